@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package rsp and its tests need. Run as root on a fresh machine.
+set -euo pipefail
+packages=(
+  # build
+  gcc meson ninja-build pkg-config gettext
+  libglib2.0-dev libtraceevent-dev libdw-dev libelf-dev libzstd-dev libgtk-3-dev
+  # recording and oracles
+  linux-perf
+  # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
+  clang libclang-rt-14-dev python3 jq
+  xvfb x11-apps xdotool imagemagick at-spi2-core desktop-file-utils
+  # test workloads
+  zstd
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup.sh: missing packages (${missing[*]}); run as root to install them" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup.sh: all packages present"

@@ -1,0 +1,141 @@
+/* Buffered sequential input over a perf.data file or a pipe: the file is streamed through a
+ * fixed window, never loaded whole. */
+#include "reader/reader-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SOURCE_WINDOW (4u << 20)
+
+bool rsp_source_open(rsp_source *src, const char *path, GError **error)
+{
+  memset(src, 0, sizeof *src);
+  src->path = path;
+  if (strcmp(path, "-") == 0) {
+    src->fd = STDIN_FILENO;
+    src->owns_fd = false;
+  } else {
+    src->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (src->fd < 0) {
+      g_set_error(error, RSP_READER_ERROR, RSP_READER_ERROR_IO, "%s: cannot open: %s", path,
+                  g_strerror(errno));
+      return false;
+    }
+    src->owns_fd = true;
+  }
+  struct stat st;
+  src->seekable = fstat(src->fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (src->seekable)
+    posix_fadvise(src->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  src->cap = SOURCE_WINDOW;
+  src->buf = g_malloc(src->cap);
+  src->limit = UINT64_MAX;
+  return true;
+}
+
+void rsp_source_close(rsp_source *src)
+{
+  if (src->owns_fd && src->fd >= 0)
+    close(src->fd);
+  src->fd = -1;
+  g_free(src->buf);
+  src->buf = NULL;
+}
+
+bool rsp_source_pread(rsp_source *src, void *dst, size_t len, uint64_t offset, const char *what,
+                      GError **error)
+{
+  size_t done = 0;
+  while (done < len) {
+    ssize_t n = pread(src->fd, (uint8_t *)dst + done, len - done, (off_t)(offset + done));
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      rsp_set_error(error, RSP_READER_ERROR_IO, src->path, offset + done, "reading %s: %s", what,
+                    g_strerror(errno));
+      return false;
+    }
+    if (n == 0) {
+      rsp_set_error(error, RSP_READER_ERROR_TRUNCATED, src->path, offset + done,
+                    "file ends inside %s (%zu of %zu bytes)", what, done, len);
+      return false;
+    }
+    done += (size_t)n;
+  }
+  return true;
+}
+
+bool rsp_source_seek(rsp_source *src, uint64_t offset, uint64_t limit, GError **error)
+{
+  if (lseek(src->fd, (off_t)offset, SEEK_SET) < 0) {
+    rsp_set_error(error, RSP_READER_ERROR_IO, src->path, offset, "seek: %s", g_strerror(errno));
+    return false;
+  }
+  src->start = src->end = 0;
+  src->pos = offset;
+  src->limit = limit;
+  src->eof = false;
+  return true;
+}
+
+const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GError **error)
+{
+  size_t have = src->end - src->start;
+  if (have >= n)
+    return src->buf + src->start;
+  if (n > src->cap) {
+    size_t cap = src->cap;
+    while (cap < n)
+      cap *= 2;
+    uint8_t *nb = g_malloc(cap);
+    memcpy(nb, src->buf + src->start, have);
+    g_free(src->buf);
+    src->buf = nb;
+    src->cap = cap;
+    src->start = 0;
+    src->end = have;
+  } else if (src->start > 0) {
+    memmove(src->buf, src->buf + src->start, have);
+    src->start = 0;
+    src->end = have;
+  }
+  while (src->end - src->start < n && !src->eof) {
+    uint64_t stream_end = src->pos + (src->end - src->start);
+    size_t want = src->cap - src->end;
+    if (src->limit != UINT64_MAX) {
+      uint64_t left = src->limit > stream_end ? src->limit - stream_end : 0;
+      if (left < want)
+        want = (size_t)left;
+    }
+    if (want == 0) {
+      src->eof = true;
+      break;
+    }
+    ssize_t got = read(src->fd, src->buf + src->end, want);
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      rsp_set_error(error, RSP_READER_ERROR_IO, src->path, stream_end, "read: %s",
+                    g_strerror(errno));
+      return NULL;
+    }
+    if (got == 0)
+      src->eof = true;
+    src->end += (size_t)got;
+  }
+  have = src->end - src->start;
+  if (have >= n)
+    return src->buf + src->start;
+  *available = have;
+  return NULL;
+}
+
+void rsp_source_consume(rsp_source *src, size_t n)
+{
+  g_assert(n <= src->end - src->start);
+  src->start += n;
+  src->pos += n;
+}

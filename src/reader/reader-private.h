@@ -1,0 +1,181 @@
+/* Internals of the reader shared by its files; nothing outside src/reader/ includes this. */
+#pragma once
+
+#include "reader/reader.h"
+
+#include <stdio.h>
+
+struct tep_handle;
+
+/* ---- byte-source.c: buffered sequential reads over a file or a pipe -------------------- */
+typedef struct rsp_source {
+  const char *path; /* for messages */
+  int fd;
+  bool owns_fd;
+  bool seekable;
+  uint8_t *buf;
+  size_t cap;
+  size_t start, end; /* valid bytes are buf[start, end) */
+  uint64_t pos;      /* stream offset of buf[start] */
+  uint64_t limit;    /* stream offset where reading stops (end of the data section) */
+  bool eof;
+} rsp_source;
+
+bool rsp_source_open(rsp_source *src, const char *path, GError **error);
+void rsp_source_close(rsp_source *src);
+/* Exact positioned read (file mode only). */
+bool rsp_source_pread(rsp_source *src, void *dst, size_t len, uint64_t offset, const char *what,
+                      GError **error);
+/* Makes N bytes available from the current position; returns NULL with *AVAILABLE set to what
+ * is left when the stream ends first, or NULL with ERROR set on an I/O error. */
+const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GError **error);
+void rsp_source_consume(rsp_source *src, size_t n);
+/* Positions the sequential stream at OFFSET (file mode) and stops it at LIMIT. */
+bool rsp_source_seek(rsp_source *src, uint64_t offset, uint64_t limit, GError **error);
+
+/* ---- errors ------------------------------------------------------------------------------ */
+void rsp_set_error(GError **error, RspReaderErrorCode code, const char *path, uint64_t offset,
+                   const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+
+/* ---- ordered-events.c: global time order across CPUs ------------------------------------- */
+typedef struct rsp_queued {
+  uint64_t time;
+  uint64_t seq;    /* file order, breaks ties */
+  uint64_t offset; /* file offset of the record */
+  uint8_t *record;
+  uint32_t chunk;
+  uint32_t evsel; /* index, or UINT32_MAX */
+} rsp_queued;
+
+typedef struct rsp_ordered_events {
+  rsp_queued *q; /* queued, in arrival order until sorted */
+  size_t n, cap;
+  size_t head;   /* in the sorted batch being delivered: the next to deliver */
+  size_t ready;  /* number of sorted entries at q[0..ready) that may be delivered */
+  uint64_t next_flush; /* events at or before this time may go at the next round */
+  uint64_t max_time;
+  uint64_t last_delivered_time;
+  uint64_t seq;
+  /* record storage: chunks with live counts, recycled when empty */
+  GPtrArray *chunks;
+  GArray *chunk_used; /* size_t used bytes per chunk */
+  GArray *chunk_live; /* size_t live records per chunk */
+  GArray *free_chunks;
+  uint32_t cur_chunk;
+  size_t bytes_buffered;
+  size_t max_bytes;
+  uint64_t out_of_order;
+  uint64_t max_buffered;
+  rsp_queued *tmp; /* merge buffer */
+  size_t tmp_cap;
+} rsp_ordered_events;
+
+void rsp_oe_init(rsp_ordered_events *oe, size_t max_bytes);
+void rsp_oe_free(rsp_ordered_events *oe);
+void rsp_oe_queue(rsp_ordered_events *oe, const void *record, size_t size, uint64_t time,
+                  uint64_t offset, uint32_t evsel);
+/* FINISHED_ROUND: what came before the previous round's maximum may now go. */
+void rsp_oe_round(rsp_ordered_events *oe);
+/* End of input: everything may go. */
+void rsp_oe_flush_all(rsp_ordered_events *oe);
+/* The next deliverable entry, or NULL; the previous one's storage is released. */
+const rsp_queued *rsp_oe_pop(rsp_ordered_events *oe);
+bool rsp_oe_over_budget(const rsp_ordered_events *oe);
+/* Over budget without a FINISHED_ROUND: let the oldest half go. */
+void rsp_oe_flush_half(rsp_ordered_events *oe);
+
+/* ---- sample.c: record decoding ----------------------------------------------------------- */
+typedef struct rsp_id_layout {
+  bool have_identifier;  /* every attr has PERF_SAMPLE_IDENTIFIER */
+  int sample_id_pos;     /* u64 index of the id in a sample, or -1 */
+  int trailer_id_pos;    /* u64 index of the id counted from the end of a trailer, or -1 */
+} rsp_id_layout;
+
+/* Decodes REC (SIZE bytes) into EV. EVSEL is the attr the record belongs to (NULL when the
+ * recording has none usable). Returns false with ERROR naming OFFSET when the record is
+ * inconsistent with its attr. */
+bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, uint64_t offset,
+                       const char *path, rsp_event *ev, GError **error);
+/* Reads only the id of a record (to find its evsel). Returns false if it has none. */
+bool rsp_record_id(const uint8_t *rec, size_t size, const rsp_id_layout *layout,
+                   const struct perf_event_attr *attr0, uint64_t *id);
+/* Reads only the time of a record; false if it carries none. */
+bool rsp_record_time(const uint8_t *rec, size_t size, const struct perf_event_attr *attr,
+                     uint64_t *time);
+void rsp_compute_id_layout(rsp_id_layout *layout, const rsp_evsel *const *evsels, unsigned n);
+
+/* ---- tracing-data.c: perf's tracing data blob -> libtraceevent --------------------------- */
+/* Parses the blob (file feature TRACING_DATA or pipe HEADER_TRACING_DATA) into TEP. Returns
+ * false with ERROR naming OFFSET on a malformed blob. KALLSYMS/KALLSYMS_SIZE receive a copy of
+ * the kallsyms text the blob may hold. */
+bool rsp_parse_tracing_data(struct tep_handle *tep, const uint8_t *data, size_t size,
+                            const char *path, uint64_t offset, char **kallsyms,
+                            size_t *kallsyms_size, GError **error);
+/* Builds the rsp_field list of a tracepoint evsel from TEP. */
+void rsp_evsel_bind_tracepoint(rsp_evsel *evsel, struct tep_handle *tep, GStringChunk *strings);
+
+/* ---- header.c: feature sections ---------------------------------------------------------- */
+typedef struct rsp_event_desc {
+  struct perf_event_attr attr;
+  char *name;
+  uint64_t *ids;
+  unsigned n_ids;
+} rsp_event_desc;
+
+typedef struct rsp_reader rsp_reader;
+bool rsp_parse_feature(rsp_reader *r, unsigned feat, const uint8_t *data, size_t size,
+                       uint64_t offset, GError **error);
+
+/* ---- decompress.c: PERF_RECORD_COMPRESSED (zstd) ------------------------------------------ */
+typedef struct rsp_decompressor rsp_decompressor;
+rsp_decompressor *rsp_decompressor_new(void);
+void rsp_decompressor_free(rsp_decompressor *d);
+/* Appends the records of one COMPRESSED payload to the pending output. */
+bool rsp_decompressor_feed(rsp_decompressor *d, const uint8_t *data, size_t size,
+                           const char *path, uint64_t offset, GError **error);
+/* The next complete record, or NULL when none is complete (the rest waits for more input). */
+const uint8_t *rsp_decompressor_next(rsp_decompressor *d, size_t *size, const char *path,
+                                     uint64_t offset, GError **error);
+size_t rsp_decompressor_pending(const rsp_decompressor *d);
+uint64_t rsp_decompressor_total_out(const rsp_decompressor *d);
+
+/* ---- reader.c ------------------------------------------------------------------------------- */
+struct rsp_reader {
+  char *path;
+  rsp_source src;
+  rsp_reader_options opts;
+  rsp_header_info info;
+  rsp_reader_stats stats;
+
+  GPtrArray *evsels;      /* rsp_evsel* */
+  GHashTable *id_to_evsel; /* uint64 id -> rsp_evsel* */
+  rsp_id_layout layout;
+  GPtrArray *event_descs; /* rsp_event_desc* from EVENT_DESC */
+  GStringChunk *strings;
+  GArray *build_ids;      /* rsp_build_id */
+  struct tep_handle *tep;
+  char *tracing_kallsyms;
+  size_t tracing_kallsyms_size;
+  bool have_tracing_data;
+
+  rsp_ordered_events oe;
+  rsp_decompressor *decomp;
+  uint64_t decomp_offset; /* offset of the COMPRESSED record being unpacked */
+  bool input_done;
+  bool names_resolved;
+  rsp_event ev;            /* the event handed out */
+  GPtrArray *immediates;   /* records without a timestamp, delivered as they come (as perf does) */
+  GArray *immediate_offsets;
+  GArray *immediate_evsels;
+  size_t immediate_next;
+  uint64_t *id_keys;       /* sorted ids and their evsels, for the per-record lookup */
+  rsp_evsel **id_vals;
+  size_t n_id;
+  bool evsels_dirty;
+  bool flushed_all;
+};
+
+/* Called once the attrs (and names) are known: binds names, tracepoints, id layout. */
+void rsp_reader_finish_evsels(rsp_reader *r);
+rsp_evsel *rsp_reader_add_evsel(rsp_reader *r, const struct perf_event_attr *attr, size_t attr_size,
+                                const uint64_t *ids, unsigned n_ids);

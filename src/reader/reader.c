@@ -1,0 +1,815 @@
+/* The reader: opens a perf.data (file or pipe mode), reads its header, attrs and features,
+ * then streams the data section record by record through the ordering buffer. */
+#include "reader/reader-private.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <traceevent/event-parse.h>
+
+#define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
+#define PERF_MAGIC1 0x454c494646524550ULL /* "PERFFILE" */
+#define ORDERING_BUDGET (256u << 20)
+#define MAX_EVSELS 4096
+#define MAX_IDS (1u << 20)
+
+G_DEFINE_QUARK(rsp-reader-error-quark, rsp_reader_error)
+
+void rsp_set_error(GError **error, RspReaderErrorCode code, const char *path, uint64_t offset,
+                   const char *fmt, ...)
+{
+  if (!error)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error(error, RSP_READER_ERROR, code, "%s: at byte offset %" G_GUINT64_FORMAT " (0x%" G_GINT64_MODIFIER "x): %s",
+              path, offset, offset, msg);
+  g_free(msg);
+}
+
+static const char *const record_names[] = {
+  [PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST", [PERF_RECORD_COMM] = "COMM",
+  [PERF_RECORD_EXIT] = "EXIT", [PERF_RECORD_THROTTLE] = "THROTTLE",
+  [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE", [PERF_RECORD_FORK] = "FORK",
+  [PERF_RECORD_READ] = "READ", [PERF_RECORD_SAMPLE] = "SAMPLE", [PERF_RECORD_MMAP2] = "MMAP2",
+  [PERF_RECORD_AUX] = "AUX", [PERF_RECORD_ITRACE_START] = "ITRACE_START",
+  [PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES", [PERF_RECORD_SWITCH] = "SWITCH",
+  [PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE", [PERF_RECORD_NAMESPACES] = "NAMESPACES",
+  [PERF_RECORD_KSYMBOL] = "KSYMBOL", [PERF_RECORD_BPF_EVENT] = "BPF_EVENT",
+  [PERF_RECORD_CGROUP] = "CGROUP", [PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
+  [PERF_RECORD_AUX_OUTPUT_HW_ID] = "AUX_OUTPUT_HW_ID",
+  [RSP_RECORD_HEADER_ATTR] = "HEADER_ATTR", [RSP_RECORD_HEADER_EVENT_TYPE] = "HEADER_EVENT_TYPE",
+  [RSP_RECORD_HEADER_TRACING_DATA] = "HEADER_TRACING_DATA",
+  [RSP_RECORD_HEADER_BUILD_ID] = "HEADER_BUILD_ID", [RSP_RECORD_FINISHED_ROUND] = "FINISHED_ROUND",
+  [RSP_RECORD_ID_INDEX] = "ID_INDEX", [RSP_RECORD_AUXTRACE_INFO] = "AUXTRACE_INFO",
+  [RSP_RECORD_AUXTRACE] = "AUXTRACE", [RSP_RECORD_AUXTRACE_ERROR] = "AUXTRACE_ERROR",
+  [RSP_RECORD_THREAD_MAP] = "THREAD_MAP", [RSP_RECORD_CPU_MAP] = "CPU_MAP",
+  [RSP_RECORD_STAT_CONFIG] = "STAT_CONFIG", [RSP_RECORD_STAT] = "STAT",
+  [RSP_RECORD_STAT_ROUND] = "STAT_ROUND", [RSP_RECORD_EVENT_UPDATE] = "EVENT_UPDATE",
+  [RSP_RECORD_TIME_CONV] = "TIME_CONV", [RSP_RECORD_HEADER_FEATURE] = "HEADER_FEATURE",
+  [RSP_RECORD_COMPRESSED] = "COMPRESSED", [RSP_RECORD_FINISHED_INIT] = "FINISHED_INIT",
+};
+
+const char *rsp_record_type_name(uint32_t type)
+{
+  return type < G_N_ELEMENTS(record_names) ? record_names[type] : NULL;
+}
+
+/* ---- evsels ------------------------------------------------------------------------------- */
+
+static void evsel_free(gpointer p)
+{
+  rsp_evsel *e = p;
+  g_free((gpointer)e->fields);
+  g_free((gpointer)e->ids);
+  g_free(e);
+}
+
+static void event_desc_free(gpointer p)
+{
+  rsp_event_desc *d = p;
+  g_free(d->name);
+  g_free(d->ids);
+  g_free(d);
+}
+
+rsp_evsel *rsp_reader_add_evsel(rsp_reader *r, const struct perf_event_attr *attr, size_t attr_size,
+                                const uint64_t *ids, unsigned n_ids)
+{
+  rsp_evsel *e = g_new0(rsp_evsel, 1);
+  memcpy(&e->attr, attr, MIN(attr_size, sizeof e->attr));
+  e->attr.size = (uint32_t)MIN(attr_size, sizeof e->attr);
+  e->index = r->evsels->len;
+  e->ids = g_memdup2(ids, (gsize)n_ids * 8 + 8);
+  e->n_ids = n_ids;
+  e->sampled_tracepoint = attr->type == PERF_TYPE_TRACEPOINT && (attr->freq || attr->sample_period > 1);
+  g_ptr_array_add(r->evsels, e);
+  r->evsels_dirty = true;
+  return e;
+}
+
+static void add_ids(rsp_reader *r, rsp_evsel *e, const uint64_t *ids, unsigned n)
+{
+  uint64_t *all = g_new(uint64_t, e->n_ids + n + 1);
+  memcpy(all, e->ids, (size_t)e->n_ids * 8);
+  memcpy(all + e->n_ids, ids, (size_t)n * 8);
+  g_free((gpointer)e->ids);
+  e->ids = all;
+  e->n_ids += n;
+  r->evsels_dirty = true;
+}
+
+static const char *generic_name(const struct perf_event_attr *a, char *buf, size_t len)
+{
+  static const char *const hw[] = {"cycles", "instructions", "cache-references", "cache-misses",
+                                   "branches", "branch-misses", "bus-cycles",
+                                   "stalled-cycles-frontend", "stalled-cycles-backend",
+                                   "ref-cycles"};
+  static const char *const sw[] = {"cpu-clock", "task-clock", "page-faults", "context-switches",
+                                   "cpu-migrations", "minor-faults", "major-faults",
+                                   "alignment-faults", "emulation-faults", "dummy", "bpf-output",
+                                   "cgroup-switches"};
+  if (a->type == PERF_TYPE_HARDWARE && a->config < G_N_ELEMENTS(hw))
+    return hw[a->config];
+  if (a->type == PERF_TYPE_SOFTWARE && a->config < G_N_ELEMENTS(sw))
+    return sw[a->config];
+  g_snprintf(buf, len, "type%u/config=0x%" G_GINT64_MODIFIER "x/", a->type, (guint64)a->config);
+  return buf;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Names, tracepoint fields and the id index, once attrs or names have changed. */
+void rsp_reader_finish_evsels(rsp_reader *r)
+{
+  if (!r->evsels_dirty)
+    return;
+  r->evsels_dirty = false;
+  for (unsigned i = 0; i < r->evsels->len; i++) {
+    rsp_evsel *e = g_ptr_array_index(r->evsels, i);
+    if (!e->name) {
+      for (unsigned d = 0; d < r->event_descs->len && !e->name; d++) {
+        rsp_event_desc *desc = g_ptr_array_index(r->event_descs, d);
+        for (unsigned a = 0; a < desc->n_ids && !e->name; a++)
+          for (unsigned b = 0; b < e->n_ids; b++)
+            if (desc->ids[a] == e->ids[b]) {
+              e->name = g_string_chunk_insert_const(r->strings, desc->name);
+              break;
+            }
+      }
+      if (!e->name && r->event_descs->len == r->evsels->len) {
+        rsp_event_desc *desc = g_ptr_array_index(r->event_descs, i);
+        if (desc->attr.type == e->attr.type && desc->attr.config == e->attr.config)
+          e->name = g_string_chunk_insert_const(r->strings, desc->name);
+      }
+    }
+    if (e->attr.type == PERF_TYPE_TRACEPOINT && !e->fields && r->have_tracing_data)
+      rsp_evsel_bind_tracepoint(e, r->tep, r->strings);
+    if (!e->name && e->tp_system) {
+      char *n = g_strdup_printf("%s:%s", e->tp_system, e->tp_name);
+      e->name = g_string_chunk_insert_const(r->strings, n);
+      g_free(n);
+    }
+    if (!e->name && (e->attr.type != PERF_TYPE_TRACEPOINT || r->have_tracing_data)) {
+      char buf[64];
+      e->name = g_string_chunk_insert_const(r->strings, generic_name(&e->attr, buf, sizeof buf));
+    }
+  }
+  /* the sorted id index */
+  size_t n = 0;
+  for (unsigned i = 0; i < r->evsels->len; i++)
+    n += ((rsp_evsel *)g_ptr_array_index(r->evsels, i))->n_ids;
+  g_free(r->id_keys);
+  g_free(r->id_vals);
+  r->id_keys = g_new(uint64_t, n * 2 + 2);
+  r->id_vals = g_new(rsp_evsel *, n + 1);
+  uint64_t *pairs = r->id_keys; /* (id, index) pairs, sorted, then split */
+  size_t k = 0;
+  for (unsigned i = 0; i < r->evsels->len; i++) {
+    rsp_evsel *e = g_ptr_array_index(r->evsels, i);
+    for (unsigned j = 0; j < e->n_ids; j++) {
+      pairs[2 * k] = e->ids[j];
+      pairs[2 * k + 1] = i;
+      k++;
+    }
+  }
+  qsort(pairs, k, 16, cmp_u64);
+  for (size_t i = 0; i < k; i++) {
+    r->id_vals[i] = g_ptr_array_index(r->evsels, (guint)pairs[2 * i + 1]);
+    pairs[i] = pairs[2 * i];
+  }
+  r->n_id = k;
+  rsp_compute_id_layout(&r->layout, (const rsp_evsel *const *)r->evsels->pdata, r->evsels->len);
+}
+
+static rsp_evsel *evsel_for_id(const rsp_reader *r, uint64_t id)
+{
+  size_t lo = 0, hi = r->n_id;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (r->id_keys[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < r->n_id && r->id_keys[lo] == id ? r->id_vals[lo] : NULL;
+}
+
+/* The evsel a record belongs to; NULL when it names an unknown id. */
+static rsp_evsel *evsel_of(rsp_reader *r, const uint8_t *rec, size_t size, bool *known)
+{
+  *known = true;
+  if (r->evsels->len == 0)
+    return NULL;
+  rsp_evsel *first = g_ptr_array_index(r->evsels, 0);
+  if (r->evsels->len == 1)
+    return first;
+  uint64_t id;
+  if (!rsp_record_id(rec, size, &r->layout, &first->attr, &id))
+    return first; /* no id in this record: perf uses the first evsel too */
+  if (id == 0)
+    return first; /* synthesized records (COMM, MMAP of running processes) carry id 0 */
+  rsp_evsel *e = evsel_for_id(r, id);
+  if (!e)
+    *known = false;
+  return e;
+}
+
+/* ---- the file header ---------------------------------------------------------------------- */
+
+struct file_section {
+  uint64_t offset, size;
+};
+
+struct file_header {
+  uint64_t magic, size, attr_size;
+  struct file_section attrs, data, event_types;
+  uint64_t features[4];
+};
+
+static bool section_ok(rsp_reader *r, const struct file_section *s, const char *what,
+                       uint64_t at, GError **error)
+{
+  uint64_t fs = r->info.file_size;
+  if (s->offset > fs || s->size > fs - s->offset) {
+    rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, at,
+                  "%s section [%" G_GUINT64_FORMAT ", +%" G_GUINT64_FORMAT
+                  ") lies outside the file (%" G_GUINT64_FORMAT " bytes)",
+                  what, s->offset, s->size, fs);
+    return false;
+  }
+  return true;
+}
+
+static bool read_file_header(rsp_reader *r, GError **error)
+{
+  struct file_header h;
+  if (!rsp_source_pread(&r->src, &h, sizeof h, 0, "the perf.data header", error))
+    return false;
+  if (h.size < sizeof h) {
+    rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, 8, "header size %" G_GUINT64_FORMAT
+                  " is smaller than perf's %zu", h.size, sizeof h);
+    return false;
+  }
+  if (h.attr_size < PERF_ATTR_SIZE_VER0 + 16 || h.attr_size > 4096 + 16) {
+    rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, 16,
+                  "attr size %" G_GUINT64_FORMAT " is not a perf_file_attr size", h.attr_size);
+    return false;
+  }
+  if (!section_ok(r, &h.attrs, "attrs", 24, error) || !section_ok(r, &h.data, "data", 40, error))
+    return false;
+  r->info.data_offset = h.data.offset;
+  r->info.data_size = h.data.size;
+  if (h.data.size == 0) /* perf was killed before it wrote the header back: read to the end */
+    r->info.data_size = r->info.file_size - h.data.offset;
+
+  /* attrs and their ids */
+  uint64_t n_attrs = h.attrs.size / h.attr_size;
+  if (n_attrs > MAX_EVSELS) {
+    rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, h.attrs.offset,
+                  "%" G_GUINT64_FORMAT " attrs: more than %d", n_attrs, MAX_EVSELS);
+    return false;
+  }
+  uint8_t *abuf = g_malloc(h.attr_size);
+  for (uint64_t i = 0; i < n_attrs; i++) {
+    uint64_t at = h.attrs.offset + i * h.attr_size;
+    if (!rsp_source_pread(&r->src, abuf, h.attr_size, at, "an attr", error)) {
+      g_free(abuf);
+      return false;
+    }
+    struct perf_event_attr attr = {0};
+    size_t asz = h.attr_size - 16;
+    memcpy(&attr, abuf, MIN(asz, sizeof attr));
+    struct file_section ids;
+    memcpy(&ids, abuf + asz, sizeof ids);
+    if (!section_ok(r, &ids, "attr ids", at + asz, error) || ids.size / 8 > MAX_IDS) {
+      if (error && !*error)
+        rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, at + asz, "too many attr ids");
+      g_free(abuf);
+      return false;
+    }
+    uint64_t *idv = g_new(uint64_t, ids.size / 8 + 1);
+    if (ids.size && !rsp_source_pread(&r->src, idv, ids.size / 8 * 8, ids.offset, "attr ids", error)) {
+      g_free(idv);
+      g_free(abuf);
+      return false;
+    }
+    rsp_reader_add_evsel(r, &attr, asz, idv, (unsigned)(ids.size / 8));
+    g_free(idv);
+  }
+  g_free(abuf);
+
+  /* feature sections follow the data section */
+  memcpy(r->info.features, h.features, sizeof h.features);
+  uint64_t table = h.data.offset + h.data.size;
+  unsigned nfeat = 0;
+  for (unsigned f = 0; f < 256; f++)
+    if (h.features[f / 64] & (1ull << (f % 64)))
+      nfeat++;
+  memset(r->info.features, 0, sizeof r->info.features);
+  unsigned idx = 0;
+  for (unsigned f = 0; f < 256; f++) {
+    if (!(h.features[f / 64] & (1ull << (f % 64))))
+      continue;
+    struct file_section s;
+    uint64_t at = table + (uint64_t)idx * sizeof s;
+    idx++;
+    if (h.data.size == 0)
+      break; /* an unfinished file has no feature table */
+    if (!rsp_source_pread(&r->src, &s, sizeof s, at, "the feature table", error))
+      return false;
+    if (!section_ok(r, &s, "feature", at, error))
+      return false;
+    uint8_t *buf = g_malloc(s.size + 1);
+    bool ok = rsp_source_pread(&r->src, buf, s.size, s.offset, "a feature section", error) &&
+              rsp_parse_feature(r, f, buf, s.size, s.offset, error);
+    g_free(buf);
+    if (!ok)
+      return false;
+  }
+  (void)nfeat;
+  return rsp_source_seek(&r->src, r->info.data_offset, r->info.data_offset + r->info.data_size,
+                         error);
+}
+
+/* ---- records ------------------------------------------------------------------------------ */
+
+static void queue_immediate(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
+                            rsp_evsel *e)
+{
+  g_ptr_array_add(r->immediates, g_memdup2(rec, size));
+  g_array_append_val(r->immediate_offsets, offset);
+  uint32_t idx = e ? e->index : UINT32_MAX;
+  g_array_append_val(r->immediate_evsels, idx);
+}
+
+static bool is_kernel_type_known(uint32_t type)
+{
+  return type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID;
+}
+
+static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
+                                GError **error);
+
+/* One record of the stream (from the file or from inside a COMPRESSED record). */
+static bool process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
+                           GError **error)
+{
+  const struct perf_event_header *h = (const struct perf_event_header *)rec;
+  if (h->type < RSP_RECORD_TYPE_MAX)
+    r->stats.records[h->type]++;
+  if (h->type >= 64)
+    return process_user_record(r, rec, size, offset, error);
+  if (!is_kernel_type_known(h->type)) {
+    r->stats.unknown_records++;
+    return true;
+  }
+  if (r->evsels_dirty)
+    rsp_reader_finish_evsels(r);
+  bool known;
+  rsp_evsel *e = evsel_of(r, rec, size, &known);
+  if (!known) {
+    if (h->type == PERF_RECORD_SAMPLE)
+      r->stats.unknown_id_samples++;
+    return true;
+  }
+  if (h->type == PERF_RECORD_SAMPLE && !e) {
+    rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, offset,
+                  "SAMPLE record before any attr was declared");
+    return false;
+  }
+  uint64_t t;
+  if (!r->opts.unordered && rsp_record_time(rec, size, e ? &e->attr : NULL, &t)) {
+    rsp_oe_queue(&r->oe, rec, size, t, offset, e ? e->index : UINT32_MAX);
+    if (rsp_oe_over_budget(&r->oe))
+      rsp_oe_flush_half(&r->oe);
+  } else {
+    queue_immediate(r, rec, size, offset, e);
+  }
+  return true;
+}
+
+static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
+                                GError **error)
+{
+  const struct perf_event_header *h = (const struct perf_event_header *)rec;
+  switch (h->type) {
+  case RSP_RECORD_FINISHED_ROUND:
+    if (!r->opts.unordered)
+      rsp_oe_round(&r->oe);
+    return true;
+  case RSP_RECORD_COMPRESSED: {
+    if (!r->decomp)
+      r->decomp = rsp_decompressor_new();
+    if (!rsp_decompressor_feed(r->decomp, rec + 8, size - 8, r->path, offset, error))
+      return false;
+    const uint8_t *inner;
+    size_t isz;
+    GError *e2 = NULL;
+    while ((inner = rsp_decompressor_next(r->decomp, &isz, r->path, offset, &e2))) {
+      if (((const struct perf_event_header *)inner)->type == RSP_RECORD_COMPRESSED) {
+        rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, offset,
+                      "COMPRESSED record nested in COMPRESSED data");
+        return false;
+      }
+      if (!process_record(r, inner, isz, offset, error))
+        return false;
+    }
+    if (e2) {
+      g_propagate_error(error, e2);
+      return false;
+    }
+    r->stats.bytes_decompressed = rsp_decompressor_total_out(r->decomp);
+    return true;
+  }
+  case RSP_RECORD_HEADER_ATTR: {
+    if (size < 8 + PERF_ATTR_SIZE_VER0) {
+      rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, offset, "HEADER_ATTR too small");
+      return false;
+    }
+    uint32_t asz;
+    memcpy(&asz, rec + 8 + 4, 4);
+    if (asz == 0)
+      asz = PERF_ATTR_SIZE_VER0;
+    if (asz < PERF_ATTR_SIZE_VER0 || asz > size - 8) {
+      rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, offset,
+                    "HEADER_ATTR: attr size %u does not fit the record (%zu)", asz, size);
+      return false;
+    }
+    if (r->evsels->len >= MAX_EVSELS) {
+      rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, offset, "too many attrs");
+      return false;
+    }
+    struct perf_event_attr attr = {0};
+    memcpy(&attr, rec + 8, MIN(asz, sizeof attr));
+    size_t nid = (size - 8 - asz) / 8;
+    uint64_t *ids = g_new(uint64_t, nid + 1);
+    memcpy(ids, rec + 8 + asz, nid * 8);
+    rsp_reader_add_evsel(r, &attr, asz, ids, (unsigned)nid);
+    g_free(ids);
+    return true;
+  }
+  case RSP_RECORD_HEADER_FEATURE: {
+    if (size < 16) {
+      rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, offset, "HEADER_FEATURE too small");
+      return false;
+    }
+    uint64_t feat;
+    memcpy(&feat, rec + 8, 8);
+    if (feat >= 256)
+      return true;
+    if (!rsp_parse_feature(r, (unsigned)feat, rec + 16, size - 16, offset + 16, error))
+      return false;
+    r->evsels_dirty = true;
+    return true;
+  }
+  case RSP_RECORD_HEADER_BUILD_ID:
+    return rsp_parse_feature(r, RSP_FEAT_BUILD_ID, rec, size, offset, error);
+  case RSP_RECORD_EVENT_UPDATE: {
+    if (size < 24)
+      return true;
+    uint64_t type, id;
+    memcpy(&type, rec + 8, 8);
+    memcpy(&id, rec + 16, 8);
+    if (type == 2 /* PERF_EVENT_UPDATE__NAME */) {
+      rsp_reader_finish_evsels(r);
+      rsp_evsel *e = evsel_for_id(r, id);
+      const uint8_t *name = rec + 24;
+      if (e && memchr(name, 0, size - 24)) {
+        e->name = g_string_chunk_insert_const(r->strings, (const char *)name);
+        r->evsels_dirty = true;
+      }
+    }
+    return true;
+  }
+  case RSP_RECORD_ID_INDEX: {
+    if (size < 16)
+      return true;
+    uint64_t nr;
+    memcpy(&nr, rec + 8, 8);
+    if (nr > (size - 16) / 32)
+      nr = (size - 16) / 32;
+    rsp_reader_finish_evsels(r);
+    for (uint64_t i = 0; i < nr; i++) {
+      uint64_t ent[2];
+      memcpy(ent, rec + 16 + i * 32, 16);
+      if (ent[1] < r->evsels->len && !evsel_for_id(r, ent[0]))
+        add_ids(r, g_ptr_array_index(r->evsels, (guint)ent[1]), &ent[0], 1);
+    }
+    return true;
+  }
+  default:
+    if (h->type >= RSP_RECORD_TYPE_MAX || !rsp_record_type_name(h->type))
+      r->stats.unknown_records++;
+    return true; /* TIME_CONV, THREAD_MAP, CPU_MAP, STAT*, FINISHED_INIT, AUXTRACE_INFO...: counted */
+  }
+}
+
+/* Reads one record from the source. Returns 1, 0 at the end, -1 on error. */
+static int read_one(rsp_reader *r, GError **error)
+{
+  size_t avail = 0;
+  uint64_t off = r->src.pos;
+  const uint8_t *p = rsp_source_peek(&r->src, sizeof(struct perf_event_header), &avail, error);
+  if (!p) {
+    if (error && *error)
+      return -1;
+    if (avail == 0)
+      return 0;
+    rsp_set_error(error, RSP_READER_ERROR_TRUNCATED, r->path, off,
+                  "the data ends inside a record header (%zu of 8 bytes)", avail);
+    return -1;
+  }
+  struct perf_event_header h;
+  memcpy(&h, p, sizeof h);
+  const char *tname = rsp_record_type_name(h.type);
+  if (h.size < sizeof h || h.type == 0) {
+    rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, off,
+                  "record of type %u (%s) with size %u: not a perf record", h.type,
+                  tname ? tname : "unknown", h.size);
+    return -1;
+  }
+  p = rsp_source_peek(&r->src, h.size, &avail, error);
+  if (!p) {
+    if (error && *error)
+      return -1;
+    rsp_set_error(error, RSP_READER_ERROR_TRUNCATED, r->path, off,
+                  "%s record of %u bytes cut short: only %zu bytes left", tname ? tname : "unknown",
+                  h.size, avail);
+    return -1;
+  }
+  /* Records followed by a payload that their size does not include. */
+  uint64_t extra = 0;
+  if (h.type == RSP_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+    uint32_t ts;
+    memcpy(&ts, p + 8, 4);
+    extra = ts;
+  } else if (h.type == RSP_RECORD_AUXTRACE && h.size >= 16) {
+    memcpy(&extra, p + 8, 8);
+  }
+  if (h.type == RSP_RECORD_HEADER_TRACING_DATA) {
+    r->stats.records[h.type]++;
+    rsp_source_consume(&r->src, h.size);
+    if (extra > (1ull << 30)) {
+      rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, off,
+                    "HEADER_TRACING_DATA announces %" G_GUINT64_FORMAT " bytes", extra);
+      return -1;
+    }
+    const uint8_t *td = rsp_source_peek(&r->src, (size_t)extra, &avail, error);
+    if (!td) {
+      if (!(error && *error))
+        rsp_set_error(error, RSP_READER_ERROR_TRUNCATED, r->path, off + h.size,
+                      "tracing data cut short: %zu of %" G_GUINT64_FORMAT " bytes", avail, extra);
+      return -1;
+    }
+    g_free(r->tracing_kallsyms);
+    r->tracing_kallsyms = NULL;
+    if (!rsp_parse_tracing_data(r->tep, td, (size_t)extra, r->path, off + h.size,
+                                &r->tracing_kallsyms, &r->tracing_kallsyms_size, error))
+      return -1;
+    r->have_tracing_data = r->info.has_tracing_data = true;
+    r->info.tracing_kallsyms = r->tracing_kallsyms;
+    r->info.tracing_kallsyms_size = r->tracing_kallsyms_size;
+    r->evsels_dirty = true;
+    rsp_source_consume(&r->src, (size_t)extra);
+    return 1;
+  }
+  if (!process_record(r, p, h.size, off, error))
+    return -1;
+  rsp_source_consume(&r->src, h.size);
+  while (extra > 0) { /* AUXTRACE payload: skipped in pieces */
+    size_t step = extra > (1u << 20) ? (1u << 20) : (size_t)extra;
+    if (!rsp_source_peek(&r->src, step, &avail, error)) {
+      if (!(error && *error))
+        rsp_set_error(error, RSP_READER_ERROR_TRUNCATED, r->path, r->src.pos,
+                      "AUXTRACE payload cut short");
+      return -1;
+    }
+    rsp_source_consume(&r->src, step);
+    extra -= step;
+  }
+  return 1;
+}
+
+static bool is_header_record(uint32_t type)
+{
+  switch (type) {
+  case RSP_RECORD_HEADER_ATTR:
+  case RSP_RECORD_HEADER_EVENT_TYPE:
+  case RSP_RECORD_HEADER_TRACING_DATA:
+  case RSP_RECORD_HEADER_BUILD_ID:
+  case RSP_RECORD_HEADER_FEATURE:
+  case RSP_RECORD_EVENT_UPDATE:
+  case RSP_RECORD_ID_INDEX:
+  case RSP_RECORD_THREAD_MAP:
+  case RSP_RECORD_CPU_MAP:
+  case RSP_RECORD_TIME_CONV:
+  case RSP_RECORD_STAT_CONFIG:
+  case RSP_RECORD_AUXTRACE_INFO:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Pipe mode: the attrs and features come as records; read them before handing out events. */
+static bool read_pipe_headers(rsp_reader *r, GError **error)
+{
+  for (;;) {
+    size_t avail;
+    const uint8_t *p = rsp_source_peek(&r->src, sizeof(struct perf_event_header), &avail, error);
+    if (!p)
+      return !(error && *error);
+    uint32_t type = ((const struct perf_event_header *)p)->type;
+    if (!is_header_record(type))
+      return true;
+    if (read_one(r, error) < 0)
+      return false;
+  }
+}
+
+rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options, GError **error)
+{
+  rsp_reader *r = g_new0(rsp_reader, 1);
+  r->path = g_strdup(path);
+  if (options)
+    r->opts = *options;
+  r->evsels = g_ptr_array_new_with_free_func(evsel_free);
+  r->event_descs = g_ptr_array_new_with_free_func(event_desc_free);
+  r->strings = g_string_chunk_new(4096);
+  r->build_ids = g_array_new(FALSE, TRUE, sizeof(rsp_build_id));
+  r->immediates = g_ptr_array_new_with_free_func(g_free);
+  r->immediate_offsets = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  r->immediate_evsels = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  r->tep = tep_alloc();
+  rsp_oe_init(&r->oe, ORDERING_BUDGET);
+  tep_set_loglevel(TEP_LOG_NONE);
+
+  if (!rsp_source_open(&r->src, r->path, error)) {
+    rsp_reader_close(r);
+    return NULL;
+  }
+  r->src.path = r->path;
+  if (r->src.seekable) {
+    struct stat st;
+    if (fstat(r->src.fd, &st) == 0)
+      r->info.file_size = (uint64_t)st.st_size;
+  }
+  size_t avail = 0;
+  const uint8_t *p = rsp_source_peek(&r->src, 16, &avail, error);
+  if (!p) {
+    if (!(error && *error))
+      rsp_set_error(error, RSP_READER_ERROR_TRUNCATED, r->path, avail,
+                    "file too short for a perf.data header (%zu bytes)", avail);
+    rsp_reader_close(r);
+    return NULL;
+  }
+  uint64_t magic, hsize;
+  memcpy(&magic, p, 8);
+  memcpy(&hsize, p + 8, 8);
+  if (magic != PERF_MAGIC2) {
+    if (GUINT64_SWAP_LE_BE(magic) == PERF_MAGIC2)
+      rsp_set_error(error, RSP_READER_ERROR_UNSUPPORTED, r->path, 0,
+                    "big-endian perf.data (recorded on another architecture) is not supported");
+    else if (magic == PERF_MAGIC1)
+      rsp_set_error(error, RSP_READER_ERROR_UNSUPPORTED, r->path, 0,
+                    "version 1 perf.data (PERFFILE) is not supported; re-record with perf >= 3.x");
+    else
+      rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, 0,
+                    "not a perf.data file (no PERFILE2 magic)");
+    rsp_reader_close(r);
+    return NULL;
+  }
+  bool ok;
+  if (hsize == 16) {
+    r->info.pipe_mode = true;
+    rsp_source_consume(&r->src, 16);
+    ok = read_pipe_headers(r, error);
+  } else {
+    ok = r->src.seekable;
+    if (!ok)
+      rsp_set_error(error, RSP_READER_ERROR_UNSUPPORTED, r->path, 8,
+                    "a file-mode perf.data cannot be read from a pipe; pass it as a file");
+    ok = ok && read_file_header(r, error);
+  }
+  if (!ok) {
+    rsp_reader_close(r);
+    return NULL;
+  }
+  rsp_reader_finish_evsels(r);
+  return r;
+}
+
+static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,
+                                GError **error)
+{
+  const struct perf_event_header *h = (const struct perf_event_header *)rec;
+  rsp_evsel *e = evsel < r->evsels->len ? g_ptr_array_index(r->evsels, evsel) : NULL;
+  if (!rsp_decode_record(rec, h->size, e, offset, r->path, &r->ev, error))
+    return NULL;
+  if (h->type == PERF_RECORD_SAMPLE && e)
+    e->n_samples++;
+  else if (h->type == PERF_RECORD_LOST)
+    r->stats.lost += r->ev.u.lost.lost;
+  else if (h->type == PERF_RECORD_LOST_SAMPLES)
+    r->stats.lost_samples += r->ev.u.lost_samples.lost;
+  r->stats.events++;
+  return &r->ev;
+}
+
+const rsp_event *rsp_reader_next(rsp_reader *r, GError **error)
+{
+  for (;;) {
+    if (r->immediate_next < r->immediates->len) {
+      size_t i = r->immediate_next++;
+      return deliver(r, g_ptr_array_index(r->immediates, i),
+                     g_array_index(r->immediate_offsets, uint64_t, i),
+                     g_array_index(r->immediate_evsels, uint32_t, i), error);
+    }
+    if (r->immediates->len) {
+      g_ptr_array_set_size(r->immediates, 0);
+      g_array_set_size(r->immediate_offsets, 0);
+      g_array_set_size(r->immediate_evsels, 0);
+      r->immediate_next = 0;
+    }
+    const rsp_queued *q = rsp_oe_pop(&r->oe);
+    if (q)
+      return deliver(r, q->record, q->offset, q->evsel, error);
+    if (r->input_done) {
+      if (r->flushed_all)
+        break;
+      r->flushed_all = true;
+      rsp_oe_flush_all(&r->oe);
+      continue;
+    }
+    /* read until something is deliverable */
+    while (!r->input_done && r->immediates->len == 0 && r->oe.head >= r->oe.ready) {
+      int rc = read_one(r, error);
+      if (rc < 0)
+        return NULL;
+      if (rc == 0)
+        r->input_done = true;
+    }
+  }
+  r->stats.out_of_order = r->oe.out_of_order;
+  r->stats.max_buffered = r->oe.max_buffered;
+  return NULL;
+}
+
+void rsp_reader_close(rsp_reader *r)
+{
+  if (!r)
+    return;
+  rsp_source_close(&r->src);
+  rsp_oe_free(&r->oe);
+  rsp_decompressor_free(r->decomp);
+  if (r->tep)
+    tep_free(r->tep);
+  g_ptr_array_unref(r->evsels);
+  g_ptr_array_unref(r->event_descs);
+  g_ptr_array_unref(r->immediates);
+  g_array_unref(r->immediate_offsets);
+  g_array_unref(r->immediate_evsels);
+  g_array_unref(r->build_ids);
+  g_string_chunk_free(r->strings);
+  g_strfreev(r->info.cmdline);
+  g_free(r->tracing_kallsyms);
+  g_free(r->id_keys);
+  g_free(r->id_vals);
+  g_free(r->path);
+  g_free(r);
+}
+
+const char *rsp_reader_path(const rsp_reader *r) { return r->path; }
+const rsp_header_info *rsp_reader_header(const rsp_reader *r) { return &r->info; }
+
+const rsp_reader_stats *rsp_reader_stats_get(const rsp_reader *r)
+{
+  ((rsp_reader *)r)->stats.out_of_order = r->oe.out_of_order;
+  ((rsp_reader *)r)->stats.max_buffered = r->oe.max_buffered;
+  return &r->stats;
+}
+
+unsigned rsp_reader_n_evsels(const rsp_reader *r) { return r->evsels->len; }
+
+const rsp_evsel *rsp_reader_evsel(const rsp_reader *r, unsigned index)
+{
+  return index < r->evsels->len ? g_ptr_array_index(r->evsels, index) : NULL;
+}
+
+const rsp_evsel *rsp_reader_find_evsel(const rsp_reader *r, const char *name)
+{
+  for (unsigned i = 0; i < r->evsels->len; i++) {
+    const rsp_evsel *e = g_ptr_array_index(r->evsels, i);
+    if (e->name && strcmp(e->name, name) == 0)
+      return e;
+  }
+  return NULL;
+}
+

@@ -1,0 +1,293 @@
+/* rsp reader: perf.data bytes -> time-ordered events.
+ *
+ * The one public header of src/reader/. Upper layers (model, analyses, tools) include only this.
+ * A reader streams a perf.data file (file mode) or a perf pipe stream (perf record -o -), decodes
+ * every record perf 6.x writes, and hands out events one at a time in global time order.
+ * Nothing here aborts on bad input: errors come back as GError whose message names the file,
+ * the byte offset and the record type.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+G_BEGIN_DECLS
+
+#define RSP_READER_ERROR (rsp_reader_error_quark())
+GQuark rsp_reader_error_quark(void);
+
+typedef enum {
+  RSP_READER_ERROR_IO,          /* open/read failed */
+  RSP_READER_ERROR_FORMAT,      /* bytes that are not a valid perf.data */
+  RSP_READER_ERROR_TRUNCATED,   /* the file ends inside a structure */
+  RSP_READER_ERROR_UNSUPPORTED, /* valid, but something we do not read (big-endian, v1 files) */
+} RspReaderErrorCode;
+
+/* perf's user-space record types (tools/perf/util/event.h); the kernel's are in perf_event.h. */
+enum {
+  RSP_RECORD_HEADER_ATTR = 64,
+  RSP_RECORD_HEADER_EVENT_TYPE = 65,
+  RSP_RECORD_HEADER_TRACING_DATA = 66,
+  RSP_RECORD_HEADER_BUILD_ID = 67,
+  RSP_RECORD_FINISHED_ROUND = 68,
+  RSP_RECORD_ID_INDEX = 69,
+  RSP_RECORD_AUXTRACE_INFO = 70,
+  RSP_RECORD_AUXTRACE = 71,
+  RSP_RECORD_AUXTRACE_ERROR = 72,
+  RSP_RECORD_THREAD_MAP = 73,
+  RSP_RECORD_CPU_MAP = 74,
+  RSP_RECORD_STAT_CONFIG = 75,
+  RSP_RECORD_STAT = 76,
+  RSP_RECORD_STAT_ROUND = 77,
+  RSP_RECORD_EVENT_UPDATE = 78,
+  RSP_RECORD_TIME_CONV = 79,
+  RSP_RECORD_HEADER_FEATURE = 80,
+  RSP_RECORD_COMPRESSED = 81,
+  RSP_RECORD_FINISHED_INIT = 82,
+  RSP_RECORD_TYPE_MAX = 128, /* counters are kept for types below this; others go to "unknown" */
+};
+
+/* Name of a record type ("SAMPLE", "COMM", "FINISHED_ROUND"...), or NULL when unknown. */
+const char *rsp_record_type_name(uint32_t type);
+
+/* A tracepoint field, resolved once from the file's own format description. */
+typedef enum {
+  RSP_FIELD_SIGNED,   /* integer, sign-extended */
+  RSP_FIELD_UNSIGNED, /* integer */
+  RSP_FIELD_STRING,   /* char[N] or __data_loc char[] */
+  RSP_FIELD_ARRAY,    /* any other array or dynamic blob: bytes */
+} RspFieldKind;
+
+typedef struct rsp_field {
+  const char *name;
+  RspFieldKind kind;
+  uint32_t offset;    /* in the RAW payload */
+  uint32_t size;      /* of the field itself (4 for __data_loc) */
+  uint32_t elem_size; /* element size for arrays */
+  bool dynamic;       /* __data_loc / __rel_loc: offset and length are stored in the field */
+  bool relative;      /* __rel_loc */
+  bool common;        /* common_* header fields */
+} rsp_field;
+
+/* One perf_event_attr of the recording with what perf calls an evsel around it. */
+typedef struct rsp_evsel {
+  unsigned index;
+  struct perf_event_attr attr; /* zero-extended to the header's size */
+  const char *name;            /* as perf names it: "sched:sched_switch", "cpu-clock/freq=997/" */
+  const char *tp_system;       /* tracepoints only, else NULL */
+  const char *tp_name;
+  const rsp_field *fields;     /* tracepoints only: every field including common_*, in format order */
+  unsigned n_fields;
+  const uint64_t *ids;
+  unsigned n_ids;
+  bool sampled_tracepoint;     /* a tracepoint in frequency mode or with period > 1: events were dropped */
+  uint64_t n_samples;          /* samples delivered so far */
+} rsp_evsel;
+
+const rsp_field *rsp_evsel_field(const rsp_evsel *evsel, const char *name);
+
+typedef struct rsp_branch_entry {
+  uint64_t from, to, flags;
+} rsp_branch_entry;
+
+/* One decoded record. Pointers point into the reader's buffers and stay valid until the next
+ * call to rsp_reader_next(). Fields that the record does not carry are 0 (pid/tid/cpu: -1). */
+typedef struct rsp_event {
+  uint32_t type; /* PERF_RECORD_* */
+  uint16_t misc;
+  uint16_t size;
+  uint64_t offset; /* byte offset of the record in the file; for records inside a COMPRESSED
+                      record, the offset of that COMPRESSED record */
+  const rsp_evsel *evsel; /* for samples (and sample_id_all trailers), else NULL */
+  const void *record;     /* the whole record, header included */
+
+  /* Sample fields, and the sample_id_all trailer of other records. */
+  uint64_t present; /* PERF_SAMPLE_* bits actually decoded for this event */
+  uint64_t time;
+  int32_t cpu;
+  int32_t pid, tid;
+  uint64_t id, stream_id, ip, addr, period;
+  uint64_t weight, data_src, transaction, phys_addr, cgroup, data_page_size, code_page_size;
+  const uint64_t *callchain; /* includes PERF_CONTEXT_* markers */
+  uint32_t callchain_nr;
+  const uint8_t *raw;
+  uint32_t raw_size;
+  const rsp_branch_entry *branches;
+  uint32_t branch_nr;
+  uint64_t branch_hw_idx;
+  const uint64_t *read_values; /* the READ area as perf_read_format describes it */
+  uint32_t read_words;
+  uint64_t regs_user_abi; /* PERF_SAMPLE_REGS_USER: kept for DWARF unwinding */
+  const uint64_t *regs_user;
+  uint32_t regs_user_nr;
+  uint64_t regs_intr_abi;
+  const uint64_t *regs_intr;
+  uint32_t regs_intr_nr;
+  const uint8_t *stack_user; /* PERF_SAMPLE_STACK_USER */
+  uint64_t stack_user_size, stack_user_dyn_size;
+  const uint8_t *aux;
+  uint64_t aux_size;
+
+  /* Per record type. */
+  union {
+    struct { int32_t pid, tid; const char *comm; bool exec; } comm;
+    struct { int32_t pid, ppid, tid, ptid; uint64_t time; } fork; /* FORK and EXIT */
+    struct {
+      int32_t pid, tid;
+      uint64_t start, len, pgoff;
+      uint32_t maj, min; uint64_t ino, ino_generation; /* MMAP2 without build id */
+      uint32_t prot, flags;
+      const uint8_t *build_id; uint8_t build_id_size;    /* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+      const char *filename;
+    } mmap; /* MMAP and MMAP2 */
+    struct { uint64_t id, lost; } lost;
+    struct { uint64_t lost; } lost_samples;
+    struct { uint64_t time, id, stream_id; } throttle; /* THROTTLE and UNTHROTTLE */
+    struct { bool out, preempt; int32_t next_prev_pid, next_prev_tid; } cswitch; /* SWITCH(_CPU_WIDE) */
+    struct { uint64_t addr; uint32_t len; uint16_t ksym_type, flags; const char *name; } ksymbol;
+    struct { uint16_t type, flags; uint32_t id; } bpf;
+    struct { uint64_t id; const char *path; } cgroup;
+    struct { uint64_t addr; uint16_t old_len, new_len; const uint8_t *bytes; } text_poke;
+    struct { uint64_t offset, size, flags; } aux;
+    struct { int32_t pid, tid; } itrace_start;
+  } u;
+} rsp_event;
+
+/* The recording's header and feature sections. Strings are NULL when the feature is absent. */
+typedef struct rsp_build_id {
+  int32_t pid;
+  uint8_t id[20];
+  uint8_t size;
+  const char *filename;
+} rsp_build_id;
+
+typedef struct rsp_header_info {
+  bool pipe_mode;
+  uint64_t file_size;     /* 0 in pipe mode */
+  uint64_t data_offset, data_size;
+  uint64_t features[4];   /* bitmap of HEADER_* features present */
+  const char *hostname, *osrelease, *perf_version, *arch, *cpudesc, *cpuid;
+  char **cmdline;         /* NULL-terminated */
+  uint32_t nr_cpus_avail, nr_cpus_online;
+  uint64_t total_mem_kb;
+  bool has_clockid;
+  uint64_t clockid_res_ns;
+  bool has_clock_data;
+  uint32_t clock_data_clockid;
+  uint64_t clock_data_tod_ns, clock_data_clockid_ns;
+  bool compressed;
+  uint32_t comp_type, comp_level, comp_ratio, comp_mmap_len;
+  uint64_t sample_time_first, sample_time_last; /* HEADER_SAMPLE_TIME */
+  const rsp_build_id *build_ids;
+  unsigned n_build_ids;
+  bool has_tracing_data;
+  const char *tracing_kallsyms; /* the kallsyms text perf stored in the tracing data, if any */
+  size_t tracing_kallsyms_size;
+} rsp_header_info;
+
+/* perf's feature numbers (tools/perf/util/header.h). */
+enum {
+  RSP_FEAT_TRACING_DATA = 1, RSP_FEAT_BUILD_ID = 2, RSP_FEAT_HOSTNAME = 3, RSP_FEAT_OSRELEASE = 4,
+  RSP_FEAT_VERSION = 5, RSP_FEAT_ARCH = 6, RSP_FEAT_NRCPUS = 7, RSP_FEAT_CPUDESC = 8,
+  RSP_FEAT_CPUID = 9, RSP_FEAT_TOTAL_MEM = 10, RSP_FEAT_CMDLINE = 11, RSP_FEAT_EVENT_DESC = 12,
+  RSP_FEAT_CPU_TOPOLOGY = 13, RSP_FEAT_NUMA_TOPOLOGY = 14, RSP_FEAT_BRANCH_STACK = 15,
+  RSP_FEAT_PMU_MAPPINGS = 16, RSP_FEAT_GROUP_DESC = 17, RSP_FEAT_AUXTRACE = 18, RSP_FEAT_STAT = 19,
+  RSP_FEAT_CACHE = 20, RSP_FEAT_SAMPLE_TIME = 21, RSP_FEAT_MEM_TOPOLOGY = 22, RSP_FEAT_CLOCKID = 23,
+  RSP_FEAT_DIR_FORMAT = 24, RSP_FEAT_BPF_PROG_INFO = 25, RSP_FEAT_BPF_BTF = 26,
+  RSP_FEAT_COMPRESSED = 27, RSP_FEAT_CPU_PMU_CAPS = 28, RSP_FEAT_CLOCK_DATA = 29,
+  RSP_FEAT_HYBRID_TOPOLOGY = 30, RSP_FEAT_PMU_CAPS = 31,
+};
+
+typedef struct rsp_reader_stats {
+  uint64_t records[RSP_RECORD_TYPE_MAX]; /* every record read, by type (inside COMPRESSED too) */
+  uint64_t unknown_records;              /* types we do not know: counted and skipped */
+  uint64_t lost;                         /* sum of LOST records' counts */
+  uint64_t lost_samples;                 /* sum of LOST_SAMPLES records' counts */
+  uint64_t events;                       /* events delivered */
+  uint64_t unknown_id_samples;           /* samples whose id matches no attr */
+  uint64_t out_of_order;                 /* events that arrived after their round was flushed */
+  uint64_t bytes_decompressed;
+  uint64_t max_buffered;                 /* the most events held for ordering at once */
+} rsp_reader_stats;
+
+typedef struct rsp_reader rsp_reader;
+
+typedef struct rsp_reader_options {
+  bool unordered;        /* deliver in file order (no reordering buffer) */
+  bool keep_headers;     /* also deliver perf's user records (HEADER_*, ID_INDEX, ...) as events */
+} rsp_reader_options;
+
+/* Opens PATH ("-" reads standard input as a pipe-mode stream) and reads its header, attrs and
+ * feature sections. Returns NULL with ERROR set when the file is not a readable perf.data. */
+rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options, GError **error);
+
+/* The next event in time order; NULL at the end (ERROR unset) or on error (ERROR set). */
+const rsp_event *rsp_reader_next(rsp_reader *reader, GError **error);
+
+void rsp_reader_close(rsp_reader *reader);
+
+const char *rsp_reader_path(const rsp_reader *reader);
+const rsp_header_info *rsp_reader_header(const rsp_reader *reader);
+const rsp_reader_stats *rsp_reader_stats_get(const rsp_reader *reader);
+unsigned rsp_reader_n_evsels(const rsp_reader *reader);
+const rsp_evsel *rsp_reader_evsel(const rsp_reader *reader, unsigned index);
+const rsp_evsel *rsp_reader_find_evsel(const rsp_reader *reader, const char *name);
+
+/* Tracepoint field access on a sample of a tracepoint evsel. Out-of-bounds fields read as 0/"". */
+uint64_t rsp_event_field_u64(const rsp_event *ev, const rsp_field *field);
+int64_t rsp_event_field_s64(const rsp_event *ev, const rsp_field *field);
+/* A string field (without trailing NULs), or the bytes of an array field. */
+const char *rsp_event_field_bytes(const rsp_event *ev, const rsp_field *field, size_t *len);
+
+/* Callchain context markers (PERF_CONTEXT_KERNEL ...) are addresses >= PERF_CONTEXT_MAX. */
+static inline bool rsp_is_context_marker(uint64_t addr) { return addr >= (uint64_t)PERF_CONTEXT_MAX; }
+
+/* ---- Symbols ---------------------------------------------------------------------------
+ * A symbolizer turns callchain addresses into (symbol, dso). Kernel frames come from a kallsyms
+ * snapshot saved beside the recording (FILE.kallsyms, written by rsp-record), else the kallsyms perf
+ * stored in the tracing data, else /proc/kallsyms when the recording was made on this host and
+ * kernel. User frames come from the MMAP/MMAP2 maps of the sample's process, resolved through
+ * libdwfl (ELF .symtab/.dynsym, separate debuginfo), checked against the recorded build id;
+ * JIT frames from /tmp/perf-PID.map. Each (dso, address) is resolved once and cached.
+ * Feed it every event in order with rsp_symbolizer_observe() so it can follow the maps. */
+typedef struct rsp_frame {
+  uint64_t addr;
+  const char *sym;     /* interned; NULL when unresolved */
+  uint64_t sym_offset; /* addr - symbol start */
+  const char *dso;     /* "[kernel.kallsyms]", "[virtio_blk]", a path; NULL when no map covers addr */
+  bool kernel;
+} rsp_frame;
+
+typedef struct rsp_symbolizer rsp_symbolizer;
+
+typedef struct rsp_symbolizer_options {
+  const char *kallsyms_path; /* overrides the search for a kallsyms snapshot */
+  bool no_host_fallback;     /* never use this host's /proc/kallsyms or files */
+} rsp_symbolizer_options;
+
+typedef struct rsp_symbolizer_stats {
+  uint64_t kernel_frames, kernel_resolved;
+  uint64_t user_frames, user_resolved;
+  uint64_t build_id_mismatches; /* dsos skipped because the file on disk is not the one recorded */
+  uint64_t cache_hits, cache_misses;
+  const char *kallsyms_source;  /* path or "tracing data" or "none" */
+} rsp_symbolizer_stats;
+
+/* READER gives the header (hostname, osrelease, build ids, tracing kallsyms) and the data path. */
+rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolizer_options *options,
+                                   GError **error);
+void rsp_symbolizer_free(rsp_symbolizer *symbolizer);
+/* Follows MMAP, MMAP2, COMM (exec), FORK, EXIT and KSYMBOL records; ignores the rest. */
+void rsp_symbolizer_observe(rsp_symbolizer *symbolizer, const rsp_event *ev);
+/* Resolves EV's callchain into OUT (context markers dropped, innermost first); returns the
+ * number of frames written (at most MAX). */
+unsigned rsp_symbolizer_callchain(rsp_symbolizer *symbolizer, const rsp_event *ev, rsp_frame *out,
+                                  unsigned max);
+/* Resolves one address of process PID. */
+void rsp_symbolizer_resolve(rsp_symbolizer *symbolizer, int32_t pid, uint64_t addr, bool kernel,
+                            rsp_frame *out);
+const rsp_symbolizer_stats *rsp_symbolizer_stats_get(const rsp_symbolizer *symbolizer);
+
+G_END_DECLS

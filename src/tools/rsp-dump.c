@@ -1,0 +1,437 @@
+/* rsp-dump: print every event of a perf.data, one a line, or count them. */
+#include "reader/reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_FRAMES 1024
+
+typedef enum { FORMAT_TEXT, FORMAT_JSON } dump_format;
+
+typedef struct dump {
+  rsp_reader *reader;
+  rsp_symbolizer *symbolizer;
+  GHashTable *comms; /* tid -> interned comm, following COMM and FORK as perf does */
+  GStringChunk *strings;
+  FILE *out;
+  dump_format format;
+  bool stacks;
+  rsp_frame frames[MAX_FRAMES];
+} dump;
+
+static const char *comm_of(dump *d, int32_t tid)
+{
+  if (tid == 0)
+    return "swapper";
+  const char *c = g_hash_table_lookup(d->comms, GINT_TO_POINTER(tid));
+  return c ? c : ":-1";
+}
+
+static void follow_comm(dump *d, const rsp_event *ev)
+{
+  if (ev->type == PERF_RECORD_COMM) {
+    g_hash_table_insert(d->comms, GINT_TO_POINTER(ev->u.comm.tid),
+                        g_string_chunk_insert_const(d->strings, ev->u.comm.comm));
+  } else if (ev->type == PERF_RECORD_FORK) {
+    const char *pc = g_hash_table_lookup(d->comms, GINT_TO_POINTER(ev->u.fork.ptid));
+    if (pc)
+      g_hash_table_insert(d->comms, GINT_TO_POINTER(ev->u.fork.tid), (gpointer)pc);
+  }
+}
+
+static void json_string(FILE *out, const char *s, size_t len)
+{
+  putc('"', out);
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      putc('\\', out);
+      putc(c, out);
+    } else if (c < 0x20 || c >= 0x7f) {
+      fprintf(out, "\\u%04x", c);
+    } else {
+      putc(c, out);
+    }
+  }
+  putc('"', out);
+}
+
+static const char *event_name(const rsp_event *ev, char *buf, size_t len)
+{
+  if (ev->type == PERF_RECORD_SAMPLE)
+    return ev->evsel && ev->evsel->name ? ev->evsel->name : "unknown";
+  const char *t = rsp_record_type_name(ev->type);
+  g_snprintf(buf, len, "PERF_RECORD_%s", t ? t : "UNKNOWN");
+  return buf;
+}
+
+static void print_field_value(FILE *out, const rsp_event *ev, const rsp_field *f, bool json)
+{
+  size_t len;
+  switch (f->kind) {
+  case RSP_FIELD_SIGNED:
+    fprintf(out, "%" PRId64, rsp_event_field_s64(ev, f));
+    break;
+  case RSP_FIELD_UNSIGNED:
+    fprintf(out, "%" PRIu64, rsp_event_field_u64(ev, f));
+    break;
+  case RSP_FIELD_STRING: {
+    const char *s = rsp_event_field_bytes(ev, f, &len);
+    if (json)
+      json_string(out, s, len);
+    else
+      fwrite(s, 1, len, out);
+    break;
+  }
+  case RSP_FIELD_ARRAY: {
+    const uint8_t *b = (const uint8_t *)rsp_event_field_bytes(ev, f, &len);
+    unsigned es = f->elem_size == 1 || f->elem_size == 2 || f->elem_size == 4 || f->elem_size == 8
+                    ? f->elem_size : 1;
+    putc('[', out);
+    for (size_t i = 0; i + es <= len; i += es) {
+      uint64_t v = 0;
+      memcpy(&v, b + i, es);
+      fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, v);
+    }
+    putc(']', out);
+    break;
+  }
+  }
+}
+
+static unsigned resolve_stack(dump *d, const rsp_event *ev)
+{
+  if (!d->symbolizer || !ev->callchain_nr)
+    return 0;
+  return rsp_symbolizer_callchain(d->symbolizer, ev, d->frames, MAX_FRAMES);
+}
+
+static void print_json(dump *d, const rsp_event *ev)
+{
+  FILE *out = d->out;
+  char nb[64];
+  fprintf(out, "{\"time\":%" PRIu64 ",\"cpu\":%d,\"pid\":%d,\"tid\":%d,\"comm\":", ev->time,
+          ev->cpu, ev->pid, ev->tid);
+  const char *comm = comm_of(d, ev->tid);
+  json_string(out, comm, strlen(comm));
+  fputs(",\"event\":", out);
+  const char *name = event_name(ev, nb, sizeof nb);
+  json_string(out, name, strlen(name));
+  if (ev->type == PERF_RECORD_SAMPLE) {
+    fprintf(out, ",\"ip\":%" PRIu64 ",\"period\":%" PRIu64, ev->ip, ev->period);
+    if (ev->evsel && ev->evsel->n_fields) {
+      fputs(",\"fields\":{", out);
+      bool first = true;
+      for (unsigned i = 0; i < ev->evsel->n_fields; i++) {
+        const rsp_field *f = &ev->evsel->fields[i];
+        if (f->common)
+          continue;
+        if (!first)
+          putc(',', out);
+        first = false;
+        json_string(out, f->name, strlen(f->name));
+        putc(':', out);
+        print_field_value(out, ev, f, true);
+      }
+      putc('}', out);
+    }
+    if (d->stacks) {
+      unsigned n = resolve_stack(d, ev);
+      fputs(",\"stack\":[", out);
+      for (unsigned i = 0; i < n; i++) {
+        const rsp_frame *fr = &d->frames[i];
+        fprintf(out, "%s{\"addr\":%" PRIu64 ",\"sym\":", i ? "," : "", fr->addr);
+        if (fr->sym)
+          json_string(out, fr->sym, strlen(fr->sym));
+        else
+          fputs("null", out);
+        fputs(",\"dso\":", out);
+        if (fr->dso)
+          json_string(out, fr->dso, strlen(fr->dso));
+        else
+          fputs("null", out);
+        putc('}', out);
+      }
+      putc(']', out);
+    }
+  } else {
+    fputs(",\"fields\":{", out);
+    switch (ev->type) {
+    case PERF_RECORD_COMM:
+      fprintf(out, "\"pid\":%d,\"tid\":%d,\"exec\":%s,\"comm\":", ev->u.comm.pid, ev->u.comm.tid,
+              ev->u.comm.exec ? "true" : "false");
+      json_string(out, ev->u.comm.comm, strlen(ev->u.comm.comm));
+      break;
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT:
+      fprintf(out, "\"pid\":%d,\"ppid\":%d,\"tid\":%d,\"ptid\":%d", ev->u.fork.pid,
+              ev->u.fork.ppid, ev->u.fork.tid, ev->u.fork.ptid);
+      break;
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2:
+      fprintf(out, "\"pid\":%d,\"tid\":%d,\"start\":%" PRIu64 ",\"len\":%" PRIu64
+                   ",\"pgoff\":%" PRIu64 ",\"prot\":%u,\"filename\":",
+              ev->u.mmap.pid, ev->u.mmap.tid, ev->u.mmap.start, ev->u.mmap.len, ev->u.mmap.pgoff,
+              ev->u.mmap.prot);
+      json_string(out, ev->u.mmap.filename, strlen(ev->u.mmap.filename));
+      break;
+    case PERF_RECORD_LOST:
+      fprintf(out, "\"id\":%" PRIu64 ",\"lost\":%" PRIu64, ev->u.lost.id, ev->u.lost.lost);
+      break;
+    case PERF_RECORD_LOST_SAMPLES:
+      fprintf(out, "\"lost\":%" PRIu64, ev->u.lost_samples.lost);
+      break;
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE:
+      fprintf(out, "\"out\":%s,\"preempt\":%s,\"next_prev_pid\":%d,\"next_prev_tid\":%d",
+              ev->u.cswitch.out ? "true" : "false", ev->u.cswitch.preempt ? "true" : "false",
+              ev->u.cswitch.next_prev_pid, ev->u.cswitch.next_prev_tid);
+      break;
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE:
+      fprintf(out, "\"id\":%" PRIu64, ev->u.throttle.id);
+      break;
+    case PERF_RECORD_KSYMBOL:
+      fprintf(out, "\"addr\":%" PRIu64 ",\"len\":%u,\"name\":", ev->u.ksymbol.addr,
+              ev->u.ksymbol.len);
+      json_string(out, ev->u.ksymbol.name, strlen(ev->u.ksymbol.name));
+      break;
+    default:
+      break;
+    }
+    putc('}', out);
+  }
+  fputs("}\n", out);
+}
+
+static void print_text(dump *d, const rsp_event *ev)
+{
+  FILE *out = d->out;
+  char nb[64];
+  fprintf(out, "%16s %7d [%03d] %" PRIu64 ".%09" PRIu64 ": %s:", comm_of(d, ev->tid), ev->tid,
+          ev->cpu, ev->time / 1000000000u, ev->time % 1000000000u, event_name(ev, nb, sizeof nb));
+  if (ev->type == PERF_RECORD_SAMPLE && ev->evsel) {
+    for (unsigned i = 0; i < ev->evsel->n_fields; i++) {
+      const rsp_field *f = &ev->evsel->fields[i];
+      if (f->common)
+        continue;
+      fprintf(out, " %s=", f->name);
+      print_field_value(out, ev, f, false);
+    }
+  } else if (ev->type == PERF_RECORD_COMM) {
+    fprintf(out, " %s%s", ev->u.comm.comm, ev->u.comm.exec ? " (exec)" : "");
+  } else if (ev->type == PERF_RECORD_FORK || ev->type == PERF_RECORD_EXIT) {
+    fprintf(out, " %d/%d <- %d/%d", ev->u.fork.pid, ev->u.fork.tid, ev->u.fork.ppid,
+            ev->u.fork.ptid);
+  } else if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2) {
+    fprintf(out, " %d/%d [%#" PRIx64 "+%#" PRIx64 "] @%#" PRIx64 " %s", ev->u.mmap.pid,
+            ev->u.mmap.tid, ev->u.mmap.start, ev->u.mmap.len, ev->u.mmap.pgoff,
+            ev->u.mmap.filename);
+  } else if (ev->type == PERF_RECORD_SWITCH_CPU_WIDE || ev->type == PERF_RECORD_SWITCH) {
+    fprintf(out, " %s%s %d/%d", ev->u.cswitch.out ? "OUT" : "IN",
+            ev->u.cswitch.preempt ? " preempt" : "", ev->u.cswitch.next_prev_pid,
+            ev->u.cswitch.next_prev_tid);
+  } else if (ev->type == PERF_RECORD_LOST) {
+    fprintf(out, " lost %" PRIu64, ev->u.lost.lost);
+  }
+  putc('\n', out);
+  if (d->stacks && ev->type == PERF_RECORD_SAMPLE) {
+    unsigned n = resolve_stack(d, ev);
+    for (unsigned i = 0; i < n; i++) {
+      const rsp_frame *fr = &d->frames[i];
+      fprintf(out, "\t%16" PRIx64 " %s+%#" PRIx64 " (%s)\n", fr->addr,
+              fr->sym ? fr->sym : "[unknown]", fr->sym_offset, fr->dso ? fr->dso : "[unknown]");
+    }
+    putc('\n', out);
+  }
+}
+
+static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs)
+{
+  const rsp_reader_stats *st = rsp_reader_stats_get(d->reader);
+  FILE *out = d->out;
+  GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+  for (unsigned i = 0; i < rsp_reader_n_evsels(d->reader); i++) {
+    const rsp_evsel *e = rsp_reader_evsel(d->reader, i);
+    uint64_t prev = (uint64_t)(uintptr_t)g_hash_table_lookup(names, e->name);
+    g_hash_table_insert(names, (gpointer)e->name, (gpointer)(uintptr_t)(prev + e->n_samples));
+  }
+  if (d->format == FORMAT_JSON) {
+    fputs("{\"records\":{", out);
+    bool first = true;
+    for (unsigned t = 0; t < RSP_RECORD_TYPE_MAX; t++) {
+      if (!st->records[t])
+        continue;
+      const char *n = rsp_record_type_name(t);
+      fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", n ? n : "UNKNOWN", st->records[t]);
+      first = false;
+    }
+    if (st->unknown_records)
+      fprintf(out, "%s\"UNKNOWN\":%" PRIu64, first ? "" : ",", st->unknown_records);
+    fputs("},\"events\":{", out);
+    first = true;
+    for (unsigned i = 0; i < rsp_reader_n_evsels(d->reader); i++) {
+      const rsp_evsel *e = rsp_reader_evsel(d->reader, i);
+      gpointer v;
+      if (!g_hash_table_lookup_extended(names, e->name, NULL, &v))
+        continue; /* printed already */
+      if ((uintptr_t)v) {
+        putc(first ? ' ' : ',', out);
+        json_string(out, e->name, strlen(e->name));
+        fprintf(out, ":%" PRIu64, (uint64_t)(uintptr_t)v);
+        first = false;
+      }
+      g_hash_table_remove(names, e->name);
+    }
+    fprintf(out, "},\"lost\":%" PRIu64 ",\"lost_samples\":%" PRIu64 ",\"total_events\":%" PRIu64
+                 ",\"unknown_id_samples\":%" PRIu64 ",\"out_of_order\":%" PRIu64,
+            st->lost, st->lost_samples, st->events, st->unknown_id_samples, st->out_of_order);
+    if (d->symbolizer) {
+      const rsp_symbolizer_stats *ss = rsp_symbolizer_stats_get(d->symbolizer);
+      fprintf(out, ",\"frames\":%" PRIu64 ",\"frames_resolved\":%" PRIu64
+                   ",\"kernel_frames\":%" PRIu64 ",\"kernel_resolved\":%" PRIu64
+                   ",\"user_frames\":%" PRIu64 ",\"user_resolved\":%" PRIu64,
+              frames, resolved, ss->kernel_frames, ss->kernel_resolved, ss->user_frames,
+              ss->user_resolved);
+    }
+    fprintf(out, ",\"seconds\":%.3f}\n", secs);
+  } else {
+    fprintf(out, "%-24s %12s\n", "record type", "count");
+    for (unsigned t = 0; t < RSP_RECORD_TYPE_MAX; t++)
+      if (st->records[t]) {
+        const char *n = rsp_record_type_name(t);
+        fprintf(out, "%-24s %12" PRIu64 "\n", n ? n : "UNKNOWN", st->records[t]);
+      }
+    if (st->unknown_records)
+      fprintf(out, "%-24s %12" PRIu64 "\n", "unknown types", st->unknown_records);
+    fprintf(out, "\n%-32s %12s\n", "event", "samples");
+    for (unsigned i = 0; i < rsp_reader_n_evsels(d->reader); i++) {
+      const rsp_evsel *e = rsp_reader_evsel(d->reader, i);
+      fprintf(out, "%-32s %12" PRIu64 "%s\n", e->name, e->n_samples,
+              e->sampled_tracepoint ? "  WARNING: tracepoint sampled (freq or period > 1): "
+                                      "most of its events were dropped" : "");
+    }
+    fprintf(out, "\nevents %" PRIu64 ", lost %" PRIu64 ", lost samples %" PRIu64
+                 ", unknown-id samples %" PRIu64 ", out of order %" PRIu64 "\n",
+            st->events, st->lost, st->lost_samples, st->unknown_id_samples, st->out_of_order);
+    if (d->symbolizer)
+      fprintf(out, "frames %" PRIu64 ", resolved %" PRIu64 " (%.1f%%)\n", frames, resolved,
+              frames ? 100.0 * (double)resolved / (double)frames : 0.0);
+    fprintf(out, "%.3f s, %.0f events/s\n", secs, secs > 0 ? (double)st->events / secs : 0.0);
+  }
+  g_hash_table_unref(names);
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+  setlocale(LC_ALL, "");
+  gboolean stacks = FALSE, stats = FALSE, symbolize = FALSE, unordered = FALSE;
+  char *format = NULL, *kallsyms = NULL;
+  GOptionEntry entries[] = {
+    {"stacks", 's', 0, G_OPTION_ARG_NONE, &stacks, "Print each sample's symbolized callchain", NULL},
+    {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: text (default), jsonl; json with --stats", "FMT"},
+    {"stats", 0, 0, G_OPTION_ARG_NONE, &stats, "Count records and events instead of printing them", NULL},
+    {"symbolize", 0, 0, G_OPTION_ARG_NONE, &symbolize, "With --stats: resolve every callchain frame", NULL},
+    {"kallsyms", 0, 0, G_OPTION_ARG_FILENAME, &kallsyms, "Kernel symbols to use (default: FILE.kallsyms[.zst] beside FILE)", "PATH"},
+    {"unordered", 0, 0, G_OPTION_ARG_NONE, &unordered, "Print in file order, not time order", NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+  GOptionContext *ctx = g_option_context_new("FILE - print the events of a perf.data");
+  g_option_context_set_summary(ctx,
+    "Decodes every record of a perf.data file (file or pipe mode, '-' for standard input) and\n"
+    "prints one event per line in global time order: samples with their tracepoint fields,\n"
+    "and perf's own records (COMM, FORK, EXIT, MMAP2, SWITCH_CPU_WIDE, LOST...).");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  GError *error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    fprintf(stderr, "rsp-dump: %s\n", error->message);
+    return 2;
+  }
+  g_option_context_free(ctx);
+  if (argc != 2) {
+    fprintf(stderr, "rsp-dump: expected one FILE (see --help)\n");
+    return 2;
+  }
+  dump d = {0};
+  d.out = stdout;
+  d.stacks = stacks;
+  if (!format || strcmp(format, "text") == 0)
+    d.format = FORMAT_TEXT;
+  else if (strcmp(format, "jsonl") == 0 || strcmp(format, "json") == 0)
+    d.format = FORMAT_JSON;
+  else {
+    fprintf(stderr, "rsp-dump: unknown format '%s' (text, jsonl, json)\n", format);
+    return 2;
+  }
+  rsp_reader_options ro = {.unordered = unordered};
+  d.reader = rsp_reader_open(argv[1], &ro, &error);
+  if (!d.reader) {
+    fprintf(stderr, "rsp-dump: %s\n", error->message);
+    return 1;
+  }
+  if (stacks || symbolize) {
+    rsp_symbolizer_options so = {.kallsyms_path = kallsyms};
+    d.symbolizer = rsp_symbolizer_new(d.reader, &so, &error);
+    if (!d.symbolizer) {
+      fprintf(stderr, "rsp-dump: %s\n", error->message);
+      rsp_reader_close(d.reader);
+      return 1;
+    }
+  }
+  d.comms = g_hash_table_new(g_direct_hash, g_direct_equal);
+  d.strings = g_string_chunk_new(4096);
+  static char obuf[1 << 16];
+  setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+
+  double t0 = now();
+  uint64_t frames = 0, resolved = 0;
+  const rsp_event *ev;
+  while ((ev = rsp_reader_next(d.reader, &error))) {
+    if (d.symbolizer)
+      rsp_symbolizer_observe(d.symbolizer, ev);
+    if (stats) {
+      if (symbolize && ev->type == PERF_RECORD_SAMPLE) {
+        unsigned n = resolve_stack(&d, ev);
+        frames += n;
+        for (unsigned i = 0; i < n; i++)
+          resolved += d.frames[i].sym != NULL;
+      }
+      continue;
+    }
+    follow_comm(&d, ev);
+    if (d.format == FORMAT_JSON)
+      print_json(&d, ev);
+    else
+      print_text(&d, ev);
+  }
+  int status = 0;
+  if (error) {
+    fflush(stdout);
+    fprintf(stderr, "rsp-dump: %s\n", error->message);
+    g_clear_error(&error);
+    status = 1;
+  } else if (stats) {
+    print_stats(&d, frames, resolved, now() - t0);
+  }
+  if (fflush(stdout) != 0 && errno != EPIPE && status == 0) {
+    fprintf(stderr, "rsp-dump: writing output: %s\n", g_strerror(errno));
+    status = 1;
+  }
+  rsp_symbolizer_free(d.symbolizer);
+  rsp_reader_close(d.reader);
+  g_hash_table_unref(d.comms);
+  g_string_chunk_free(d.strings);
+  g_free(format);
+  g_free(kallsyms);
+  return status;
+}
