@@ -172,6 +172,8 @@ struct rsp_reader {
   rsp_evsel **id_vals;
   size_t n_id;
   bool evsels_dirty;
+  uint8_t *scratch;        /* aligned copy of a record that sits unaligned in the stream */
+  size_t scratch_cap;
   bool flushed_all;
 };
 

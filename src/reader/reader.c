@@ -50,6 +50,7 @@ static const char *const record_names[] = {
   [RSP_RECORD_STAT_ROUND] = "STAT_ROUND", [RSP_RECORD_EVENT_UPDATE] = "EVENT_UPDATE",
   [RSP_RECORD_TIME_CONV] = "TIME_CONV", [RSP_RECORD_HEADER_FEATURE] = "HEADER_FEATURE",
   [RSP_RECORD_COMPRESSED] = "COMPRESSED", [RSP_RECORD_FINISHED_INIT] = "FINISHED_INIT",
+  [RSP_RECORD_COMPRESSED2] = "COMPRESSED2",
 };
 
 const char *rsp_record_type_name(uint32_t type)
@@ -404,16 +405,30 @@ static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, 
     if (!r->opts.unordered)
       rsp_oe_round(&r->oe);
     return true;
-  case RSP_RECORD_COMPRESSED: {
+  case RSP_RECORD_COMPRESSED:
+  case RSP_RECORD_COMPRESSED2: {
+    const uint8_t *payload = rec + 8;
+    size_t plen = size - 8;
+    if (h->type == RSP_RECORD_COMPRESSED2) {
+      uint64_t dsz;
+      if (size < 16 || (memcpy(&dsz, rec + 8, 8), dsz > size - 16)) {
+        rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, offset,
+                      "COMPRESSED2 record's data size does not fit its record (%zu bytes)", size);
+        return false;
+      }
+      payload = rec + 16;
+      plen = (size_t)dsz;
+    }
     if (!r->decomp)
       r->decomp = rsp_decompressor_new();
-    if (!rsp_decompressor_feed(r->decomp, rec + 8, size - 8, r->path, offset, error))
+    if (!rsp_decompressor_feed(r->decomp, payload, plen, r->path, offset, error))
       return false;
     const uint8_t *inner;
     size_t isz;
     GError *e2 = NULL;
     while ((inner = rsp_decompressor_next(r->decomp, &isz, r->path, offset, &e2))) {
-      if (((const struct perf_event_header *)inner)->type == RSP_RECORD_COMPRESSED) {
+      uint32_t itype = ((const struct perf_event_header *)inner)->type;
+      if (itype == RSP_RECORD_COMPRESSED || itype == RSP_RECORD_COMPRESSED2) {
         rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, offset,
                       "COMPRESSED record nested in COMPRESSED data");
         return false;
@@ -579,6 +594,15 @@ static int read_one(rsp_reader *r, GError **error)
     r->evsels_dirty = true;
     rsp_source_consume(&r->src, (size_t)extra);
     return 1;
+  }
+  if ((uintptr_t)p & 7) { /* after a COMPRESSED record perf leaves the stream unaligned */
+    if (r->scratch_cap < h.size) {
+      g_free(r->scratch);
+      r->scratch_cap = 65536;
+      r->scratch = g_malloc(r->scratch_cap);
+    }
+    memcpy(r->scratch, p, h.size);
+    p = r->scratch;
   }
   if (!process_record(r, p, h.size, off, error))
     return -1;
@@ -782,6 +806,7 @@ void rsp_reader_close(rsp_reader *r)
   g_free(r->tracing_kallsyms);
   g_free(r->id_keys);
   g_free(r->id_vals);
+  g_free(r->scratch);
   g_free(r->path);
   g_free(r);
 }

@@ -46,6 +46,7 @@ enum {
   RSP_RECORD_HEADER_FEATURE = 80,
   RSP_RECORD_COMPRESSED = 81,
   RSP_RECORD_FINISHED_INIT = 82,
+  RSP_RECORD_COMPRESSED2 = 83, /* perf >= 6.16: u64 data_size, then the data padded to 8 */
   RSP_RECORD_TYPE_MAX = 128, /* counters are kept for types below this; others go to "unknown" */
 };
 

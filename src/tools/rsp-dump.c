@@ -20,6 +20,7 @@ typedef struct dump {
   FILE *out;
   dump_format format;
   bool stacks;
+  bool details;
   rsp_frame frames[MAX_FRAMES];
 } dump;
 
@@ -110,12 +111,51 @@ static unsigned resolve_stack(dump *d, const rsp_event *ev)
   return rsp_symbolizer_callchain(d->symbolizer, ev, d->frames, MAX_FRAMES);
 }
 
+static void json_u64_array(FILE *out, const char *key, const uint64_t *v, uint64_t n)
+{
+  fprintf(out, ",\"%s\":[", key);
+  for (uint64_t i = 0; i < n; i++)
+    fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, v[i]);
+  putc(']', out);
+}
+
+/* Every decoded sample_type value, for tests and for debugging a recording. */
+static void print_details(FILE *out, const rsp_event *ev)
+{
+  fprintf(out, ",\"sample\":{\"type\":%u,\"misc\":%u,\"present\":%" PRIu64, ev->type, ev->misc,
+          ev->present);
+  fprintf(out, ",\"id\":%" PRIu64 ",\"stream_id\":%" PRIu64 ",\"ip\":%" PRIu64 ",\"addr\":%" PRIu64
+               ",\"period\":%" PRIu64 ",\"weight\":%" PRIu64 ",\"data_src\":%" PRIu64
+               ",\"transaction\":%" PRIu64 ",\"phys_addr\":%" PRIu64 ",\"cgroup\":%" PRIu64
+               ",\"data_page_size\":%" PRIu64 ",\"code_page_size\":%" PRIu64,
+          ev->id, ev->stream_id, ev->ip, ev->addr, ev->period, ev->weight, ev->data_src,
+          ev->transaction, ev->phys_addr, ev->cgroup, ev->data_page_size, ev->code_page_size);
+  json_u64_array(out, "callchain", ev->callchain, ev->callchain_nr);
+  json_u64_array(out, "read", ev->read_values, ev->read_words);
+  fprintf(out, ",\"raw_size\":%u,\"raw\":\"", ev->raw_size);
+  for (uint32_t i = 0; i < ev->raw_size; i++)
+    fprintf(out, "%02x", ev->raw[i]);
+  fprintf(out, "\",\"branch_hw_idx\":%" PRIu64 ",\"branches\":[", ev->branch_hw_idx);
+  for (uint32_t i = 0; i < ev->branch_nr; i++)
+    fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", i ? "," : "", ev->branches[i].from,
+            ev->branches[i].to, ev->branches[i].flags);
+  fprintf(out, "],\"regs_user_abi\":%" PRIu64, ev->regs_user_abi);
+  json_u64_array(out, "regs_user", ev->regs_user, ev->regs_user_nr);
+  fprintf(out, ",\"regs_intr_abi\":%" PRIu64, ev->regs_intr_abi);
+  json_u64_array(out, "regs_intr", ev->regs_intr, ev->regs_intr_nr);
+  fprintf(out, ",\"stack_user_size\":%" PRIu64 ",\"stack_user_dyn_size\":%" PRIu64
+               ",\"stack_user_sum\":%" PRIu64 ",\"aux_size\":%" PRIu64 "}",
+          ev->stack_user_size, ev->stack_user_dyn_size,
+          (uint64_t)(ev->stack_user ? ev->stack_user[0] + ev->stack_user[ev->stack_user_size - 1] : 0),
+          ev->aux_size);
+}
+
 static void print_json(dump *d, const rsp_event *ev)
 {
   FILE *out = d->out;
   char nb[64];
-  fprintf(out, "{\"time\":%" PRIu64 ",\"cpu\":%d,\"pid\":%d,\"tid\":%d,\"comm\":", ev->time,
-          ev->cpu, ev->pid, ev->tid);
+  fprintf(out, "{\"time\":%" PRIu64 ",\"cpu\":%d,\"pid\":%d,\"tid\":%d,\"offset\":%" PRIu64
+               ",\"comm\":", ev->time, ev->cpu, ev->pid, ev->tid, ev->offset);
   const char *comm = comm_of(d, ev->tid);
   json_string(out, comm, strlen(comm));
   fputs(",\"event\":", out);
@@ -174,9 +214,13 @@ static void print_json(dump *d, const rsp_event *ev)
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2:
       fprintf(out, "\"pid\":%d,\"tid\":%d,\"start\":%" PRIu64 ",\"len\":%" PRIu64
-                   ",\"pgoff\":%" PRIu64 ",\"prot\":%u,\"filename\":",
+                   ",\"pgoff\":%" PRIu64 ",\"prot\":%u,\"flags\":%u,\"maj\":%u,\"min\":%u"
+                   ",\"ino\":%" PRIu64 ",\"build_id\":\"",
               ev->u.mmap.pid, ev->u.mmap.tid, ev->u.mmap.start, ev->u.mmap.len, ev->u.mmap.pgoff,
-              ev->u.mmap.prot);
+              ev->u.mmap.prot, ev->u.mmap.flags, ev->u.mmap.maj, ev->u.mmap.min, ev->u.mmap.ino);
+      for (unsigned i = 0; i < ev->u.mmap.build_id_size; i++)
+        fprintf(out, "%02x", ev->u.mmap.build_id[i]);
+      fputs("\",\"filename\":", out);
       json_string(out, ev->u.mmap.filename, strlen(ev->u.mmap.filename));
       break;
     case PERF_RECORD_LOST:
@@ -193,18 +237,40 @@ static void print_json(dump *d, const rsp_event *ev)
       break;
     case PERF_RECORD_THROTTLE:
     case PERF_RECORD_UNTHROTTLE:
-      fprintf(out, "\"id\":%" PRIu64, ev->u.throttle.id);
+      fprintf(out, "\"time\":%" PRIu64 ",\"id\":%" PRIu64 ",\"stream_id\":%" PRIu64,
+              ev->u.throttle.time, ev->u.throttle.id, ev->u.throttle.stream_id);
       break;
     case PERF_RECORD_KSYMBOL:
       fprintf(out, "\"addr\":%" PRIu64 ",\"len\":%u,\"name\":", ev->u.ksymbol.addr,
               ev->u.ksymbol.len);
       json_string(out, ev->u.ksymbol.name, strlen(ev->u.ksymbol.name));
       break;
+    case PERF_RECORD_BPF_EVENT:
+      fprintf(out, "\"type\":%u,\"flags\":%u,\"id\":%u", ev->u.bpf.type, ev->u.bpf.flags,
+              ev->u.bpf.id);
+      break;
+    case PERF_RECORD_CGROUP:
+      fprintf(out, "\"id\":%" PRIu64 ",\"path\":", ev->u.cgroup.id);
+      json_string(out, ev->u.cgroup.path, strlen(ev->u.cgroup.path));
+      break;
+    case PERF_RECORD_TEXT_POKE:
+      fprintf(out, "\"addr\":%" PRIu64 ",\"old_len\":%u,\"new_len\":%u", ev->u.text_poke.addr,
+              ev->u.text_poke.old_len, ev->u.text_poke.new_len);
+      break;
+    case PERF_RECORD_AUX:
+      fprintf(out, "\"aux_offset\":%" PRIu64 ",\"aux_size\":%" PRIu64 ",\"flags\":%" PRIu64,
+              ev->u.aux.offset, ev->u.aux.size, ev->u.aux.flags);
+      break;
+    case PERF_RECORD_ITRACE_START:
+      fprintf(out, "\"pid\":%d,\"tid\":%d", ev->u.itrace_start.pid, ev->u.itrace_start.tid);
+      break;
     default:
       break;
     }
     putc('}', out);
   }
+  if (d->details)
+    print_details(out, ev);
   fputs("}\n", out);
 }
 
@@ -326,6 +392,60 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
   g_hash_table_unref(names);
 }
 
+static void print_header(dump *d)
+{
+  const rsp_header_info *h = rsp_reader_header(d->reader);
+  FILE *out = d->out;
+#define JS(key, val)                                                                           \
+  do {                                                                                         \
+    fprintf(out, ",\"%s\":", key);                                                             \
+    if (val)                                                                                   \
+      json_string(out, val, strlen(val));                                                      \
+    else                                                                                       \
+      fputs("null", out);                                                                      \
+  } while (0)
+  fprintf(out, "{\"pipe_mode\":%s,\"data_offset\":%" PRIu64 ",\"data_size\":%" PRIu64,
+          h->pipe_mode ? "true" : "false", h->data_offset, h->data_size);
+  JS("hostname", h->hostname);
+  JS("osrelease", h->osrelease);
+  JS("perf_version", h->perf_version);
+  JS("arch", h->arch);
+  JS("cpudesc", h->cpudesc);
+  fprintf(out, ",\"nr_cpus_online\":%u,\"nr_cpus_avail\":%u,\"total_mem_kb\":%" PRIu64,
+          h->nr_cpus_online, h->nr_cpus_avail, h->total_mem_kb);
+  fputs(",\"cmdline\":[", out);
+  for (unsigned i = 0; h->cmdline && h->cmdline[i]; i++) {
+    if (i)
+      putc(',', out);
+    json_string(out, h->cmdline[i], strlen(h->cmdline[i]));
+  }
+  putc(']', out);
+  if (h->has_clockid)
+    fprintf(out, ",\"clockid_res_ns\":%" PRIu64, h->clockid_res_ns);
+  if (h->has_clock_data)
+    fprintf(out, ",\"clockid\":%u,\"clock_tod_ns\":%" PRIu64 ",\"clock_ref_ns\":%" PRIu64,
+            h->clock_data_clockid, h->clock_data_tod_ns, h->clock_data_clockid_ns);
+  fprintf(out, ",\"compression\":\"%s\"", h->compressed ? (h->comp_type == 1 ? "zstd" : "unknown") : "none");
+  fprintf(out, ",\"sample_time_first\":%" PRIu64 ",\"sample_time_last\":%" PRIu64
+               ",\"tracing_data\":%s,\"build_ids\":%u,\"events\":[",
+          h->sample_time_first, h->sample_time_last, h->has_tracing_data ? "true" : "false",
+          h->n_build_ids);
+  for (unsigned i = 0; i < rsp_reader_n_evsels(d->reader); i++) {
+    const rsp_evsel *e = rsp_reader_evsel(d->reader, i);
+    fprintf(out, "%s{\"name\":", i ? "," : "");
+    json_string(out, e->name, strlen(e->name));
+    fprintf(out, ",\"type\":%u,\"config\":%" PRIu64 ",\"sample_type\":%" PRIu64
+                 ",\"sample_period\":%" PRIu64 ",\"freq\":%s,\"sampled_tracepoint\":%s,\"fields\":%u",
+            e->attr.type, (uint64_t)e->attr.config, (uint64_t)e->attr.sample_type,
+            (uint64_t)e->attr.sample_period, e->attr.freq ? "true" : "false",
+            e->sampled_tracepoint ? "true" : "false", e->n_fields);
+    json_u64_array(out, "ids", e->ids, e->n_ids);
+    putc('}', out);
+  }
+  fputs("]}\n", out);
+#undef JS
+}
+
 static double now(void)
 {
   struct timespec ts;
@@ -336,7 +456,8 @@ static double now(void)
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
-  gboolean stacks = FALSE, stats = FALSE, symbolize = FALSE, unordered = FALSE;
+  gboolean stacks = FALSE, stats = FALSE, symbolize = FALSE, unordered = FALSE, details = FALSE;
+  gboolean header = FALSE;
   char *format = NULL, *kallsyms = NULL;
   GOptionEntry entries[] = {
     {"stacks", 's', 0, G_OPTION_ARG_NONE, &stacks, "Print each sample's symbolized callchain", NULL},
@@ -345,6 +466,8 @@ int main(int argc, char **argv)
     {"symbolize", 0, 0, G_OPTION_ARG_NONE, &symbolize, "With --stats: resolve every callchain frame", NULL},
     {"kallsyms", 0, 0, G_OPTION_ARG_FILENAME, &kallsyms, "Kernel symbols to use (default: FILE.kallsyms[.zst] beside FILE)", "PATH"},
     {"unordered", 0, 0, G_OPTION_ARG_NONE, &unordered, "Print in file order, not time order", NULL},
+    {"header", 0, 0, G_OPTION_ARG_NONE, &header, "Print the recording's header, attrs and features as JSON", NULL},
+    {"details", 0, 0, G_OPTION_ARG_NONE, &details, "With --format=jsonl: every decoded sample value", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
   GOptionContext *ctx = g_option_context_new("FILE - print the events of a perf.data");
   g_option_context_set_summary(ctx,
@@ -365,6 +488,7 @@ int main(int argc, char **argv)
   dump d = {0};
   d.out = stdout;
   d.stacks = stacks;
+  d.details = details;
   if (!format || strcmp(format, "text") == 0)
     d.format = FORMAT_TEXT;
   else if (strcmp(format, "jsonl") == 0 || strcmp(format, "json") == 0)
@@ -378,6 +502,11 @@ int main(int argc, char **argv)
   if (!d.reader) {
     fprintf(stderr, "rsp-dump: %s\n", error->message);
     return 1;
+  }
+  if (header) {
+    print_header(&d);
+    rsp_reader_close(d.reader);
+    return 0;
   }
   if (stacks || symbolize) {
     rsp_symbolizer_options so = {.kallsyms_path = kallsyms};
