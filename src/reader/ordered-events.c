@@ -90,6 +90,20 @@ void rsp_oe_queue(rsp_ordered_events *oe, const void *record, size_t size, uint6
     oe->max_buffered = oe->n - oe->head;
 }
 
+/* The last entry handed out stays valid until the next pop; then its storage goes back. */
+static void release_delivered(rsp_ordered_events *oe)
+{
+  if (oe->head == 0)
+    return;
+  rsp_queued *prev = &oe->q[oe->head - 1];
+  if (prev->record) {
+    uint16_t sz;
+    memcpy(&sz, prev->record + 6, sizeof sz);
+    release(oe, prev->chunk, ((size_t)sz + 7) & ~(size_t)7);
+    prev->record = NULL;
+  }
+}
+
 static inline bool before(const rsp_queued *a, const rsp_queued *b)
 {
   return a->time < b->time || (a->time == b->time && a->seq < b->seq);
@@ -143,6 +157,7 @@ static void sort_range(rsp_ordered_events *oe, rsp_queued *a, size_t n)
 static void make_ready(rsp_ordered_events *oe, uint64_t limit, bool all)
 {
   /* drop delivered entries */
+  release_delivered(oe);
   if (oe->head > 0) {
     memmove(oe->q, oe->q + oe->head, (oe->n - oe->head) * sizeof *oe->q);
     oe->n -= oe->head;
@@ -216,19 +231,16 @@ void rsp_oe_flush_half(rsp_ordered_events *oe)
 
 const rsp_queued *rsp_oe_pop(rsp_ordered_events *oe)
 {
-  if (oe->head > 0) {
-    const rsp_queued *prev = &oe->q[oe->head - 1];
-    if (prev->record) {
-      uint16_t sz;
-      memcpy(&sz, prev->record + 6, sizeof sz);
-      release(oe, prev->chunk, ((size_t)sz + 7) & ~(size_t)7);
-      oe->q[oe->head - 1].record = NULL;
-    }
-  }
+  release_delivered(oe);
   if (oe->head >= oe->ready)
     return NULL;
   const rsp_queued *e = &oe->q[oe->head++];
   if (e->time > oe->last_delivered_time)
     oe->last_delivered_time = e->time;
   return e;
+}
+
+const rsp_queued *rsp_oe_peek(const rsp_ordered_events *oe)
+{
+  return oe->head < oe->ready ? &oe->q[oe->head] : NULL;
 }

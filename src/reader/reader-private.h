@@ -80,6 +80,8 @@ void rsp_oe_round(rsp_ordered_events *oe);
 void rsp_oe_flush_all(rsp_ordered_events *oe);
 /* The next deliverable entry, or NULL; the previous one's storage is released. */
 const rsp_queued *rsp_oe_pop(rsp_ordered_events *oe);
+/* The next deliverable entry without taking it, or NULL. */
+const rsp_queued *rsp_oe_peek(const rsp_ordered_events *oe);
 bool rsp_oe_over_budget(const rsp_ordered_events *oe);
 /* Over budget without a FINISHED_ROUND: let the oldest half go. */
 void rsp_oe_flush_half(rsp_ordered_events *oe);
@@ -139,6 +141,36 @@ const uint8_t *rsp_decompressor_next(rsp_decompressor *d, size_t *size, const ch
 size_t rsp_decompressor_pending(const rsp_decompressor *d);
 uint64_t rsp_decompressor_total_out(const rsp_decompressor *d);
 
+/* ---- ftrace-source.c: the ftrace side stream (FILE.ftrace/) ------------------------------- */
+typedef struct rsp_ftrace rsp_ftrace;
+typedef struct rsp_ftrace_event {
+  uint64_t time;
+  int32_t cpu;
+  uint16_t type_id;   /* common_type: the tracepoint id */
+  const void *data;   /* the trace entry, laid out as perf's RAW payload */
+  uint32_t size;
+  uint64_t offset;    /* in PATH */
+  const char *path;
+} rsp_ftrace_event;
+
+rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error);
+void rsp_ftrace_close(rsp_ftrace *ft);
+/* The oldest event not yet popped, across CPUs; false when none is left. */
+bool rsp_ftrace_peek(rsp_ftrace *ft, rsp_ftrace_event *out);
+bool rsp_ftrace_pop(rsp_ftrace *ft, GError **error);
+struct tep_handle *rsp_ftrace_tep(rsp_ftrace *ft);
+uint64_t rsp_ftrace_missed(const rsp_ftrace *ft);
+
+/* A perf event pulled ahead while merging the ftrace stream: delivered entries stay a while, so
+ * that an ftrace event can still find its twin among them. */
+typedef struct rsp_lookahead {
+  uint8_t *record; /* owned copy */
+  uint64_t time, offset;
+  uint32_t evsel;
+  uint64_t key;    /* tracepoint, cpu and fixed payload hashed; 0 for other events */
+  bool matched;
+} rsp_lookahead;
+
 /* ---- reader.c ------------------------------------------------------------------------------- */
 struct rsp_reader {
   char *path;
@@ -172,6 +204,14 @@ struct rsp_reader {
   rsp_evsel **id_vals;
   size_t n_id;
   bool evsels_dirty;
+  rsp_ftrace *ftrace;        /* the side stream, when merged */
+  GArray *lookahead;         /* perf events pulled ahead of delivery while merging (rsp_lookahead) */
+  size_t la_next;            /* the first not yet delivered */
+  bool perf_exhausted;
+  uint8_t *la_current;       /* the lookahead record handed out */
+  GHashTable *ftrace_evsels; /* tracepoint id -> rsp_evsel* (perf's, or one made for ftrace) */
+  uint8_t *ftrace_copy;      /* the ftrace payload handed out */
+  size_t ftrace_copy_cap;
   uint8_t *scratch;        /* aligned copy of a record that sits unaligned in the stream */
   size_t scratch_cap;
   bool flushed_all;

@@ -357,6 +357,7 @@ static bool is_kernel_type_known(uint32_t type)
 
 static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
                                 GError **error);
+static void open_ftrace(rsp_reader *r);
 
 /* One record of the stream (from the file or from inside a COMPRESSED record). */
 static bool process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
@@ -727,6 +728,7 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
     return NULL;
   }
   rsp_reader_finish_evsels(r);
+  open_ftrace(r);
   return r;
 }
 
@@ -747,21 +749,301 @@ static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offs
   return &r->ev;
 }
 
-const rsp_event *rsp_reader_next(rsp_reader *r, GError **error)
+/* ---- the ftrace side stream ---------------------------------------------------------------- */
+
+static void open_ftrace(rsp_reader *r)
+{
+  if (r->opts.no_ftrace)
+    return;
+  char *dir = r->opts.ftrace_dir ? g_strdup(r->opts.ftrace_dir)
+                                 : g_strconcat(r->path, ".ftrace", NULL);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_free(dir);
+    return;
+  }
+  const rsp_evsel *first = r->evsels->len ? g_ptr_array_index(r->evsels, 0) : NULL;
+  if (!first || !first->attr.use_clockid || first->attr.clockid != 1 /* CLOCK_MONOTONIC */) {
+    r->stats.ftrace_note = "not merged: perf did not record on CLOCK_MONOTONIC (perf record -k mono)";
+  } else {
+    GError *e = NULL;
+    r->ftrace = rsp_ftrace_open(dir, &e);
+    if (!r->ftrace) {
+      char *note = g_strdup_printf("not merged: %s", e->message);
+      r->stats.ftrace_note = g_string_chunk_insert_const(r->strings, note);
+      g_free(note);
+      g_clear_error(&e);
+    } else {
+      r->stats.ftrace_merged = true;
+      r->ftrace_evsels = g_hash_table_new(g_direct_hash, g_direct_equal);
+      r->lookahead = g_array_new(FALSE, FALSE, sizeof(rsp_lookahead));
+    }
+  }
+  g_free(dir);
+}
+
+/* The evsel of an ftrace event: perf's own for the same tracepoint, or one made for it. */
+static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
+{
+  gpointer hit;
+  if (g_hash_table_lookup_extended(r->ftrace_evsels, GUINT_TO_POINTER(id), NULL, &hit))
+    return hit;
+  rsp_evsel *found = NULL;
+  struct tep_event *te = tep_find_event(rsp_ftrace_tep(r->ftrace), id);
+  if (te) {
+    char *name = g_strdup_printf("%s:%s", te->system, te->name);
+    for (unsigned i = 0; i < r->evsels->len && !found; i++) {
+      rsp_evsel *e = g_ptr_array_index(r->evsels, i);
+      if (e->attr.type == PERF_TYPE_TRACEPOINT && e->name && strcmp(e->name, name) == 0)
+        found = e;
+    }
+    if (!found) {
+      struct perf_event_attr attr = {.type = PERF_TYPE_TRACEPOINT, .config = id,
+                                     .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                                    PERF_SAMPLE_CPU | PERF_SAMPLE_RAW,
+                                     .sample_period = 1};
+      found = rsp_reader_add_evsel(r, &attr, sizeof attr, NULL, 0);
+      found->name = g_string_chunk_insert_const(r->strings, name);
+      rsp_evsel_bind_tracepoint(found, rsp_ftrace_tep(r->ftrace), r->strings);
+    }
+    g_free(name);
+  }
+  g_hash_table_insert(r->ftrace_evsels, GUINT_TO_POINTER(id), found);
+  return found;
+}
+
+/* How far apart perf and ftrace may stamp the same tracepoint hit. Measured here: perf's copy is
+ * 0.4 to 30 us later (median 0.7 us) on a cold-cache grep; the margin covers a loaded machine. */
+#define RSP_FTRACE_MATCH_AFTER_NS 200000u
+#define RSP_FTRACE_MATCH_BEFORE_NS 5000u
+
+/* A hash of what identifies one tracepoint hit in both streams: the tracepoint, the cpu and the
+ * field values (not the raw bytes: padding and the tails of char arrays differ between copies). */
+static uint64_t tracepoint_key(const rsp_evsel *e, int32_t cpu, const uint8_t *raw, uint32_t size)
+{
+  uint64_t h = 1469598103934665603ull ^ (e->attr.config * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uint32_t)cpu;
+  h *= 1099511628211ull;
+  rsp_event tmp = {.raw = raw, .raw_size = size};
+  for (unsigned f = 0; f < e->n_fields; f++) {
+    const rsp_field *fd = &e->fields[f];
+    if (fd->common)
+      continue;
+    const uint8_t *p;
+    size_t len;
+    uint64_t v;
+    if (fd->kind == RSP_FIELD_STRING || fd->kind == RSP_FIELD_ARRAY) {
+      p = (const uint8_t *)rsp_event_field_bytes(&tmp, fd, &len);
+    } else {
+      v = rsp_event_field_u64(&tmp, fd);
+      p = (const uint8_t *)&v;
+      len = sizeof v;
+    }
+    for (size_t i = 0; i < len; i++) {
+      h ^= p[i];
+      h *= 1099511628211ull;
+    }
+    h ^= 0xff; /* field separator */
+    h *= 1099511628211ull;
+  }
+  return h | 1; /* never 0: 0 marks events that cannot be twins */
+}
+
+static void lookahead_prune(rsp_reader *r, uint64_t horizon)
+{
+  size_t drop = 0;
+  while (drop < r->la_next) {
+    rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, drop);
+    if (l->time + RSP_FTRACE_MATCH_AFTER_NS >= horizon)
+      break;
+    drop++;
+  }
+  if (drop == 0)
+    return;
+  for (size_t i = 0; i < drop; i++) {
+    uint8_t *rec = g_array_index(r->lookahead, rsp_lookahead, i).record;
+    if (rec != r->la_current)
+      g_free(rec);
+  }
+  g_array_remove_range(r->lookahead, 0, (guint)drop);
+  r->la_next -= drop;
+}
+
+/* Moves the next perf event out of the ordering buffer into the lookahead; false at the end. */
+static bool lookahead_pull(rsp_reader *r, GError **error)
 {
   for (;;) {
-    if (r->immediate_next < r->immediates->len) {
-      size_t i = r->immediate_next++;
-      return deliver(r, g_ptr_array_index(r->immediates, i),
-                     g_array_index(r->immediate_offsets, uint64_t, i),
-                     g_array_index(r->immediate_evsels, uint32_t, i), error);
+    const rsp_queued *q = rsp_oe_peek(&r->oe);
+    if (q) {
+      q = rsp_oe_pop(&r->oe);
+      const struct perf_event_header *h = (const struct perf_event_header *)q->record;
+      rsp_lookahead l = {.record = g_memdup2(q->record, h->size), .time = q->time,
+                         .offset = q->offset, .evsel = q->evsel};
+      rsp_evsel *e = q->evsel < r->evsels->len ? g_ptr_array_index(r->evsels, q->evsel) : NULL;
+      if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT) {
+        rsp_event tmp;
+        if (rsp_decode_record(l.record, h->size, e, q->offset, r->path, &tmp, NULL) && tmp.raw)
+          l.key = tracepoint_key(e, tmp.cpu, tmp.raw, tmp.raw_size);
+      }
+      g_array_append_val(r->lookahead, l);
+      return true;
     }
-    if (r->immediates->len) {
-      g_ptr_array_set_size(r->immediates, 0);
-      g_array_set_size(r->immediate_offsets, 0);
-      g_array_set_size(r->immediate_evsels, 0);
-      r->immediate_next = 0;
+    if (r->immediate_next < r->immediates->len)
+      return false; /* let the caller hand those out first */
+    if (!r->input_done) {
+      int rc = read_one(r, error);
+      if (rc < 0)
+        return false;
+      if (rc == 0)
+        r->input_done = true;
+      continue;
     }
+    if (!r->flushed_all) {
+      r->flushed_all = true;
+      rsp_oe_flush_all(&r->oe);
+      continue;
+    }
+    r->perf_exhausted = true;
+    return false;
+  }
+}
+
+static const rsp_event *deliver_ftrace(rsp_reader *r, const rsp_ftrace_event *fe, GError **error)
+{
+  rsp_evsel *e = ftrace_evsel(r, fe->type_id);
+  if (r->ftrace_copy_cap < fe->size) {
+    g_free(r->ftrace_copy);
+    r->ftrace_copy_cap = MAX(fe->size, 4096u);
+    r->ftrace_copy = g_malloc(r->ftrace_copy_cap);
+  }
+  memcpy(r->ftrace_copy, fe->data, fe->size);
+  rsp_event *ev = &r->ev;
+  memset(ev, 0, sizeof *ev);
+  ev->type = PERF_RECORD_SAMPLE;
+  ev->source = RSP_SOURCE_FTRACE;
+  ev->evsel = e;
+  ev->offset = fe->offset;
+  ev->present = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+  ev->time = fe->time;
+  ev->cpu = fe->cpu;
+  int32_t pid = -1;
+  if (fe->size >= 8)
+    memcpy(&pid, r->ftrace_copy + 4, 4); /* common_pid */
+  ev->pid = ev->tid = pid;
+  ev->period = 1;
+  ev->raw = r->ftrace_copy;
+  ev->raw_size = fe->size;
+  if (!rsp_ftrace_pop(r->ftrace, error))
+    return NULL;
+  if (e)
+    e->n_samples++;
+  r->stats.ftrace_read++;
+  r->stats.ftrace_added++;
+  r->stats.events++;
+  return ev;
+}
+
+static const rsp_event *deliver_immediate(rsp_reader *r, GError **error)
+{
+  size_t i = r->immediate_next++;
+  return deliver(r, g_ptr_array_index(r->immediates, i),
+                 g_array_index(r->immediate_offsets, uint64_t, i),
+                 g_array_index(r->immediate_evsels, uint32_t, i), error);
+}
+
+static void reset_immediates(rsp_reader *r)
+{
+  if (r->immediates->len && r->immediate_next >= r->immediates->len) {
+    g_ptr_array_set_size(r->immediates, 0);
+    g_array_set_size(r->immediate_offsets, 0);
+    g_array_set_size(r->immediate_evsels, 0);
+    r->immediate_next = 0;
+  }
+}
+
+/* Merging: perf's events and the ftrace side stream by time, ftrace's twins of perf events dropped. */
+static const rsp_event *next_merged(rsp_reader *r, GError **error)
+{
+  for (;;) {
+    if (r->immediate_next < r->immediates->len)
+      return deliver_immediate(r, error);
+    reset_immediates(r);
+    rsp_ftrace_event fe;
+    bool have_fe = rsp_ftrace_peek(r->ftrace, &fe);
+    /* the ftrace instance runs a little longer than perf on both sides: keep only what falls
+     * inside perf's recording (its first and last sample) */
+    uint64_t first = r->info.sample_time_first, last = r->info.sample_time_last;
+    if (have_fe && (fe.time < first || (last && fe.time > last) ||
+                    (r->perf_exhausted && !last && fe.time > r->oe.max_time))) {
+      r->stats.ftrace_read++;
+      r->stats.ftrace_outside++;
+      if (!rsp_ftrace_pop(r->ftrace, error))
+        return NULL;
+      continue;
+    }
+    /* pull perf events until the ftrace head's window is covered */
+    while (!r->perf_exhausted) {
+      size_t n = r->lookahead->len;
+      if (n > r->la_next && (!have_fe ||
+          g_array_index(r->lookahead, rsp_lookahead, n - 1).time > fe.time + RSP_FTRACE_MATCH_AFTER_NS))
+        break;
+      if (!lookahead_pull(r, error)) {
+        if (error && *error)
+          return NULL;
+        if (!r->perf_exhausted)
+          break; /* immediates arrived */
+      }
+    }
+    if (r->immediate_next < r->immediates->len)
+      continue;
+    if (have_fe) {
+      rsp_evsel *fe_evsel = ftrace_evsel(r, fe.type_id);
+      uint64_t key = fe_evsel && fe.size >= 8 ? tracepoint_key(fe_evsel, fe.cpu, fe.data, fe.size) : 0;
+      bool twin = false;
+      for (size_t i = 0; key && i < r->lookahead->len; i++) {
+        rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, i);
+        if (l->time + RSP_FTRACE_MATCH_BEFORE_NS < fe.time)
+          continue;
+        if (l->time > fe.time + RSP_FTRACE_MATCH_AFTER_NS)
+          break;
+        if (!l->matched && l->key == key) {
+          l->matched = true;
+          twin = true;
+          break;
+        }
+      }
+      if (twin) {
+        r->stats.ftrace_read++;
+        r->stats.ftrace_duplicates++;
+        if (!rsp_ftrace_pop(r->ftrace, error))
+          return NULL;
+        continue;
+      }
+    }
+    rsp_lookahead *p = r->la_next < r->lookahead->len
+                         ? &g_array_index(r->lookahead, rsp_lookahead, r->la_next) : NULL;
+    const rsp_event *ev;
+    if (have_fe && (!p || fe.time < p->time)) {
+      ev = deliver_ftrace(r, &fe, error);
+    } else if (p) {
+      r->la_next++;
+      r->la_current = p->record;
+      ev = deliver(r, p->record, p->offset, p->evsel, error);
+    } else {
+      r->stats.ftrace_missed = rsp_ftrace_missed(r->ftrace);
+      return NULL;
+    }
+    lookahead_prune(r, have_fe ? fe.time : UINT64_MAX);
+    return ev;
+  }
+}
+
+const rsp_event *rsp_reader_next(rsp_reader *r, GError **error)
+{
+  if (r->ftrace)
+    return next_merged(r, error);
+  for (;;) {
+    if (r->immediate_next < r->immediates->len)
+      return deliver_immediate(r, error);
+    reset_immediates(r);
     const rsp_queued *q = rsp_oe_pop(&r->oe);
     if (q)
       return deliver(r, q->record, q->offset, q->evsel, error);
@@ -773,7 +1055,7 @@ const rsp_event *rsp_reader_next(rsp_reader *r, GError **error)
       continue;
     }
     /* read until something is deliverable */
-    while (!r->input_done && r->immediates->len == 0 && r->oe.head >= r->oe.ready) {
+    while (!r->input_done && r->immediates->len == 0 && !rsp_oe_peek(&r->oe)) {
       int rc = read_one(r, error);
       if (rc < 0)
         return NULL;
@@ -807,6 +1089,15 @@ void rsp_reader_close(rsp_reader *r)
   g_free(r->id_keys);
   g_free(r->id_vals);
   g_free(r->scratch);
+  rsp_ftrace_close(r->ftrace);
+  if (r->lookahead) {
+    for (guint i = 0; i < r->lookahead->len; i++)
+      g_free(g_array_index(r->lookahead, rsp_lookahead, i).record);
+    g_array_unref(r->lookahead);
+  }
+  if (r->ftrace_evsels)
+    g_hash_table_unref(r->ftrace_evsels);
+  g_free(r->ftrace_copy);
   g_free(r->path);
   g_free(r);
 }

@@ -102,7 +102,8 @@ typedef struct rsp_event {
   uint64_t offset; /* byte offset of the record in the file; for records inside a COMPRESSED
                       record, the offset of that COMPRESSED record */
   const rsp_evsel *evsel; /* for samples (and sample_id_all trailers), else NULL */
-  const void *record;     /* the whole record, header included */
+  const void *record;     /* the whole record, header included (NULL for ftrace events) */
+  uint8_t source;         /* RSP_SOURCE_PERF, or RSP_SOURCE_FTRACE for the merged side stream */
 
   /* Sample fields, and the sample_id_all trailer of other records. */
   uint64_t present; /* PERF_SAMPLE_* bits actually decoded for this event */
@@ -155,6 +156,8 @@ typedef struct rsp_event {
     struct { int32_t pid, tid; } itrace_start;
   } u;
 } rsp_event;
+
+enum { RSP_SOURCE_PERF = 0, RSP_SOURCE_FTRACE = 1 };
 
 /* The recording's header and feature sections. Strings are NULL when the feature is absent. */
 typedef struct rsp_build_id {
@@ -211,13 +214,22 @@ typedef struct rsp_reader_stats {
   uint64_t out_of_order;                 /* events that arrived after their round was flushed */
   uint64_t bytes_decompressed;
   uint64_t max_buffered;                 /* the most events held for ordering at once */
+  /* the ftrace side stream (FILE.ftrace/ written by rsp-record), merged by timestamp */
+  bool ftrace_merged;
+  const char *ftrace_note;               /* why it was not merged, when it exists but was not */
+  uint64_t ftrace_read;                  /* events read from it */
+  uint64_t ftrace_duplicates;            /* of those, already in perf's stream: dropped */
+  uint64_t ftrace_added;                 /* of those, missing from perf's stream: delivered */
+  uint64_t ftrace_outside;               /* of those, before or after perf's recording: dropped */
+  uint64_t ftrace_missed;                /* events the ftrace ring buffer itself lost */
 } rsp_reader_stats;
 
 typedef struct rsp_reader rsp_reader;
 
 typedef struct rsp_reader_options {
   bool unordered;        /* deliver in file order (no reordering buffer) */
-  bool keep_headers;     /* also deliver perf's user records (HEADER_*, ID_INDEX, ...) as events */
+  bool no_ftrace;        /* do not merge FILE.ftrace/ even when present */
+  const char *ftrace_dir; /* merge this ftrace capture instead of FILE.ftrace/ */
 } rsp_reader_options;
 
 /* Opens PATH ("-" reads standard input as a pipe-mode stream) and reads its header, attrs and

@@ -161,6 +161,8 @@ static void print_json(dump *d, const rsp_event *ev)
   fputs(",\"event\":", out);
   const char *name = event_name(ev, nb, sizeof nb);
   json_string(out, name, strlen(name));
+  if (ev->source == RSP_SOURCE_FTRACE)
+    fputs(",\"source\":\"ftrace\"", out);
   if (ev->type == PERF_RECORD_SAMPLE) {
     fprintf(out, ",\"ip\":%" PRIu64 ",\"period\":%" PRIu64, ev->ip, ev->period);
     if (ev->evsel && ev->evsel->n_fields) {
@@ -364,6 +366,18 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
               frames, resolved, ss->kernel_frames, ss->kernel_resolved, ss->user_frames,
               ss->user_resolved);
     }
+    if (st->ftrace_merged || st->ftrace_note) {
+      fprintf(out, ",\"ftrace\":{\"merged\":%s,\"read\":%" PRIu64 ",\"duplicates\":%" PRIu64
+                   ",\"added\":%" PRIu64 ",\"outside\":%" PRIu64 ",\"missed\":%" PRIu64
+                   ",\"note\":",
+              st->ftrace_merged ? "true" : "false", st->ftrace_read, st->ftrace_duplicates,
+              st->ftrace_added, st->ftrace_outside, st->ftrace_missed);
+      if (st->ftrace_note)
+        json_string(out, st->ftrace_note, strlen(st->ftrace_note));
+      else
+        fputs("null", out);
+      putc('}', out);
+    }
     fprintf(out, ",\"seconds\":%.3f}\n", secs);
   } else {
     fprintf(out, "%-24s %12s\n", "record type", "count");
@@ -384,6 +398,14 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
     fprintf(out, "\nevents %" PRIu64 ", lost %" PRIu64 ", lost samples %" PRIu64
                  ", unknown-id samples %" PRIu64 ", out of order %" PRIu64 "\n",
             st->events, st->lost, st->lost_samples, st->unknown_id_samples, st->out_of_order);
+    if (st->ftrace_merged)
+      fprintf(out, "ftrace side stream merged: %" PRIu64 " events read, %" PRIu64
+                   " already in perf's stream, %" PRIu64 " added, %" PRIu64
+                   " outside perf's recording, %" PRIu64 " lost by ftrace\n",
+              st->ftrace_read, st->ftrace_duplicates, st->ftrace_added, st->ftrace_outside,
+              st->ftrace_missed);
+    else if (st->ftrace_note)
+      fprintf(out, "ftrace side stream %s\n", st->ftrace_note);
     if (d->symbolizer)
       fprintf(out, "frames %" PRIu64 ", resolved %" PRIu64 " (%.1f%%)\n", frames, resolved,
               frames ? 100.0 * (double)resolved / (double)frames : 0.0);
@@ -457,7 +479,7 @@ int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
   gboolean stacks = FALSE, stats = FALSE, symbolize = FALSE, unordered = FALSE, details = FALSE;
-  gboolean header = FALSE;
+  gboolean header = FALSE, no_ftrace = FALSE;
   char *format = NULL, *kallsyms = NULL;
   GOptionEntry entries[] = {
     {"stacks", 's', 0, G_OPTION_ARG_NONE, &stacks, "Print each sample's symbolized callchain", NULL},
@@ -466,6 +488,7 @@ int main(int argc, char **argv)
     {"symbolize", 0, 0, G_OPTION_ARG_NONE, &symbolize, "With --stats: resolve every callchain frame", NULL},
     {"kallsyms", 0, 0, G_OPTION_ARG_FILENAME, &kallsyms, "Kernel symbols to use (default: FILE.kallsyms[.zst] beside FILE)", "PATH"},
     {"unordered", 0, 0, G_OPTION_ARG_NONE, &unordered, "Print in file order, not time order", NULL},
+    {"no-ftrace", 0, 0, G_OPTION_ARG_NONE, &no_ftrace, "Do not merge the ftrace side stream (FILE.ftrace/)", NULL},
     {"header", 0, 0, G_OPTION_ARG_NONE, &header, "Print the recording's header, attrs and features as JSON", NULL},
     {"details", 0, 0, G_OPTION_ARG_NONE, &details, "With --format=jsonl: every decoded sample value", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
@@ -497,7 +520,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "rsp-dump: unknown format '%s' (text, jsonl, json)\n", format);
     return 2;
   }
-  rsp_reader_options ro = {.unordered = unordered};
+  rsp_reader_options ro = {.unordered = unordered, .no_ftrace = no_ftrace};
   d.reader = rsp_reader_open(argv[1], &ro, &error);
   if (!d.reader) {
     fprintf(stderr, "rsp-dump: %s\n", error->message);

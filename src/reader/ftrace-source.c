@@ -1,0 +1,241 @@
+/* The ftrace side stream rsp-record saves beside a recording (FILE.ftrace/): per-CPU ring
+ * buffer pages read from a tracefs instance on the mono clock (cpuN.raw), with the format files
+ * and header_page of the recording machine. perf record loses interrupt-context events on idle
+ * CPUs; ftrace keeps them, and on CLOCK_MONOTONIC both streams share one time base, so the
+ * reader merges them by timestamp. This file only reads the side stream, in time order. */
+#include "reader/reader-private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+
+typedef struct ftrace_cpu {
+  FILE *f;
+  char *path;
+  int cpu;
+  uint8_t *page;
+  struct kbuffer *kbuf;
+  bool loaded;     /* a page is loaded and kbuf points at an event */
+  bool done;
+  void *data;      /* current event payload */
+  unsigned long long ts;
+  uint64_t page_offset; /* file offset of the loaded page */
+} ftrace_cpu;
+
+struct rsp_ftrace {
+  char *dir;
+  struct tep_handle *tep;
+  size_t page_size;
+  ftrace_cpu *cpus;
+  unsigned n_cpus;
+  uint64_t missed;
+  uint64_t events;
+};
+
+static size_t page_size_from_header(const char *text)
+{
+  /* "field: char data;\toffset:16;\tsize:4080;" : the page is offset + size */
+  const char *p = strstr(text, "char data;");
+  unsigned off = 0, size = 0;
+  if (!p)
+    return 0;
+  const char *o = strstr(p, "offset:");
+  const char *s = strstr(p, "size:");
+  if (!o || !s || sscanf(o, "offset:%u", &off) != 1 || sscanf(s, "size:%u", &size) != 1)
+    return 0;
+  return (size_t)off + size;
+}
+
+static bool load_formats(rsp_ftrace *ft, GError **error)
+{
+  char *events = g_build_filename(ft->dir, "events", NULL);
+  GDir *sysdir = g_dir_open(events, 0, NULL);
+  unsigned loaded = 0;
+  if (sysdir) {
+    const char *sys;
+    while ((sys = g_dir_read_name(sysdir))) {
+      char *sp = g_build_filename(events, sys, NULL);
+      GDir *evdir = g_dir_open(sp, 0, NULL);
+      if (evdir) {
+        const char *name;
+        while ((name = g_dir_read_name(evdir))) {
+          char *fp = g_build_filename(sp, name, "format", NULL);
+          char *text = NULL;
+          gsize len = 0;
+          if (g_file_get_contents(fp, &text, &len, NULL)) {
+            if (tep_parse_event(ft->tep, text, len, sys) == 0)
+              loaded++;
+            g_free(text);
+          }
+          g_free(fp);
+        }
+        g_dir_close(evdir);
+      }
+      g_free(sp);
+    }
+    g_dir_close(sysdir);
+  }
+  g_free(events);
+  if (loaded == 0) {
+    g_set_error(error, RSP_READER_ERROR, RSP_READER_ERROR_FORMAT,
+                "%s: no event format files under events/: cannot decode the ftrace stream", ft->dir);
+    return false;
+  }
+  return true;
+}
+
+void rsp_ftrace_close(rsp_ftrace *ft)
+{
+  if (!ft)
+    return;
+  for (unsigned i = 0; i < ft->n_cpus; i++) {
+    if (ft->cpus[i].f)
+      fclose(ft->cpus[i].f);
+    if (ft->cpus[i].kbuf)
+      kbuffer_free(ft->cpus[i].kbuf);
+    g_free(ft->cpus[i].page);
+    g_free(ft->cpus[i].path);
+  }
+  g_free(ft->cpus);
+  if (ft->tep)
+    tep_free(ft->tep);
+  g_free(ft->dir);
+  g_free(ft);
+}
+
+/* Loads pages until one holds an event; false at the end of this CPU's file. */
+static bool cpu_advance_page(rsp_ftrace *ft, ftrace_cpu *c, GError **error)
+{
+  for (;;) {
+    long pos = ftell(c->f);
+    size_t got = fread(c->page, 1, ft->page_size, c->f);
+    if (got == 0) {
+      c->done = true;
+      return false;
+    }
+    if (got < ft->page_size) {
+      /* a capture cut mid-page (Ctrl-C): the partial page is dropped, counted as missed */
+      ft->missed++;
+      c->done = true;
+      return false;
+    }
+    c->page_offset = (uint64_t)pos;
+    if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0) {
+      g_set_error(error, RSP_READER_ERROR, RSP_READER_ERROR_FORMAT,
+                  "%s: at byte offset %" G_GUINT64_FORMAT ": not a ring-buffer page", c->path,
+                  c->page_offset);
+      c->done = true;
+      return false;
+    }
+    int missed = kbuffer_missed_events(c->kbuf);
+    if (missed != 0) /* -1: events were lost, how many is unknown */
+      ft->missed += missed > 0 ? (uint64_t)missed : 1;
+    c->data = kbuffer_read_event(c->kbuf, &c->ts);
+    if (c->data) {
+      c->loaded = true;
+      return true;
+    }
+  }
+}
+
+rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error)
+{
+  rsp_ftrace *ft = g_new0(rsp_ftrace, 1);
+  ft->dir = g_strdup(dir);
+  ft->tep = tep_alloc();
+  char *hp = g_build_filename(dir, "header_page", NULL);
+  char *text = NULL;
+  if (!g_file_get_contents(hp, &text, NULL, NULL) || !(ft->page_size = page_size_from_header(text)) ||
+      ft->page_size < 64 || ft->page_size > (1u << 24)) {
+    g_set_error(error, RSP_READER_ERROR, RSP_READER_ERROR_FORMAT,
+                "%s: missing or unreadable header_page: cannot decode the ftrace stream", hp);
+    g_free(hp);
+    g_free(text);
+    rsp_ftrace_close(ft);
+    return NULL;
+  }
+  tep_parse_header_page(ft->tep, text, (unsigned long)strlen(text), 8);
+  g_free(text);
+  g_free(hp);
+  if (!load_formats(ft, error)) {
+    rsp_ftrace_close(ft);
+    return NULL;
+  }
+  GArray *cpus = g_array_new(FALSE, TRUE, sizeof(ftrace_cpu));
+  for (int cpu = 0; cpu < 4096; cpu++) {
+    char name[32];
+    g_snprintf(name, sizeof name, "cpu%d.raw", cpu);
+    char *path = g_build_filename(dir, name, NULL);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+      g_free(path);
+      if (errno == ENOENT && cpu > 0)
+        continue; /* offline CPUs leave holes */
+      continue;
+    }
+    ftrace_cpu c = {.f = f, .path = path, .cpu = cpu};
+    c.page = g_malloc(ft->page_size);
+    c.kbuf = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+    g_array_append_val(cpus, c);
+  }
+  ft->n_cpus = cpus->len;
+  ft->cpus = (ftrace_cpu *)g_array_free(cpus, FALSE);
+  for (unsigned i = 0; i < ft->n_cpus; i++) {
+    if (!cpu_advance_page(ft, &ft->cpus[i], error) && error && *error) {
+      rsp_ftrace_close(ft);
+      return NULL;
+    }
+  }
+  return ft;
+}
+
+/* The CPU whose next event is the oldest, or NULL when every stream is done. */
+static ftrace_cpu *oldest(rsp_ftrace *ft)
+{
+  ftrace_cpu *best = NULL;
+  for (unsigned i = 0; i < ft->n_cpus; i++) {
+    ftrace_cpu *c = &ft->cpus[i];
+    if (c->loaded && (!best || c->ts < best->ts))
+      best = c;
+  }
+  return best;
+}
+
+bool rsp_ftrace_peek(rsp_ftrace *ft, rsp_ftrace_event *out)
+{
+  ftrace_cpu *c = oldest(ft);
+  if (!c)
+    return false;
+  out->time = c->ts;
+  out->cpu = c->cpu;
+  out->data = c->data;
+  int sz = kbuffer_event_size(c->kbuf);
+  out->size = sz > 0 ? (uint32_t)sz : 0;
+  out->offset = c->page_offset + (uint64_t)kbuffer_curr_offset(c->kbuf);
+  out->path = c->path;
+  uint16_t type = 0;
+  if (out->size >= 2)
+    memcpy(&type, c->data, 2);
+  out->type_id = type;
+  return true;
+}
+
+bool rsp_ftrace_pop(rsp_ftrace *ft, GError **error)
+{
+  ftrace_cpu *c = oldest(ft);
+  if (!c)
+    return true;
+  ft->events++;
+  c->data = kbuffer_next_event(c->kbuf, &c->ts);
+  if (!c->data) {
+    c->loaded = false;
+    if (!cpu_advance_page(ft, c, error) && error && *error)
+      return false;
+  }
+  return true;
+}
+
+struct tep_handle *rsp_ftrace_tep(rsp_ftrace *ft) { return ft->tep; }
+uint64_t rsp_ftrace_missed(const rsp_ftrace *ft) { return ft->missed; }
