@@ -4,9 +4,9 @@ set -euo pipefail
 packages=(
   # build
   gcc meson ninja-build pkg-config gettext
-  libglib2.0-dev libtraceevent-dev libdw-dev libelf-dev libzstd-dev libgtk-3-dev
-  # recording and oracles
-  linux-perf
+  libglib2.0-dev libtraceevent-dev libdw-dev libelf-dev libzstd-dev libgtk-3-dev libiberty-dev
+  # recording and oracles (libc6-dbg: the symbols perf and rsp both read for libc frames)
+  linux-perf libc6-dbg
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
   clang libclang-rt-14-dev python3 jq
   xvfb x11-apps xdotool imagemagick at-spi2-core desktop-file-utils

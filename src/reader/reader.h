@@ -292,7 +292,7 @@ typedef struct rsp_symbolizer_stats {
 rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolizer_options *options,
                                    GError **error);
 void rsp_symbolizer_free(rsp_symbolizer *symbolizer);
-/* Follows MMAP, MMAP2, COMM (exec), FORK, EXIT and KSYMBOL records; ignores the rest. */
+/* Follows MMAP, MMAP2, FORK and KSYMBOL records; ignores the rest. */
 void rsp_symbolizer_observe(rsp_symbolizer *symbolizer, const rsp_event *ev);
 /* Resolves EV's callchain into OUT (context markers dropped, innermost first); returns the
  * number of frames written (at most MAX). */

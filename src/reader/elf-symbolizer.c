@@ -1,0 +1,256 @@
+/* User-space symbols of one ELF file through libdwfl: .symtab, else .dynsym, else the
+ * MiniDebugInfo in .gnu_debugdata, and separate debuginfo found by build id or debuglink. The file
+ * is opened on first use and checked against the build id perf recorded; every address is
+ * resolved once and cached. */
+#include "reader/symbolizer-private.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libiberty/demangle.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct rsp_elf {
+  char *path;
+  uint8_t expected[20];
+  uint8_t expected_size;
+  bool tried, usable, mismatch;
+  Dwfl *dwfl;
+  Dwfl_Module *mod;
+  GElf_Addr bias;
+  GArray *loads;        /* PT_LOAD (offset, filesz, vaddr) triples */
+  GArray *syms;         /* esym sorted by start: functions of the best symbol table found */
+  GHashTable *cache;    /* file offset -> cached (hits and misses) */
+  GStringChunk *strings;
+};
+
+typedef struct esym {
+  uint64_t start, end;
+  const char *name;
+  uint8_t binding;
+} esym;
+
+typedef struct cached {
+  int64_t key;
+  rsp_sym sym;
+  bool found;
+} cached;
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_callbacks = {
+  .find_elf = dwfl_build_id_find_elf,
+  .find_debuginfo = dwfl_standard_find_debuginfo,
+  .section_address = dwfl_offline_section_address,
+  .debuginfo_path = &debuginfo_path,
+};
+
+rsp_elf *rsp_elf_new(const char *path, const uint8_t *expected_build_id, uint8_t build_id_size,
+                     GStringChunk *strings)
+{
+  rsp_elf *e = g_new0(rsp_elf, 1);
+  e->path = g_strdup(path);
+  if (expected_build_id && build_id_size) {
+    e->expected_size = MIN(build_id_size, 20);
+    memcpy(e->expected, expected_build_id, e->expected_size);
+  }
+  e->strings = strings;
+  e->cache = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+  return e;
+}
+
+void rsp_elf_free(rsp_elf *e)
+{
+  if (!e)
+    return;
+  if (e->dwfl)
+    dwfl_end(e->dwfl);
+  if (e->loads)
+    g_array_unref(e->loads);
+  if (e->syms)
+    g_array_unref(e->syms);
+  g_hash_table_unref(e->cache);
+  g_free(e->path);
+  g_free(e);
+}
+
+static int cmp_esym(const void *a, const void *b)
+{
+  const esym *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static unsigned underscores(const char *s)
+{
+  unsigned n = 0;
+  while (s[n] == '_')
+    n++;
+  return n;
+}
+
+/* perf's choose_best_symbol for symbols at one address, so both name a frame alike: sized over
+ * zero-sized, then non-weak, then global, then fewer leading underscores, then the longer name.
+ * True when B is the better one. */
+static bool better(const esym *a, const esym *b)
+{
+  bool az = a->end == a->start, bz = b->end == b->start;
+  if (az != bz)
+    return az;
+  bool aw = a->binding == STB_WEAK, bw = b->binding == STB_WEAK;
+  if (aw != bw)
+    return aw;
+  bool ag = a->binding == STB_GLOBAL, bg = b->binding == STB_GLOBAL;
+  if (ag != bg)
+    return bg;
+  unsigned ua = underscores(a->name), ub = underscores(b->name);
+  if (ua != ub)
+    return ub < ua;
+  return strlen(b->name) > strlen(a->name);
+}
+
+/* The functions of the module's symbol table (libdwfl picks the debug file's .symtab, else the
+ * file's own, else .gnu_debugdata, else .dynsym), one per address, as perf keeps them. */
+static void load_symbols(rsp_elf *e)
+{
+  e->syms = g_array_new(FALSE, FALSE, sizeof(esym));
+  int n = dwfl_module_getsymtab(e->mod);
+  for (int i = 1; i < n; i++) {
+    GElf_Sym sym;
+    GElf_Addr addr;
+    GElf_Word shndx = 0;
+    Elf *selt = NULL;
+    const char *name = dwfl_module_getsym_info(e->mod, i, &sym, &addr, &shndx, &selt, NULL);
+    if (!name || !name[0] || addr == 0 || shndx == SHN_UNDEF || shndx == SHN_ABS)
+      continue;
+    int type = GELF_ST_TYPE(sym.st_info);
+    if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+      /* assembly labels (_start, _dl_start_user): zero-sized, untyped, in executable code */
+      GElf_Shdr sh;
+      Elf_Scn *scn = type == STT_NOTYPE && sym.st_size == 0 && selt ? elf_getscn(selt, shndx) : NULL;
+      if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+        continue;
+    }
+    /* C++ names demangled without their parameters, as perf shows them */
+    char *demangled = name[0] == '_' && name[1] == 'Z' ? cplus_demangle(name, DMGL_NO_OPTS) : NULL;
+    esym es = {addr - e->bias, addr - e->bias + sym.st_size,
+               g_string_chunk_insert_const(e->strings, demangled ? demangled : name),
+               GELF_ST_BIND(sym.st_info)};
+    free(demangled);
+    g_array_append_val(e->syms, es);
+  }
+  g_array_sort(e->syms, cmp_esym);
+  guint out = 0;
+  for (guint i = 0; i < e->syms->len; i++) {
+    esym *cur = &g_array_index(e->syms, esym, i);
+    if (out > 0 && g_array_index(e->syms, esym, out - 1).start == cur->start) {
+      if (better(&g_array_index(e->syms, esym, out - 1), cur))
+        g_array_index(e->syms, esym, out - 1) = *cur;
+      continue;
+    }
+    g_array_index(e->syms, esym, out++) = *cur;
+  }
+  g_array_set_size(e->syms, out);
+  /* zero-sized symbols end where the next begins */
+  for (guint i = 0; i + 1 < out; i++) {
+    esym *cur = &g_array_index(e->syms, esym, i);
+    if (cur->end == cur->start)
+      cur->end = g_array_index(e->syms, esym, i + 1).start;
+  }
+}
+
+static const esym *find_sym(const rsp_elf *e, uint64_t vaddr)
+{
+  guint lo = 0, hi = e->syms->len;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(e->syms, esym, mid).start <= vaddr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return NULL;
+  const esym *f = &g_array_index(e->syms, esym, lo - 1);
+  return vaddr < f->end ? f : NULL;
+}
+
+static bool open_elf(rsp_elf *e)
+{
+  e->tried = true;
+  if (access(e->path, R_OK) != 0)
+    return false;
+  e->dwfl = dwfl_begin(&offline_callbacks);
+  if (!e->dwfl)
+    return false;
+  dwfl_report_begin(e->dwfl);
+  e->mod = dwfl_report_elf(e->dwfl, e->path, e->path, -1, 0, false);
+  dwfl_report_end(e->dwfl, NULL, NULL);
+  if (!e->mod)
+    return false;
+  if (e->expected_size) {
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int n = dwfl_module_build_id(e->mod, &bits, &vaddr);
+    if (n > 0 && (n < e->expected_size || memcmp(bits, e->expected, e->expected_size) != 0)) {
+      e->mismatch = true;
+      return false;
+    }
+  }
+  Elf *elf = dwfl_module_getelf(e->mod, &e->bias);
+  if (!elf)
+    return false;
+  size_t phnum;
+  if (elf_getphdrnum(elf, &phnum) != 0)
+    return false;
+  e->loads = g_array_new(FALSE, FALSE, sizeof(uint64_t) * 3);
+  for (size_t i = 0; i < phnum; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+      uint64_t t[3] = {ph.p_offset, ph.p_filesz, ph.p_vaddr};
+      g_array_append_val(e->loads, t);
+    }
+  }
+  load_symbols(e);
+  return true;
+}
+
+bool rsp_elf_build_id_mismatch(const rsp_elf *e)
+{
+  return e->mismatch;
+}
+
+bool rsp_elf_lookup(rsp_elf *e, uint64_t file_offset, rsp_sym *sym)
+{
+  int64_t key = (int64_t)file_offset;
+  cached *c = g_hash_table_lookup(e->cache, &key);
+  if (c) {
+    *sym = c->sym;
+    return c->found;
+  }
+  if (!e->tried)
+    e->usable = open_elf(e);
+  c = g_new0(cached, 1);
+  c->key = key;
+  if (e->usable) {
+    uint64_t vaddr = 0;
+    bool in_load = false;
+    for (guint i = 0; i < e->loads->len; i++) {
+      const uint64_t *t = &g_array_index(e->loads, uint64_t, i * 3);
+      if (file_offset >= t[0] && file_offset < t[0] + t[1]) {
+        vaddr = file_offset - t[0] + t[2];
+        in_load = true;
+        break;
+      }
+    }
+    const esym *f = in_load ? find_sym(e, vaddr) : NULL;
+    if (f) {
+      c->sym.name = f->name;
+      c->sym.start = file_offset - (vaddr - f->start);
+      c->found = true;
+    }
+  }
+  g_hash_table_insert(e->cache, &c->key, c);
+  *sym = c->sym;
+  return c->found;
+}

@@ -1,0 +1,41 @@
+/* Internals of the symbolizers: interchangeable resolvers behind one small interface, chained by
+ * symbolizer.c (kernel: kallsyms; user: ELF through libdwfl, then perf-PID.map for JITs). */
+#pragma once
+
+#include "reader/reader.h"
+
+/* A resolved symbol: the interned name and its start address (in the resolver's space). */
+typedef struct rsp_sym {
+  const char *name;
+  uint64_t start;
+} rsp_sym;
+
+/* ---- kallsyms-symbolizer.c ---------------------------------------------------------------- */
+typedef struct rsp_kallsyms rsp_kallsyms;
+/* Parses kallsyms text (as /proc/kallsyms prints it). Returns NULL when it holds no symbol. */
+rsp_kallsyms *rsp_kallsyms_parse(const char *text, size_t len, GStringChunk *strings);
+/* Reads PATH, plain or zstd-compressed (by content). */
+rsp_kallsyms *rsp_kallsyms_load(const char *path, GStringChunk *strings, GError **error);
+void rsp_kallsyms_free(rsp_kallsyms *k);
+/* Adds one symbol (a KSYMBOL record: bpf programs, trampolines). */
+void rsp_kallsyms_add(rsp_kallsyms *k, uint64_t addr, uint32_t len, const char *name);
+/* The function containing ADDR and its dso ("[kernel.kallsyms]" or "[module]"). */
+bool rsp_kallsyms_lookup(rsp_kallsyms *k, uint64_t addr, rsp_sym *sym, const char **dso);
+size_t rsp_kallsyms_count(const rsp_kallsyms *k);
+
+/* ---- elf-symbolizer.c --------------------------------------------------------------------- */
+typedef struct rsp_elf rsp_elf;
+/* Opens PATH lazily; EXPECTED_BUILD_ID (may be NULL) must match the file's. */
+rsp_elf *rsp_elf_new(const char *path, const uint8_t *expected_build_id, uint8_t build_id_size,
+                     GStringChunk *strings);
+void rsp_elf_free(rsp_elf *e);
+/* Resolves FILE_OFFSET (ip - map start + pgoff) to a symbol. */
+bool rsp_elf_lookup(rsp_elf *e, uint64_t file_offset, rsp_sym *sym);
+bool rsp_elf_build_id_mismatch(const rsp_elf *e);
+
+/* ---- perfmap-symbolizer.c ------------------------------------------------------------------- */
+typedef struct rsp_perfmap rsp_perfmap;
+/* /tmp/perf-PID.map written by JITs; NULL when there is none. */
+rsp_perfmap *rsp_perfmap_load(const char *path, GStringChunk *strings);
+void rsp_perfmap_free(rsp_perfmap *m);
+bool rsp_perfmap_lookup(rsp_perfmap *m, uint64_t addr, rsp_sym *sym);
