@@ -24,28 +24,17 @@ static int cmp_ksym(const void *a, const void *b)
   return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static unsigned underscores(const char *s)
+/* Which of two kernel symbols at one address perf names a frame with: global over local over
+ * weak, and among equals the one listed last (measured against perf script: __x64_sys_vfork,
+ * not __ia32_sys_vfork listed before it). Returns true when B, listed after A, wins. */
+static int rank(char type)
 {
-  unsigned n = 0;
-  while (s[n] == '_')
-    n++;
-  return n;
+  return type == 'T' ? 2 : type == 't' ? 1 : 0;
 }
 
-/* perf's choose_best_symbol for symbols at one address: global over weak over local, fewer
- * leading underscores, then the longer name. Returns true when B is better than A. */
 static bool better(const ksym *a, const ksym *b)
 {
-  bool aw = a->type == 'w' || a->type == 'W', bw = b->type == 'w' || b->type == 'W';
-  if (aw != bw)
-    return aw;
-  bool ag = a->type == 'T', bg = b->type == 'T';
-  if (ag != bg)
-    return bg;
-  unsigned ua = underscores(a->name), ub = underscores(b->name);
-  if (ua != ub)
-    return ub < ua;
-  return strlen(b->name) > strlen(a->name);
+  return rank(b->type) >= rank(a->type);
 }
 
 static void finish(rsp_kallsyms *k)
