@@ -178,6 +178,9 @@ def main():
         27: struct.pack('<5I', 0, 1, 3, 4, 2048),
     }
     blob = sp.perf_data_file([A, B], data, features)
+    if os.environ.get('RSP_SYNTHETIC_OUT'):  # tests/fuzz/make-corpus.sh keeps it as a seed
+        with open(os.environ['RSP_SYNTHETIC_OUT'], 'wb') as f:
+            f.write(blob)
 
     # expected delivery order
     order = []
