@@ -74,6 +74,11 @@ const uint8_t *rsp_decompressor_next(rsp_decompressor *d, size_t *size, const ch
   size_t have = d->end - d->start;
   if (have < sizeof(struct perf_event_header))
     return NULL;
+  if (d->start & 7) { /* a damaged record size left the next one unaligned: realign */
+    memmove(d->buf, d->buf + d->start, have);
+    d->start = 0;
+    d->end = have;
+  }
   struct perf_event_header h;
   memcpy(&h, d->buf + d->start, sizeof h);
   if (h.size < sizeof h) {

@@ -480,7 +480,8 @@ int main(int argc, char **argv)
   setlocale(LC_ALL, "");
   gboolean stacks = FALSE, stats = FALSE, symbolize = FALSE, unordered = FALSE, details = FALSE;
   gboolean header = FALSE, no_ftrace = FALSE;
-  char *format = NULL, *kallsyms = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *kallsyms = NULL;
   GOptionEntry entries[] = {
     {"stacks", 's', 0, G_OPTION_ARG_NONE, &stacks, "Print each sample's symbolized callchain", NULL},
     {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: text (default), jsonl; json with --stats", "FMT"},
@@ -501,6 +502,8 @@ int main(int argc, char **argv)
   GError *error = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
     fprintf(stderr, "rsp-dump: %s\n", error->message);
+    g_error_free(error);
+    g_option_context_free(ctx);
     return 2;
   }
   g_option_context_free(ctx);
@@ -524,18 +527,20 @@ int main(int argc, char **argv)
   d.reader = rsp_reader_open(argv[1], &ro, &error);
   if (!d.reader) {
     fprintf(stderr, "rsp-dump: %s\n", error->message);
+    g_error_free(error);
     return 1;
   }
   if (header) {
     print_header(&d);
     rsp_reader_close(d.reader);
-    return 0;
+    return fflush(stdout) == 0 ? 0 : 1;
   }
   if (stacks || symbolize) {
     rsp_symbolizer_options so = {.kallsyms_path = kallsyms};
     d.symbolizer = rsp_symbolizer_new(d.reader, &so, &error);
     if (!d.symbolizer) {
       fprintf(stderr, "rsp-dump: %s\n", error->message);
+      g_error_free(error);
       rsp_reader_close(d.reader);
       return 1;
     }
@@ -583,7 +588,5 @@ int main(int argc, char **argv)
   rsp_reader_close(d.reader);
   g_hash_table_unref(d.comms);
   g_string_chunk_free(d.strings);
-  g_free(format);
-  g_free(kallsyms);
   return status;
 }

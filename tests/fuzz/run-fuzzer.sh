@@ -8,5 +8,5 @@ secs=${1:-600}
 [ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dgui=disabled
 ninja -C build-fuzz tests/fuzz/reader-fuzz
 mkdir -p tests/fuzz/corpus-run
-./build-fuzz/tests/fuzz/reader-fuzz -max_total_time="$secs" -max_len=262144 -timeout=10 -rss_limit_mb=2048 \
+LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp ./build-fuzz/tests/fuzz/reader-fuzz -max_total_time="$secs" -max_len=262144 -timeout=10 -rss_limit_mb=2048 \
   -artifact_prefix=tests/fuzz/ tests/fuzz/corpus-run tests/fuzz/corpus
