@@ -65,7 +65,7 @@ static bool load_formats(rsp_ftrace *ft, GError **error)
           char *text = NULL;
           gsize len = 0;
           if (g_file_get_contents(fp, &text, &len, NULL)) {
-            if (tep_parse_event(ft->tep, text, len, sys) == 0)
+            if (rsp_tep_parse_format(ft->tep, text, len, sys) == 0)
               loaded++;
             g_free(text);
           }

@@ -113,6 +113,8 @@ void rsp_compute_id_layout(rsp_id_layout *layout, const rsp_evsel *const *evsels
 bool rsp_parse_tracing_data(struct tep_handle *tep, const uint8_t *data, size_t size,
                             const char *path, uint64_t offset, char **kallsyms,
                             size_t *kallsyms_size, GError **error);
+/* tep_parse_event on untrusted format text: the fields only, never its print format. */
+int rsp_tep_parse_format(struct tep_handle *tep, const char *text, size_t len, const char *sys);
 /* Builds the rsp_field list of a tracepoint evsel from TEP. */
 void rsp_evsel_bind_tracepoint(rsp_evsel *evsel, struct tep_handle *tep, GStringChunk *strings);
 

@@ -57,6 +57,21 @@ static bool rdbuf(blob *b, uint64_t n, const uint8_t **out)
   return true;
 }
 
+int rsp_tep_parse_format(struct tep_handle *tep, const char *text, size_t len, const char *sys)
+{
+  /* Only the field list is used: the print format is replaced by an empty one, because
+   * libtraceevent's parser of print formats crashes on malformed ones (found by fuzzing). */
+  const char *pf = g_strstr_len(text, (gssize)len, "\nprint fmt:");
+  size_t keep = pf ? (size_t)(pf - text) + 1 : len;
+  char *copy = g_malloc(keep + 16);
+  memcpy(copy, text, keep);
+  memcpy(copy + keep, "print fmt: \"\"\n", 15);
+  copy[keep + 15] = 0;
+  int ret = tep_parse_event(tep, copy, keep + 15, sys);
+  g_free(copy);
+  return ret;
+}
+
 #define BAD(what)                                                                              \
   do {                                                                                         \
     rsp_set_error(error, RSP_READER_ERROR_FORMAT, path, offset + (uint64_t)(b.p - b.base),     \
@@ -121,7 +136,7 @@ bool rsp_parse_tracing_data(struct tep_handle *tep, const uint8_t *data, size_t 
   for (uint32_t i = 0; i < n4; i++) {
     if (!rd8(&b, &n8) || !rdbuf(&b, n8, &x))
       BAD("truncated ftrace event format");
-    tep_parse_event(tep, (const char *)x, (unsigned long)n8, "ftrace");
+    rsp_tep_parse_format(tep, (const char *)x, (size_t)n8, "ftrace");
   }
   /* the recorded systems' events */
   uint32_t systems;
@@ -136,7 +151,7 @@ bool rsp_parse_tracing_data(struct tep_handle *tep, const uint8_t *data, size_t 
       if (!rd8(&b, &n8) || !rdbuf(&b, n8, &x))
         BAD("truncated event format");
       /* a format libtraceevent cannot parse leaves that event undecoded, not the file */
-      tep_parse_event(tep, (const char *)x, (unsigned long)n8, sys);
+      rsp_tep_parse_format(tep, (const char *)x, (size_t)n8, sys);
     }
   }
   /* kallsyms (old perf wrote it, perf 6 writes size 0) */
