@@ -651,7 +651,8 @@ static bool read_pipe_headers(rsp_reader *r, GError **error)
     const uint8_t *p = rsp_source_peek(&r->src, sizeof(struct perf_event_header), &avail, error);
     if (!p)
       return !(error && *error);
-    uint32_t type = ((const struct perf_event_header *)p)->type;
+    uint32_t type;
+    memcpy(&type, p, sizeof type); /* the stream may be unaligned here */
     if (!is_header_record(type))
       return true;
     if (read_one(r, error) < 0)

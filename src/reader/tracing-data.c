@@ -57,12 +57,73 @@ static bool rdbuf(blob *b, uint64_t n, const uint8_t **out)
   return true;
 }
 
+static bool all_of(const char *p, const char *end, const char *allowed)
+{
+  if (p >= end)
+    return false;
+  for (; p < end; p++)
+    if (!g_ascii_isalnum(*p) && !strchr(allowed, *p))
+      return false;
+  return true;
+}
+
+/* "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" */
+static bool field_line_ok(const char *l, const char *end)
+{
+  if (!g_str_has_prefix(l, "\tfield:"))
+    return false;
+  const char *p = l + 7;
+  const char *semi = memchr(p, ';', (size_t)(end - p));
+  if (!semi || !all_of(p, semi, "_ *[]:") || !memchr(p, ' ', (size_t)(semi - p)))
+    return false;
+  p = semi + 1;
+  static const char *const keys[] = {"\toffset:", "\tsize:", "\tsigned:"};
+  for (unsigned k = 0; k < 3; k++) {
+    size_t kl = strlen(keys[k]);
+    if ((size_t)(end - p) < kl || memcmp(p, keys[k], kl) != 0)
+      return false;
+    p += kl;
+    semi = memchr(p, ';', (size_t)(end - p));
+    if (!semi || !all_of(p, semi, "") || semi - p > 9)
+      return false;
+    p = semi + 1;
+  }
+  return true;
+}
+
+/* The text before "print fmt:" is a tracepoint format as the kernel writes it, line by line. */
+static bool format_ok(const char *text, size_t len)
+{
+  const char *p = text, *end = text + len;
+  unsigned line = 0;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end;
+    bool ok;
+    if (line == 0)
+      ok = g_str_has_prefix(p, "name: ") && all_of(p + 6, le, "_");
+    else if (line == 1)
+      ok = g_str_has_prefix(p, "ID: ") && all_of(p + 4, le, "");
+    else if (line == 2)
+      ok = le - p == 7 && memcmp(p, "format:", 7) == 0;
+    else
+      ok = le == p || field_line_ok(p, le);
+    if (!ok)
+      return false;
+    line++;
+    p = nl ? nl + 1 : end;
+  }
+  return line >= 3;
+}
+
 int rsp_tep_parse_format(struct tep_handle *tep, const char *text, size_t len, const char *sys)
 {
-  /* Only the field list is used: the print format is replaced by an empty one, because
-   * libtraceevent's parser of print formats crashes on malformed ones (found by fuzzing). */
+  /* libtraceevent's parser crashes on malformed format text (found by fuzzing): it only ever
+   * sees text of the kernel's own grammar, and never a print format, which rsp does not use. */
   const char *pf = g_strstr_len(text, (gssize)len, "\nprint fmt:");
   size_t keep = pf ? (size_t)(pf - text) + 1 : len;
+  if (!format_ok(text, keep ? keep - (pf ? 1 : 0) : 0) || !all_of(sys, sys + strlen(sys), "_-"))
+    return -1;
   char *copy = g_malloc(keep + 16);
   memcpy(copy, text, keep);
   memcpy(copy + keep, "print fmt: \"\"\n", 15);
