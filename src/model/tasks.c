@@ -1,0 +1,137 @@
+/* Tasks: every thread generation, its pid, tid, parent and comm history (COMM, FORK, EXIT). */
+#include "model/model-private.h"
+
+#include <string.h>
+
+const char *rsp_model_intern(rsp_model *m, const char *s)
+{
+  return g_string_chunk_insert_const(m->strings, s ? s : "");
+}
+
+static rsp_task_id task_new(rsp_model_builder *b, int32_t pid, int32_t tid)
+{
+  rsp_task t = {
+    .pid = pid, .tid = tid, .parent = RSP_NO_ID, .prev_generation = RSP_NO_ID,
+    .comm = rsp_model_intern(b->m, ""),
+  };
+  g_array_append_val(b->m->tasks, t);
+  rsp_task_state s = { .open_run = RSP_NO_ID, .last_run = RSP_NO_ID, .open_sleep = RSP_NO_ID };
+  g_array_append_val(b->tstate, s);
+  rsp_task_id id = b->m->tasks->len - 1;
+  g_hash_table_insert(b->tid_task, GINT_TO_POINTER(tid), GUINT_TO_POINTER(id + 1));
+  return id;
+}
+
+rsp_task_id rsp_tasks_lookup(const rsp_model_builder *b, int32_t tid)
+{
+  gpointer v = g_hash_table_lookup(b->tid_task, GINT_TO_POINTER(tid));
+  return v ? GPOINTER_TO_UINT(v) - 1 : RSP_NO_ID;
+}
+
+rsp_task_id rsp_tasks_for_tid(rsp_model_builder *b, int32_t pid, int32_t tid)
+{
+  rsp_task_id id = rsp_tasks_lookup(b, tid);
+  if (id == RSP_NO_ID)
+    return task_new(b, pid, tid);
+  rsp_task *t = rsp_task_at(b->m, id);
+  if (t->pid < 0 && pid > 0)
+    t->pid = pid;
+  return id;
+}
+
+void rsp_tasks_name(rsp_model_builder *b, rsp_task_id task, uint64_t time, const char *comm)
+{
+  rsp_task *t = rsp_task_at(b->m, task);
+  t->comm = rsp_model_intern(b->m, comm);
+  rsp_comm_change c = { .time = time, .task = task, .comm = t->comm };
+  g_array_append_val(b->m->comms, c);
+}
+
+void rsp_tasks_fork(rsp_model_builder *b, const rsp_event *ev)
+{
+  int32_t tid = ev->u.fork.tid;
+  if (tid <= 0)
+    return;
+  rsp_task_id parent = ev->u.fork.ptid > 0 ? rsp_tasks_lookup(b, ev->u.fork.ptid) : RSP_NO_ID;
+  rsp_task_id id = rsp_tasks_lookup(b, tid);
+  /* perf synthesizes FORK records for threads that existed before the recording; a task already
+   * known but never seen running is that same thread, anything else is a new one (tid reuse). */
+  if (id != RSP_NO_ID) {
+    rsp_task *t = rsp_task_at(b->m, id);
+    rsp_task_state *s = rsp_tstate_at(b, id);
+    if (t->n_runs != 0 || s->open_run != RSP_NO_ID || s->last_run != RSP_NO_ID || t->exit_time)
+      id = RSP_NO_ID;
+  }
+  if (id == RSP_NO_ID)
+    id = task_new(b, ev->u.fork.pid, tid);
+  rsp_task *t = rsp_task_at(b->m, id);
+  t->pid = ev->u.fork.pid;
+  t->parent = parent;
+  t->start = ev->u.fork.time ? ev->u.fork.time : ev->time;
+  if (parent != RSP_NO_ID && !*t->comm) {
+    const char *pc = rsp_task_at(b->m, parent)->comm;
+    if (*pc)
+      rsp_tasks_name(b, id, t->start, pc);
+  }
+}
+
+rsp_task_id rsp_tasks_comm(rsp_model_builder *b, const rsp_event *ev, rsp_task_id *old_task)
+{
+  int32_t tid = ev->u.comm.tid;
+  *old_task = RSP_NO_ID;
+  if (tid <= 0)
+    return RSP_NO_ID;
+  rsp_task_id id = rsp_tasks_lookup(b, tid);
+  if (ev->u.comm.exec && id != RSP_NO_ID) {
+    /* An exec: a new generation with the same tid, tracked separately ("Runs and Sleeps"). */
+    rsp_task *old = rsp_task_at(b->m, id);
+    rsp_task_id parent = old->parent;
+    uint32_t generation = old->generation + 1;
+    rsp_task_id nid = task_new(b, ev->u.comm.pid, tid);
+    rsp_task *t = rsp_task_at(b->m, nid);
+    t->parent = parent;
+    t->prev_generation = id;
+    t->generation = generation;
+    t->start = ev->time;
+    rsp_tasks_name(b, nid, ev->time, ev->u.comm.comm);
+    *old_task = id;
+    return nid;
+  }
+  id = rsp_tasks_for_tid(b, ev->u.comm.pid, tid);
+  rsp_task *t = rsp_task_at(b->m, id);
+  if (ev->u.comm.pid > 0)
+    t->pid = ev->u.comm.pid;
+  if (strcmp(t->comm, ev->u.comm.comm ? ev->u.comm.comm : "") != 0)
+    rsp_tasks_name(b, id, ev->time, ev->u.comm.comm);
+  return RSP_NO_ID;
+}
+
+void rsp_tasks_exit(rsp_model_builder *b, const rsp_event *ev)
+{
+  rsp_task_id id = rsp_tasks_lookup(b, ev->u.fork.tid);
+  if (id == RSP_NO_ID)
+    return;
+  rsp_task_at(b->m, id)->exit_time = ev->u.fork.time ? ev->u.fork.time : ev->time;
+}
+
+const rsp_comm_change *rsp_model_task_comm(const rsp_model *model, rsp_task_id task, uint32_t i)
+{
+  const rsp_task *t = &g_array_index(model->tasks, rsp_task, task);
+  g_return_val_if_fail(i < t->n_comms, NULL);
+  uint32_t c = g_array_index(model->task_comms, uint32_t, t->first_comm_ + i);
+  return &g_array_index(model->comms, rsp_comm_change, c);
+}
+
+const char *rsp_model_task_comm_at(const rsp_model *model, rsp_task_id task, uint64_t time)
+{
+  const rsp_task *t = &g_array_index(model->tasks, rsp_task, task);
+  const char *comm = t->comm;
+  for (uint32_t i = 0; i < t->n_comms; i++) {
+    const rsp_comm_change *c = rsp_model_task_comm(model, task, i);
+    if (i == 0 || c->time <= time)
+      comm = c->comm;
+    else
+      break;
+  }
+  return comm;
+}

@@ -1,0 +1,183 @@
+/* rsp-summary: per-task totals of a recording (runtime, sleeps by state, scheduler delay, I/O wait). */
+#include "model/model.h"
+
+#include <inttypes.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct row {
+  rsp_task_id id;
+  const rsp_task *task;
+  rsp_task_totals totals;
+} row;
+
+static int by_runtime(const void *a, const void *b)
+{
+  const row *x = a, *y = b;
+  if (x->totals.runtime != y->totals.runtime)
+    return x->totals.runtime < y->totals.runtime ? 1 : -1;
+  if (x->task->tid != y->task->tid)
+    return x->task->tid < y->task->tid ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static double ms(uint64_t ns)
+{
+  return (double)ns / 1e6;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+  putc('"', out);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(out, "\\%c", c);
+    else if (c < 0x20 || c >= 0x7f)
+      fprintf(out, "\\u%04x", c);
+    else
+      putc(c, out);
+  }
+  putc('"', out);
+}
+
+static void print_loss(const rsp_model *model, FILE *out)
+{
+  const rsp_model_loss *l = rsp_model_loss_get(model);
+  const char *src = rsp_model_runs_source(model) == RSP_RUNS_FROM_SWITCH_RECORDS
+                        ? "PERF_RECORD_SWITCH records"
+                        : "sched:sched_switch (switch-ins from idle inferred)";
+  fprintf(out, "runs from %s: %u runs, %u sleeps, %" PRIu64 " switch events\n", src,
+          rsp_model_n_runs(model), rsp_model_n_sleeps(model), rsp_model_n_switch_events(model));
+  fprintf(out, "loss: %" PRIu64 " inferred switch-ins, %" PRIu64 " orphan samples, %" PRIu64
+          " switch-outs without a switch-in, %" PRIu64 " implicit switch-outs, %" PRIu64
+          " runs open at the end, %" PRIu64 " LOST records (%" PRIu64 " events), %" PRIu64
+          " LOST_SAMPLES (%" PRIu64 " samples)\n",
+          l->inferred_switch_ins, l->orphan_samples, l->unmatched_switch_outs, l->implicit_switch_outs,
+          l->runs_open_at_end, l->lost_records, l->lost_events, l->lost_samples_records, l->lost_samples);
+}
+
+int main(int argc, char **argv)
+{
+  setlocale(LC_ALL, "");
+  gboolean tasks = FALSE, no_switch = FALSE;
+  char *format = NULL;
+  gint64 window_ns = 0;
+  GOptionEntry entries[] = {
+    { "tasks", 0, 0, G_OPTION_ARG_NONE, &tasks, "Per-task totals (the default)", NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: text (default) or json", "FORMAT" },
+    { "no-switch-records", 0, 0, G_OPTION_ARG_NONE, &no_switch,
+      "Ignore PERF_RECORD_SWITCH records: build runs from sched:sched_switch", NULL },
+    { "sample-window-ns", 0, 0, G_OPTION_ARG_INT64, &window_ns,
+      "Attach a sample to a run that ended at most this long before (default 20000, paper \"Runs and Sleeps\")",
+      "NS" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  GError *error = NULL;
+  GOptionContext *ctx = g_option_context_new("FILE - summarize a perf.data recording");
+  g_option_context_set_summary(ctx,
+      "Per task (pid, tid, comm; each exec a separate task): runtime, sleep time by state (S, D,\n"
+      "other), scheduler delay (last wakeup to switch-in), I/O wait (D sleeps) and cpu-clock samples.\n"
+      "Runs come from perf's switch records (perf record --switch-events) when present, else from\n"
+      "the sched:sched_switch tracepoint.");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    fprintf(stderr, "rsp-summary: %s\n", error->message);
+    g_error_free(error);
+    g_option_context_free(ctx);
+    return 2;
+  }
+  g_option_context_free(ctx);
+  bool json = false;
+  if (format && strcmp(format, "json") == 0) {
+    json = true;
+  } else if (format && strcmp(format, "text") != 0) {
+    fprintf(stderr, "rsp-summary: unknown format '%s' (text or json)\n", format);
+    return 2;
+  }
+  g_free(format);
+  if (argc != 2) {
+    fprintf(stderr, "rsp-summary: expected one FILE (see --help)\n");
+    return 2;
+  }
+  (void)tasks; /* the only summary so far */
+  if (window_ns < 0) {
+    fprintf(stderr, "rsp-summary: --sample-window-ns must be >= 0\n");
+    return 2;
+  }
+
+  rsp_model_options opts = { .no_switch_records = no_switch, .sample_window_ns = (uint64_t)window_ns };
+  rsp_model *model = rsp_model_load(argv[1], &opts, &error);
+  if (!model) {
+    fprintf(stderr, "rsp-summary: %s\n", error->message);
+    g_error_free(error);
+    return 1;
+  }
+  const rsp_model_loss *loss = rsp_model_loss_get(model);
+  if (loss->sampled_tracepoints)
+    fprintf(stderr,
+            "rsp-summary: WARNING: %s: tracepoint %s was sampled (frequency mode or period > 1): the kernel "
+            "kept only some of its events, so runs and sleeps are WRONG. Re-record with the tracepoints at "
+            "period 1 and the frequency on the sampling event only (-e cpu-clock/freq=997/).\n",
+            argv[1], loss->sampled_tracepoint);
+  if (rsp_model_runs_source(model) == RSP_RUNS_FROM_NOTHING) {
+    fprintf(stderr,
+            "rsp-summary: %s: no scheduler events (neither PERF_RECORD_SWITCH records nor "
+            "sched:sched_switch samples%s): cannot build runs; record with --switch-events and "
+            "-e sched:sched_switch\n",
+            argv[1], no_switch ? ", switch records ignored by --no-switch-records" : "");
+    rsp_model_free(model);
+    return 1;
+  }
+
+  uint32_t n = rsp_model_n_tasks(model);
+  row *rows = g_new0(row, n ? n : 1);
+  uint32_t n_rows = 0;
+  for (rsp_task_id i = 0; i < n; i++) {
+    row *r = &rows[n_rows];
+    r->id = i;
+    r->task = rsp_model_task(model, i);
+    rsp_model_task_totals(model, i, &r->totals);
+    if (r->totals.runs || r->totals.samples)
+      n_rows++;
+  }
+  qsort(rows, n_rows, sizeof *rows, by_runtime);
+
+  if (json) {
+    printf("[");
+    for (uint32_t i = 0; i < n_rows; i++) {
+      const row *r = &rows[i];
+      const rsp_task_totals *t = &r->totals;
+      printf("%s\n  {\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"comm\": ", i ? "," : "", r->task->pid,
+             r->task->tid);
+      json_string(stdout, r->task->comm);
+      printf(", \"generation\": %" PRIu32 ", \"runtime_ms\": %.6f, \"sleep_ms\": %.6f"
+             ", \"sleep_s_ms\": %.6f, \"sleep_other_ms\": %.6f, \"sched_delay_ms\": %.6f"
+             ", \"iowait_ms\": %.6f, \"samples\": %" PRIu64 ", \"runs\": %" PRIu32
+             ", \"inferred_starts\": %" PRIu32 "}",
+             r->task->generation, ms(t->runtime), ms(t->sleep), ms(t->sleep_s), ms(t->sleep_other),
+             ms(t->sched_delay), ms(t->sleep_d), t->samples, t->runs, t->inferred_starts);
+    }
+    printf("%s]\n", n_rows ? "\n" : "");
+    print_loss(model, stderr);
+  } else {
+    printf("%8s %8s %-16s %12s %12s %12s %12s %12s %12s %8s %6s\n", "PID", "TID", "COMM", "RUN ms",
+           "SLEEP ms", "S ms", "D ms", "OTHER ms", "SCHED ms", "SAMPLES", "RUNS");
+    for (uint32_t i = 0; i < n_rows; i++) {
+      const row *r = &rows[i];
+      const rsp_task_totals *t = &r->totals;
+      printf("%8" PRId32 " %8" PRId32 " %-16s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %8" PRIu64
+             " %6" PRIu32 "\n",
+             r->task->pid, r->task->tid, *r->task->comm ? r->task->comm : "?", ms(t->runtime),
+             ms(t->sleep), ms(t->sleep_s), ms(t->sleep_d), ms(t->sleep_other), ms(t->sched_delay),
+             t->samples, t->runs);
+    }
+    printf("\n");
+    print_loss(model, stdout);
+  }
+  g_free(rows);
+  rsp_model_free(model);
+  return 0;
+}
