@@ -1,0 +1,478 @@
+#!/usr/bin/env python3
+"""End-to-end tests of rsp-record: real recordings of the whole system with perf (root, perf,
+tracefs). Each test is one function; `record_test.py NAME` runs one (exit 77: skipped).
+
+perf script is the oracle of decodability; rsp-dump is used as well when it decodes a known-good
+fixture (it is being written beside this). Every test records into its own temporary directory
+and checks that nothing is left behind: no perf process of it, no ftrace instance, no rsp_ probe.
+"""
+import configparser
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+RECORD = os.environ.get("RSP_RECORD", "rsp-record")
+DUMP = os.environ.get("RSP_DUMP", "")
+SOURCE_ROOT = os.environ.get("RSP_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+TRACEFS = "/sys/kernel/tracing"
+SKIP = 77
+
+PINGPONG = r"""
+import os, sys
+rounds = int(sys.argv[1])
+a_r, a_w = os.pipe()
+b_r, b_w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    for _ in range(rounds):
+        os.read(a_r, 1)
+        os.write(b_w, b'y')
+    os._exit(0)
+for _ in range(rounds):
+    os.write(a_w, b'x')
+    os.read(b_r, 1)
+os.waitpid(pid, 0)
+print("pingpong", os.getpid(), pid, flush=True)
+"""
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def run(args, timeout=120, **kw):
+    return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=timeout, **kw)
+
+
+def record(out, *args, timeout=120):
+    """rsp-record -o OUT ARGS...; returns the CompletedProcess."""
+    p = run([RECORD, "-o", out, *args], timeout=timeout)
+    sys.stderr.write(p.stderr)
+    return p
+
+
+def read_meta(data):
+    cp = configparser.ConfigParser(interpolation=None, strict=False, delimiters=("=",),
+                                   comment_prefixes=("#",))
+    cp.optionxform = str
+    with open(data + ".meta") as f:
+        cp.read_file(f)
+    return cp
+
+
+def meta_list(meta, group, key):
+    return [x for x in meta.get(group, key, fallback="").split(";") if x]
+
+
+def loss(meta, event):
+    rec, occ = meta.get("loss", event).split(";")
+    return int(rec), int(occ)
+
+
+def perf_script(data, fields="comm,pid,tid,event,trace"):
+    p = run(["perf", "script", "-i", data, "-F", fields], timeout=300)
+    check(p.returncode == 0, f"perf script fails on {data}: {p.stderr[-2000:]}")
+    return p.stdout
+
+
+def event_counts(data):
+    counts = {}
+    for line in perf_script(data, "event").splitlines():
+        ev = line.strip().rstrip(":").strip()
+        if ev:
+            counts[ev] = counts.get(ev, 0) + 1
+    return counts
+
+
+def dump_works():
+    """rsp-dump decodes a known-good fixture: then it is an oracle too."""
+    if not DUMP or not os.access(DUMP, os.X_OK):
+        return False
+    fixture = os.path.join(SOURCE_ROOT, "tests", "data", "sched-block-irq-sock.data")
+    if not os.path.exists(fixture):
+        return False
+    try:
+        return run([DUMP, "--stats", fixture], timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def check_dump(data, meta=None):
+    """rsp-dump decodes the recording (and merges the ftrace capture, when it does that): its
+    count of sched_switch, an event perf keeps whole, is the one perf record kept."""
+    if dump_works():
+        # the reader's own leaks are its tests' business, not this one's
+        env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+        p = run([DUMP, "--stats", data], timeout=300, env=env)
+        check(p.returncode == 0, f"rsp-dump --stats fails on {data}: {p.stderr[-2000:]}")
+        m = re.search(r"^sched:sched_switch\s+(\d+)\s*$", p.stdout, re.M)
+        check(m, f"rsp-dump --stats: no sched_switch line:\n{p.stdout}")
+        if meta is not None:
+            rec, _ = loss(meta, "sched:sched_switch")
+            check(int(m.group(1)) == rec, f"rsp-dump counts {m.group(1)} sched_switch, perf record kept {rec}")
+    else:
+        print("(rsp-dump does not decode the fixtures yet: perf script is the only oracle)")
+
+
+def ftrace_stats(data):
+    p = run([RECORD, "--ftrace-stats", data])
+    check(p.returncode == 0, f"rsp-record --ftrace-stats {data}: status {p.returncode}: {p.stderr}{p.stdout}")
+    counts = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("#"):
+            continue
+        name, n = line.split()
+        counts[name] = int(n)
+    return counts
+
+
+def check_side_files(data, meta):
+    check(os.path.getsize(data) > 0, f"{data} is empty")
+    ks = data + ".kallsyms.zst"
+    check(os.path.exists(ks), f"{ks} missing")
+    if shutil.which("zstd"):
+        p = subprocess.run(["zstd", "-dc", ks], stdout=subprocess.PIPE, timeout=60)
+        check(p.returncode == 0 and b" T _text\n" in p.stdout, f"{ks} is not a kallsyms snapshot")
+    rec = meta["recording"]
+    check(rec.get("clock") == "CLOCK_MONOTONIC", "meta: clock")
+    check("sched:sched_switch" in meta_list(meta, "recording", "events"), "meta: events")
+    check(rec.get("start_time"), "meta: start_time")
+    check("--switch-events" in rec.get("perf_command", ""), "meta: perf_command lacks --switch-events")
+    check(re.search(r"-e \S*cpu-clock/freq=\d+/|-e \S*cycles/freq=\d+/", rec.get("perf_command", "")),
+          "meta: the sampling event has no frequency of its own")
+    check(" -F " not in rec.get("perf_command", ""), "meta: a global -F puts tracepoints in frequency mode")
+    check(meta.has_section("loss") and meta.has_option("loss", "sched:sched_switch"), "meta: [loss]")
+
+
+def check_nothing_left(data, pid=None):
+    # no perf of ours
+    for _ in range(50):
+        ps = run(["ps", "-eo", "pid,args"]).stdout
+        mine = [l for l in ps.splitlines() if "perf " in l and data in l]
+        if not mine:
+            break
+        time.sleep(0.1)
+    check(not mine, f"perf processes left: {mine}")
+    insts = glob.glob(os.path.join(TRACEFS, "instances", "rsp-*"))
+    if pid is not None:
+        check(not os.path.exists(os.path.join(TRACEFS, "instances", f"rsp-{pid}")),
+              f"instance rsp-{pid} left")
+    # instances of live rsp-records (another test run) are theirs; dead ones are leftovers
+    dead = [i for i in insts if not os.path.exists("/proc/" + i.rsplit("-", 1)[1])]
+    check(not dead, f"ftrace instances left: {dead}")
+    for f in ("kprobe_events", "uprobe_events"):
+        path = os.path.join(TRACEFS, f)
+        if os.path.exists(path) and not other_rsp_record_running():
+            with open(path) as fh:
+                left = [l for l in fh.read().splitlines() if re.match(r"^[pr]:rsp_", l)]
+            check(not left, f"{f}: probes left: {left}")
+
+
+def other_rsp_record_running():
+    ps = run(["ps", "-eo", "args"]).stdout
+    return any(l.split()[0].endswith("rsp-record") for l in ps.splitlines() if l.strip())
+
+
+# ---- the tests ----------------------------------------------------------------------------
+
+def test_true(tmp):
+    data = os.path.join(tmp, "perf.data")
+    p = record(data, "--", "true")
+    check(p.returncode == 0, f"rsp-record -- true: status {p.returncode}")
+    meta = read_meta(data)
+    check_side_files(data, meta)
+    check(meta["recording"].get("command") == "true", "meta: command")
+    check(meta["recording"].getint("exit_status") == 0, "meta: exit_status")
+    counts = event_counts(data)
+    check(counts.get("sched:sched_switch", 0) > 0, f"no sched_switch in {data}: {counts}")
+    # our own count of the file agrees with perf script's
+    for ev in meta_list(meta, "recording", "events"):
+        rec, _ = loss(meta, ev)
+        check(rec == counts.get(ev, 0), f"{ev}: meta says {rec} recorded, perf script counts {counts.get(ev, 0)}")
+    # the ftrace capture decodes, and holds at least what perf kept of its events
+    if meta["recording"].get("ftrace"):
+        ft = ftrace_stats(data)
+        for ev in meta_list(meta, "recording", "ftrace_events"):
+            check(ft.get(ev, 0) >= counts.get(ev, 0), f"ftrace has fewer {ev} ({ft.get(ev, 0)}) than perf ({counts.get(ev, 0)})")
+        check(ft.get("missed", 0) == 0, "ftrace capture missed events")
+    check_dump(data, meta)
+    check_nothing_left(data)
+
+
+def test_pingpong(tmp):
+    data = os.path.join(tmp, "pp.data")
+    rounds = 3000
+    p = record(data, "--", sys.executable, "-c", PINGPONG, str(rounds))
+    check(p.returncode == 0, f"status {p.returncode}")
+    m = re.search(r"pingpong (\d+) (\d+)", p.stdout)
+    check(m, f"the workload's output did not come through: {p.stdout!r}")
+    parent, child = m.group(1), m.group(2)
+    meta = read_meta(data)
+    check_side_files(data, meta)
+    check(meta["recording"].get("workload_pid") == parent, "meta: workload_pid")
+    text = perf_script(data)
+    switched_out = {parent: 0, child: 0}
+    woken = {parent: 0, child: 0}
+    for line in text.splitlines():
+        ms = re.search(r"sched:sched_switch:.*prev_pid=(\d+)", line)
+        if ms and ms.group(1) in switched_out:
+            switched_out[ms.group(1)] += 1
+        mw = re.search(r"sched:sched_wak(?:eup|ing):.*pid=(\d+)", line)
+        if mw and mw.group(1) in woken:
+            woken[mw.group(1)] += 1
+    for pid in (parent, child):
+        check(switched_out[pid] >= rounds // 2, f"pid {pid} switched out {switched_out[pid]} times only")
+        check(woken[pid] > 0, f"no wakeup of pid {pid} in {data}")
+    rec, occ = loss(meta, "sched:sched_switch")
+    print(f"sched_switch: recorded {rec}, perf stat counted {occ}")
+    check(occ >= 2 * rounds, f"perf stat counted {occ} sched_switch only")
+    check(abs(rec - occ) <= 0.05 * occ, f"sched_switch: recorded {rec} vs counted {occ}: more than 5% apart")
+    # the wakeups perf drops, the ftrace capture has
+    ft = ftrace_stats(data)
+    _, waking = loss(meta, "sched:sched_waking")
+    print(f"sched_waking: perf stat counted {waking}, ftrace holds {ft.get('sched:sched_waking', 0)}")
+    check(ft.get("sched:sched_waking", 0) >= 0.95 * waking, "the ftrace capture lacks wakeups")
+    check(ft.get("sched:sched_waking", 0) >= rounds, "fewer wakings than rounds in the ftrace capture")
+    check_dump(data, meta)
+    check_nothing_left(data)
+
+
+def test_exit_status(tmp):
+    data = os.path.join(tmp, "perf.data")
+    p = record(data, "--", "sh", "-c", "exit 3")
+    check(p.returncode == 3, f"rsp-record -- sh -c 'exit 3' exited {p.returncode}")
+    check(read_meta(data)["recording"].getint("exit_status") == 3, "meta: exit_status")
+    # a killed workload: its status, the file readable, cleanup done; the first recording moves to .old
+    p = record(data, "--", "sh", "-c", "kill -9 $$")
+    check(p.returncode == 128 + 9, f"a workload killed by SIGKILL: rsp-record exited {p.returncode}")
+    for suffix in ("", ".meta", ".kallsyms.zst", ".ftrace"):
+        check(os.path.exists(data + ".old" + suffix), f"{data}.old{suffix} missing (the previous recording)")
+        check(os.path.exists(data + suffix), f"{data}{suffix} missing")
+    check(read_meta(data + ".old")["recording"].getint("exit_status") == 3, "perf.data.old.meta is not the first recording's")
+    perf_script(data, "event")
+    check_nothing_left(data)
+    # command not found: 127, and nothing recorded
+    p = record(os.path.join(tmp, "nf.data"), "--", "/nonexistent/command")
+    check(p.returncode == 127, f"a missing command: status {p.returncode}")
+    check(not os.path.exists(os.path.join(tmp, "nf.data")), "a recording was made for a missing command")
+
+
+def wait_for(pred, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_sigint(tmp):
+    data = os.path.join(tmp, "int.data")
+    errf = open(os.path.join(tmp, "stderr"), "w+")
+    proc = subprocess.Popen([RECORD, "-o", data, "--", "sleep", "30"], stdout=subprocess.PIPE,
+                            stderr=errf, text=True, start_new_session=True)
+    inst = os.path.join(TRACEFS, "instances", f"rsp-{proc.pid}")
+    started = wait_for(lambda: "recording the whole system" in open(errf.name).read(), 60)
+    check(started, "rsp-record did not start recording")
+    check(os.path.isdir(inst), f"no ftrace instance {inst} while recording")
+    time.sleep(0.5)
+    # Ctrl-C in a terminal: SIGINT to the foreground process group (rsp-record and sleep)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        rc = proc.wait(timeout=90)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Failure("rsp-record did not stop after SIGINT")
+    errf.seek(0)
+    sys.stderr.write(errf.read())
+    check(rc == 128 + signal.SIGINT, f"after SIGINT rsp-record exited {rc} (the command's status, 130, expected)")
+    meta = read_meta(data)
+    check(meta["recording"].getboolean("interrupted"), "meta: interrupted")
+    counts = event_counts(data)
+    check(counts.get("sched:sched_switch", 0) > 0, "the interrupted recording has no sched_switch")
+    ftrace_stats(data)
+    check_nothing_left(data, proc.pid)
+
+    # SIGTERM to rsp-record alone (kill PID): passed on to the command
+    data2 = os.path.join(tmp, "term.data")
+    errf2 = open(os.path.join(tmp, "stderr2"), "w+")
+    proc = subprocess.Popen([RECORD, "-o", data2, "--", "sleep", "30"], stdout=subprocess.PIPE,
+                            stderr=errf2, text=True, start_new_session=True)
+    check(wait_for(lambda: "recording the whole system" in open(errf2.name).read(), 60), "no start")
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    rc = proc.wait(timeout=90)
+    errf2.seek(0)
+    sys.stderr.write(errf2.read())
+    check(rc == 128 + signal.SIGTERM, f"after SIGTERM rsp-record exited {rc}")
+    perf_script(data2, "event")
+    check_nothing_left(data2, proc.pid)
+
+
+def test_missing_event(tmp):
+    probes = os.path.join(tmp, "missing.probes")
+    with open(probes, "w") as f:
+        f.write("rsp-probes 1\nversion 7\ndescription a set naming events this kernel lacks\n"
+                "include minimal\n"
+                "tracepoint sched:sched_no_such_event      # not on any kernel\n"
+                "tracepoint nosuchsystem:nosuchevent ftrace\n")
+    data = os.path.join(tmp, "perf.data")
+    p = record(data, "--probes", probes, "--", "true")
+    check(p.returncode == 0, f"status {p.returncode}")
+    for ev in ("sched:sched_no_such_event", "nosuchsystem:nosuchevent"):
+        check(ev in p.stderr, f"{ev} not listed as skipped on stderr")
+    meta = read_meta(data)
+    skipped = meta.get("recording", "skipped")
+    check("sched:sched_no_such_event" in skipped and "nosuchsystem:nosuchevent" in skipped, "meta: skipped")
+    check(meta["recording"].getint("probes_version") == 7, "meta: probes_version")
+    check("sched:sched_no_such_event" not in meta_list(meta, "recording", "events"), "meta: events")
+    check(event_counts(data).get("sched:sched_switch", 0) > 0, "nothing recorded")
+    check_nothing_left(data)
+
+
+def test_unprivileged(tmp):
+    os.chmod(tmp, 0o777)
+    data = os.path.join(tmp, "nobody.data")
+    if shutil.which("setpriv"):
+        cmd = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", RECORD, "-o", data, "--", "true"]
+    else:
+        cmd = ["su", "nobody", "-s", "/bin/sh", "-c", f"'{RECORD}' -o '{data}' -- true"]
+    p = run(cmd)
+    sys.stderr.write(p.stderr)
+    check(p.returncode != 0, "rsp-record as nobody succeeded")
+    check("root" in p.stderr and "perf_event_paranoid" in p.stderr,
+          f"no clear message about root and perf_event_paranoid: {p.stderr!r}")
+    check(not os.path.exists(data), "a file was written")
+
+
+def test_duration(tmp):
+    data = os.path.join(tmp, "a.data")
+    t0 = time.time()
+    p = record(data, "-a", "--duration", "0.5", "--probes", "minimal")
+    check(p.returncode == 0, f"-a --duration: status {p.returncode}")
+    meta = read_meta(data)
+    check(meta["recording"].get("mode") == "all", "meta: mode")
+    d = float(meta["recording"].get("duration_s"))
+    check(0.45 <= d <= 1.5, f"recorded {d} s for --duration 0.5")
+    check(time.time() - t0 < 60, "too slow")
+    check(event_counts(data).get("sched:sched_switch", 0) > 0, "nothing recorded")
+    check_nothing_left(data)
+
+
+def test_options(tmp):
+    """Usage errors, --help, the probe sets, --dry-run: no recording."""
+    for args in (["--call-graph", "lbr", "--", "true"], ["-p", "1", "--", "true"], [],
+                 ["--duration", "1", "--", "true"]):
+        p = run([RECORD, *args])
+        check(p.returncode == 2, f"rsp-record {args}: status {p.returncode}, 2 expected")
+    p = run([RECORD, "--", "true"], env=dict(os.environ, PATH="/nonexistent"))
+    check(p.returncode == 125 and "perf is not installed" in p.stderr, f"no perf: {p.returncode} {p.stderr!r}")
+    p = run([RECORD, "--help"])
+    check(p.returncode == 0 and "root" in p.stdout and "sched_switch" in p.stdout, "--help")
+    p = run([RECORD, "--list-probes"])
+    for s in ("default", "sched", "minimal"):
+        check(re.search(rf"^{s}\s", p.stdout, re.M), f"--list-probes lacks {s}")
+    bad = os.path.join(tmp, "bad.probes")
+    with open(bad, "w") as f:
+        f.write("rsp-probes 1\ntracepoint sched:sched_switch\nfrobnicate everything\n")
+    p = run([RECORD, "-n", "--probes", bad, "--", "true"])
+    check(p.returncode != 0 and f"{bad}:3:" in p.stderr, f"a syntax error is not located: {p.stderr!r}")
+    p = run([RECORD, "-n", "--probes", "default", "--", "true"])
+    check(p.returncode == 0, f"--dry-run: {p.stderr}")
+    check("record  sched:sched_switch" in p.stdout and "(+ftrace)" in p.stdout, "--dry-run output")
+    check("perf command: perf record -a -k CLOCK_MONOTONIC --switch-events" in p.stdout, "--dry-run perf command")
+    if not os.path.exists(os.path.join(TRACEFS, "kprobe_events")):
+        check("sock:sk_data_ready" in p.stdout, "no kprobes: the fallback network tracepoints are not used")
+
+
+def test_killed_recorder(tmp):
+    """rsp-record itself killed (SIGKILL): its perf still writes a readable file (it gets SIGTERM
+    when rsp-record dies), and the next rsp-record removes the instance and probes left behind."""
+    data = os.path.join(tmp, "k.data")
+    uprobes = os.path.exists(os.path.join(TRACEFS, "uprobe_events"))
+    args = [RECORD, "-o", data] + (["--libc-probes"] if uprobes else []) + ["--", "sleep", "2"]
+    errf = open(os.path.join(tmp, "stderr"), "w+")
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=errf, start_new_session=True)
+    check(wait_for(lambda: "recording the whole system" in open(errf.name).read(), 60), "no start")
+    inst = os.path.join(TRACEFS, "instances", f"rsp-{proc.pid}")
+    time.sleep(0.3)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    check(os.path.isdir(inst), "no instance left by a killed rsp-record: the test proves nothing")
+    # its perf finishes on its own
+    check(wait_for(lambda: not [l for l in run(["ps", "-eo", "args"]).stdout.splitlines()
+                                if l.startswith("perf ") and data in l], 60), "the orphaned perf does not exit")
+    check(event_counts(data).get("sched:sched_switch", 0) > 0, "the killed rsp-record's file is unreadable")
+    data2 = os.path.join(tmp, "next.data")
+    p = record(data2, "--probes", "minimal", "--", "true")
+    check(p.returncode == 0, f"the next rsp-record: status {p.returncode}")
+    check("leftover" in p.stderr, "the next rsp-record did not report removing the leftovers")
+    check(not os.path.exists(inst), f"{inst} still there")
+    check_nothing_left(data2)
+
+
+def test_tracefs_unmounted(tmp):
+    """tracefs not mounted: rsp-record mounts it, records, unmounts it (in a private mount namespace,
+    so the machine's own mount is not touched)."""
+    if not shutil.which("unshare"):
+        print("skipped: no unshare")
+        sys.exit(SKIP)
+    data = os.path.join(tmp, "mnt.data")
+    script = ("umount /sys/kernel/tracing || exit 90; "
+              f"'{RECORD}' --probes minimal -o '{data}' -- true; rc=$?; "
+              "if grep -q ' /sys/kernel/tracing ' /proc/self/mounts; then exit 91; fi; exit $rc")
+    p = run(["unshare", "-m", "--propagation", "private", "sh", "-c", script])
+    sys.stderr.write(p.stderr)
+    if p.returncode == 90:
+        print("skipped: cannot unmount tracefs in a mount namespace here")
+        sys.exit(SKIP)
+    check(p.returncode != 91, "tracefs left mounted")
+    check(p.returncode == 0, f"status {p.returncode}")
+    check("mounted it on /sys/kernel/tracing" in p.stderr, "no note that tracefs was mounted")
+    check(event_counts(data).get("sched:sched_switch", 0) > 0, "nothing recorded")
+    check(os.path.isdir(os.path.join(TRACEFS, "events")), "the machine's tracefs is gone")
+
+
+TESTS = {name[len("test_"):].replace("_", "-"): fn for name, fn in globals().items() if name.startswith("test_")}
+
+
+def main():
+    name = sys.argv[1]
+    if name not in TESTS:
+        print(f"unknown test {name}; tests: {' '.join(TESTS)}", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("skipped: rsp-record tests record the whole system and need root")
+        return SKIP
+    if not shutil.which("perf"):
+        print("skipped: no perf")
+        return SKIP
+    if not os.path.isdir(os.path.join(TRACEFS, "events")):
+        print("skipped: tracefs is not mounted on /sys/kernel/tracing")
+        return SKIP
+    tmp = tempfile.mkdtemp(prefix=f"rsp-record-test-{name}-")
+    try:
+        TESTS[name](tmp)
+    except Failure as e:
+        print(f"FAIL {name}: {e}", file=sys.stderr)
+        print(f"(files kept in {tmp})", file=sys.stderr)
+        return 1
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"ok {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
