@@ -111,9 +111,12 @@ static bool better(const esym *a, const esym *b)
 
 /* The functions of the module's symbol table (libdwfl picks the debug file's .symtab, else the
  * file's own, else .gnu_debugdata, else .dynsym), one per address, as perf keeps them. */
-static void load_symbols(rsp_elf *e)
+static void add_plt_symbols(rsp_elf *e, Elf *elf);
+
+static void load_symbols(rsp_elf *e, Elf *elf)
 {
   e->syms = g_array_new(FALSE, FALSE, sizeof(esym));
+  add_plt_symbols(e, elf);
   int n = dwfl_module_getsymtab(e->mod);
   for (int i = 1; i < n; i++) {
     GElf_Sym sym;
@@ -156,6 +159,61 @@ static void load_symbols(rsp_elf *e)
     esym *cur = &g_array_index(e->syms, esym, i);
     if (cur->end == cur->start)
       cur->end = g_array_index(e->syms, esym, i + 1).start;
+  }
+}
+
+/* NAME@plt for the PLT entries, as perf synthesizes them: entry i of .rela.plt is at
+ * .plt.sec + i * entsize when there is a .plt.sec (IBT), else at .plt + (i + 1) * entsize. */
+static void add_plt_symbols(rsp_elf *e, Elf *elf)
+{
+  size_t shstrndx;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+    return;
+  Elf_Scn *scn = NULL, *rela = NULL, *plt = NULL, *plt_sec = NULL;
+  GElf_Shdr rela_sh = {0}, plt_sh = {0}, sec_sh = {0}, sh;
+  while ((scn = elf_nextscn(elf, scn))) {
+    if (!gelf_getshdr(scn, &sh))
+      continue;
+    const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    if (!name)
+      continue;
+    if (strcmp(name, ".rela.plt") == 0 && sh.sh_type == SHT_RELA) {
+      rela = scn;
+      rela_sh = sh;
+    } else if (strcmp(name, ".plt") == 0) {
+      plt = scn;
+      plt_sh = sh;
+    } else if (strcmp(name, ".plt.sec") == 0) {
+      plt_sec = scn;
+      sec_sh = sh;
+    }
+  }
+  if (!rela || !plt || !rela_sh.sh_entsize)
+    return;
+  Elf_Scn *dynsym = elf_getscn(elf, rela_sh.sh_link);
+  GElf_Shdr dyn_sh;
+  Elf_Data *rdata = elf_getdata(rela, NULL);
+  Elf_Data *sdata = dynsym ? elf_getdata(dynsym, NULL) : NULL;
+  if (!rdata || !sdata || !gelf_getshdr(dynsym, &dyn_sh))
+    return;
+  uint64_t base = plt_sec ? sec_sh.sh_addr : plt_sh.sh_addr;
+  uint64_t step = plt_sec ? (sec_sh.sh_entsize ? sec_sh.sh_entsize : 16)
+                          : (plt_sh.sh_entsize ? plt_sh.sh_entsize : 16);
+  uint64_t first = plt_sec ? 0 : 1;
+  size_t n = rela_sh.sh_size / rela_sh.sh_entsize;
+  for (size_t i = 0; i < n; i++) {
+    GElf_Rela r;
+    GElf_Sym sym;
+    if (!gelf_getrela(rdata, (int)i, &r) || !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
+      continue;
+    const char *name = elf_strptr(elf, dyn_sh.sh_link, sym.st_name);
+    if (!name || !name[0])
+      continue;
+    char *plt_name = g_strconcat(name, "@plt", NULL);
+    uint64_t at = base + (first + i) * step;
+    esym es = {at, at + step, g_string_chunk_insert_const(e->strings, plt_name), STB_GLOBAL};
+    g_free(plt_name);
+    g_array_append_val(e->syms, es);
   }
 }
 
@@ -211,7 +269,7 @@ static bool open_elf(rsp_elf *e)
       g_array_append_val(e->loads, t);
     }
   }
-  load_symbols(e);
+  load_symbols(e, elf);
   return true;
 }
 

@@ -3,6 +3,7 @@
  * JIT map, for user space). */
 #include "reader/symbolizer-private.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
@@ -29,6 +30,8 @@ struct rsp_symbolizer {
   GHashTable *build_ids; /* interned path -> const rsp_build_id* (BUILD_ID feature) */
   rsp_symbolizer_stats stats;
   bool host_files;       /* the recording was made on this host: its files can be read */
+  char *vdso_path;       /* this process's vdso, written out: the recorded one when on this host */
+  bool vdso_tried;
 };
 
 static void process_maps_free(gpointer p)
@@ -119,6 +122,10 @@ void rsp_symbolizer_free(rsp_symbolizer *s)
   g_hash_table_unref(s->build_ids);
   rsp_kallsyms_free(s->kallsyms);
   g_string_chunk_free(s->strings);
+  if (s->vdso_path) {
+    remove(s->vdso_path);
+    g_free(s->vdso_path);
+  }
   g_free(s);
 }
 
@@ -132,6 +139,46 @@ static process_maps *process(rsp_symbolizer *s, int32_t pid, bool create)
     g_hash_table_insert(s->processes, GINT_TO_POINTER(pid), pm);
   }
   return pm;
+}
+
+/* The kernel's vdso is the same for every process of one kernel: on the recording host, this
+ * process's copy (written to a temporary file, as perf does) names [vdso] frames. */
+static const char *host_vdso(rsp_symbolizer *s)
+{
+  if (s->vdso_tried)
+    return s->vdso_path;
+  s->vdso_tried = true;
+  if (!s->host_files)
+    return NULL;
+  gchar *maps = NULL;
+  if (!g_file_get_contents("/proc/self/maps", &maps, NULL, NULL))
+    return NULL;
+  unsigned long start = 0, end = 0;
+  for (char *line = maps; line && *line;) {
+    char *nl = strchr(line, '\n');
+    if (nl)
+      *nl = 0;
+    if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &start, &end) == 2)
+      break;
+    start = end = 0;
+    line = nl ? nl + 1 : NULL;
+  }
+  g_free(maps);
+  if (!start || end <= start || end - start > (1u << 20))
+    return NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp("rsp-vdso-XXXXXX.so", &path, NULL);
+  if (fd < 0)
+    return NULL;
+  bool ok = write(fd, (const void *)start, end - start) == (ssize_t)(end - start);
+  close(fd);
+  if (!ok) {
+    remove(path);
+    g_free(path);
+    return NULL;
+  }
+  s->vdso_path = path;
+  return path;
 }
 
 static bool resolvable_path(const char *p)
@@ -201,8 +248,12 @@ void rsp_symbolizer_observe(rsp_symbolizer *s, const rsp_event *ev)
       return; /* data maps; pid -1 is the kernel's own map */
     const char *path = g_string_chunk_insert_const(s->strings, ev->u.mmap.filename);
     umap m = {ev->u.mmap.start, ev->u.mmap.start + ev->u.mmap.len, ev->u.mmap.pgoff, path, NULL};
-    if (resolvable_path(path))
+    if (resolvable_path(path)) {
       m.elf = elf_for(s, path, ev->u.mmap.build_id, ev->u.mmap.build_id_size);
+    } else if (strcmp(path, "[vdso]") == 0 && host_vdso(s)) {
+      const char *vp = g_string_chunk_insert_const(s->strings, s->vdso_path);
+      m.elf = elf_for(s, vp, NULL, 0);
+    }
     add_map(process(s, ev->u.mmap.pid, true), &m);
     return;
   }
