@@ -211,6 +211,7 @@ struct rsp_reader {
   size_t la_next;            /* the first not yet delivered */
   bool perf_exhausted;
   uint8_t *la_current;       /* the lookahead record handed out */
+  bool la_current_orphan;    /* ...and no longer in the lookahead: ours to free */
   GHashTable *ftrace_evsels; /* tracepoint id -> rsp_evsel* (perf's, or one made for ftrace) */
   uint8_t *ftrace_copy;      /* the ftrace payload handed out */
   size_t ftrace_copy_cap;

@@ -863,6 +863,8 @@ static void lookahead_prune(rsp_reader *r, uint64_t horizon)
     uint8_t *rec = g_array_index(r->lookahead, rsp_lookahead, i).record;
     if (rec != r->la_current)
       g_free(rec);
+    else
+      r->la_current_orphan = true; /* still handed out: freed when the next one is */
   }
   g_array_remove_range(r->lookahead, 0, (guint)drop);
   r->la_next -= drop;
@@ -1026,6 +1028,9 @@ static const rsp_event *next_merged(rsp_reader *r, GError **error)
       ev = deliver_ftrace(r, &fe, error);
     } else if (p) {
       r->la_next++;
+      if (r->la_current_orphan)
+        g_free(r->la_current);
+      r->la_current_orphan = false;
       r->la_current = p->record;
       ev = deliver(r, p->record, p->offset, p->evsel, error);
     } else {
@@ -1091,6 +1096,8 @@ void rsp_reader_close(rsp_reader *r)
   g_free(r->id_vals);
   g_free(r->scratch);
   rsp_ftrace_close(r->ftrace);
+  if (r->la_current_orphan)
+    g_free(r->la_current);
   if (r->lookahead) {
     for (guint i = 0; i < r->lookahead->len; i++)
       g_free(g_array_index(r->lookahead, rsp_lookahead, i).record);
