@@ -219,18 +219,9 @@ static void add_plt_symbols(rsp_elf *e, Elf *elf)
 
 static const esym *find_sym(const rsp_elf *e, uint64_t vaddr)
 {
-  guint lo = 0, hi = e->syms->len;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (g_array_index(e->syms, esym, mid).start <= vaddr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == 0)
-    return NULL;
-  const esym *f = &g_array_index(e->syms, esym, lo - 1);
-  return vaddr < f->end ? f : NULL;
+  long i = rsp_last_at_or_before(e->syms->data, e->syms->len, sizeof(esym), vaddr);
+  const esym *f = i < 0 ? NULL : &g_array_index(e->syms, esym, i);
+  return f && vaddr < f->end ? f : NULL;
 }
 
 static bool open_elf(rsp_elf *e)

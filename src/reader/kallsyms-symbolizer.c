@@ -177,21 +177,14 @@ bool rsp_kallsyms_lookup(rsp_kallsyms *k, uint64_t addr, rsp_sym *sym, const cha
 {
   finish(k);
   GArray *s = k->syms;
-  guint lo = 0, hi = s->len;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (g_array_index(s, ksym, mid).addr <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == 0)
+  long i = rsp_last_at_or_before(s->data, s->len, sizeof(ksym), addr);
+  if (i < 0)
     return false;
-  const ksym *f = &g_array_index(s, ksym, lo - 1);
+  const ksym *f = &g_array_index(s, ksym, i);
   if (!f->name[0])
     return false;
   /* past the last symbol: only trust a small distance (the end of the text is unknown) */
-  if (lo == s->len && addr - f->addr > (1u << 20))
+  if ((guint)i + 1 == s->len && addr - f->addr > (1u << 20))
     return false;
   sym->name = f->name;
   sym->start = f->addr;

@@ -53,17 +53,10 @@ void rsp_perfmap_free(rsp_perfmap *m)
 
 bool rsp_perfmap_lookup(rsp_perfmap *m, uint64_t addr, rsp_sym *sym)
 {
-  guint lo = 0, hi = m->entries->len;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (g_array_index(m->entries, pm_entry, mid).start <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == 0)
+  long i = rsp_last_at_or_before(m->entries->data, m->entries->len, sizeof(pm_entry), addr);
+  if (i < 0)
     return false;
-  const pm_entry *e = &g_array_index(m->entries, pm_entry, lo - 1);
+  const pm_entry *e = &g_array_index(m->entries, pm_entry, i);
   if (addr >= e->start + e->size)
     return false;
   sym->name = e->name;

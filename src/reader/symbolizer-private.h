@@ -10,6 +10,21 @@ typedef struct rsp_sym {
   uint64_t start;
 } rsp_sym;
 
+/* In an array of COUNT elements of STRIDE bytes, each starting with a uint64_t start address and
+ * sorted by it, the index of the last element starting at or before ADDR, or -1. */
+static inline long rsp_last_at_or_before(const void *base, size_t count, size_t stride, uint64_t addr)
+{
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (*(const uint64_t *)((const char *)base + mid * stride) <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (long)lo - 1;
+}
+
 /* ---- kallsyms-symbolizer.c ---------------------------------------------------------------- */
 typedef struct rsp_kallsyms rsp_kallsyms;
 /* Parses kallsyms text (as /proc/kallsyms prints it). Returns NULL when it holds no symbol. */

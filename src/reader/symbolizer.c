@@ -279,19 +279,9 @@ void rsp_symbolizer_observe(rsp_symbolizer *s, const rsp_event *ev)
 
 static const umap *find_map(process_maps *pm, uint64_t addr)
 {
-  GArray *a = pm->maps;
-  guint lo = 0, hi = a->len;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (g_array_index(a, umap, mid).start <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == 0)
-    return NULL;
-  const umap *m = &g_array_index(a, umap, lo - 1);
-  return addr < m->end ? m : NULL;
+  long i = rsp_last_at_or_before(pm->maps->data, pm->maps->len, sizeof(umap), addr);
+  const umap *m = i < 0 ? NULL : &g_array_index(pm->maps, umap, i);
+  return m && addr < m->end ? m : NULL;
 }
 
 void rsp_symbolizer_resolve(rsp_symbolizer *s, int32_t pid, uint64_t addr, bool kernel,
