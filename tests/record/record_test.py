@@ -8,6 +8,7 @@ and checks that nothing is left behind: no perf process of it, no ftrace instanc
 """
 import configparser
 import glob
+import json
 import os
 import re
 import shutil
@@ -123,7 +124,7 @@ def check_dump(data, meta=None):
             rec, _ = loss(meta, "sched:sched_switch")
             check(int(m.group(1)) == rec, f"rsp-dump counts {m.group(1)} sched_switch, perf record kept {rec}")
     else:
-        print("(rsp-dump does not decode the fixtures yet: perf script is the only oracle)")
+        check(False, "rsp-dump does not decode the known-good fixture: the reader is broken")
 
 
 def ftrace_stats(data):
@@ -235,6 +236,21 @@ def test_pingpong(tmp):
     for pid in (parent, child):
         check(switched_out[pid] >= rounds // 2, f"pid {pid} switched out {switched_out[pid]} times only")
         check(woken[pid] > 0, f"no wakeup of pid {pid} in {data}")
+    # rsp's own reader finds the same two processes, their switches and their wakeups
+    p = run([DUMP, "--format=jsonl", data], timeout=300)
+    check(p.returncode == 0, f"rsp-dump fails on {data}: {p.stderr[-2000:]}")
+    r_out = {parent: 0, child: 0}
+    r_woken = {parent: 0, child: 0}
+    for line in p.stdout.splitlines():
+        e = json.loads(line)
+        f = e.get("fields", {})
+        if e["event"] == "sched:sched_switch" and str(f.get("prev_pid")) in r_out:
+            r_out[str(f["prev_pid"])] += 1
+        elif e["event"] in ("sched:sched_waking", "sched:sched_wakeup") and str(f.get("pid")) in r_woken:
+            r_woken[str(f["pid"])] += 1
+    for pid in (parent, child):
+        check(r_out[pid] == switched_out[pid], f"rsp-dump: pid {pid} switched out {r_out[pid]} times, perf script {switched_out[pid]}")
+        check(r_woken[pid] >= woken[pid] > 0, f"rsp-dump: pid {pid} woken {r_woken[pid]} times, perf script {woken[pid]}")
     rec, occ = loss(meta, "sched:sched_switch")
     print(f"sched_switch: recorded {rec}, perf stat counted {occ}")
     check(occ >= 2 * rounds, f"perf stat counted {occ} sched_switch only")
