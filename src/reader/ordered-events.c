@@ -181,7 +181,8 @@ static void make_ready(rsp_ordered_events *oe, uint64_t limit, bool all)
       else
         oe->tmp[nhi++] = oe->q[i];
     }
-    memcpy(oe->q + lo, oe->tmp, nhi * sizeof *oe->q);
+    if (nhi) /* q and tmp are NULL before the first event: memcpy(NULL, NULL, 0) is UB */
+      memcpy(oe->q + lo, oe->tmp, nhi * sizeof *oe->q);
     k = lo;
   }
   /* The entries already ready are sorted and not yet delivered; merge them with the new ones. */
