@@ -218,6 +218,7 @@ struct rsp_reader {
   uint8_t *scratch;        /* aligned copy of a record that sits unaligned in the stream */
   size_t scratch_cap;
   bool flushed_all;
+  GKeyFile *metadata;      /* FILE.meta, when rsp-record wrote one */
 };
 
 /* Called once the attrs (and names) are known: binds names, tracepoints, id layout. */

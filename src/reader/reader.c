@@ -599,6 +599,8 @@ static int read_one(rsp_reader *r, GError **error)
   if ((uintptr_t)p & 7) { /* after a COMPRESSED record perf leaves the stream unaligned */
     if (r->scratch_cap < h.size) {
       g_free(r->scratch);
+  if (r->metadata)
+    g_key_file_unref(r->metadata);
       r->scratch_cap = 65536;
       r->scratch = g_malloc(r->scratch_cap);
     }
@@ -730,7 +732,27 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
   }
   rsp_reader_finish_evsels(r);
   open_ftrace(r);
+  r->metadata = rsp_metadata_load(r->path);
   return r;
+}
+
+GKeyFile *rsp_metadata_load(const char *data_path)
+{
+  if (strcmp(data_path, "-") == 0)
+    return NULL;
+  char *p = g_strconcat(data_path, ".meta", NULL);
+  GKeyFile *k = g_key_file_new();
+  if (!g_key_file_load_from_file(k, p, G_KEY_FILE_NONE, NULL)) {
+    g_key_file_unref(k);
+    k = NULL;
+  }
+  g_free(p);
+  return k;
+}
+
+GKeyFile *rsp_reader_metadata(const rsp_reader *r)
+{
+  return r->metadata;
 }
 
 static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,

@@ -248,6 +248,12 @@ unsigned rsp_reader_n_evsels(const rsp_reader *reader);
 const rsp_evsel *rsp_reader_evsel(const rsp_reader *reader, unsigned index);
 const rsp_evsel *rsp_reader_find_evsel(const rsp_reader *reader, const char *name);
 
+/* What rsp-record wrote beside the recording (FILE.meta, a GKeyFile: [recording] command, event
+ * set, skipped events; [loss] EVENT=recorded;occurred), or NULL when there is none. The reader
+ * keeps the one of the file it opened. */
+GKeyFile *rsp_metadata_load(const char *data_path);
+GKeyFile *rsp_reader_metadata(const rsp_reader *reader);
+
 /* Tracepoint field access on a sample of a tracepoint evsel. Out-of-bounds fields read as 0/"". */
 uint64_t rsp_event_field_u64(const rsp_event *ev, const rsp_field *field);
 int64_t rsp_event_field_s64(const rsp_event *ev, const rsp_field *field);

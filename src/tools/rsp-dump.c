@@ -464,7 +464,30 @@ static void print_header(dump *d)
     json_u64_array(out, "ids", e->ids, e->n_ids);
     putc('}', out);
   }
-  fputs("]}\n", out);
+  putc(']', out);
+  GKeyFile *meta = rsp_reader_metadata(d->reader);
+  if (meta) { /* what rsp-record wrote beside the file, section by section */
+    fputs(",\"metadata\":{", out);
+    gchar **groups = g_key_file_get_groups(meta, NULL);
+    for (unsigned g = 0; groups[g]; g++) {
+      fprintf(out, "%s", g ? "," : "");
+      json_string(out, groups[g], strlen(groups[g]));
+      fputs(":{", out);
+      gchar **keys = g_key_file_get_keys(meta, groups[g], NULL, NULL);
+      for (unsigned k = 0; keys && keys[k]; k++) {
+        g_autofree gchar *v = g_key_file_get_value(meta, groups[g], keys[k], NULL);
+        fprintf(out, "%s", k ? "," : "");
+        json_string(out, keys[k], strlen(keys[k]));
+        putc(':', out);
+        json_string(out, v ? v : "", v ? strlen(v) : 0);
+      }
+      g_strfreev(keys);
+      putc('}', out);
+    }
+    g_strfreev(groups);
+    putc('}', out);
+  }
+  fputs("}\n", out);
 #undef JS
 }
 

@@ -59,6 +59,33 @@ static void print_loss(const rsp_model *model, FILE *out)
           l->runs_open_at_end, l->lost_records, l->lost_events, l->lost_samples_records, l->lost_samples);
 }
 
+/* The loss check rsp-record wrote beside the recording (FILE.meta [loss]: recorded;occurred). */
+static void print_loss_check(const char *path, FILE *out)
+{
+  GKeyFile *meta = rsp_metadata_load(path);
+  if (!meta)
+    return;
+  gchar **keys = g_key_file_get_keys(meta, "loss", NULL, NULL);
+  uint64_t rec_all = 0, occ_all = 0;
+  for (unsigned i = 0; keys && keys[i]; i++) {
+    g_autofree gchar *v = g_key_file_get_value(meta, "loss", keys[i], NULL);
+    unsigned long long rec, occ;
+    if (!v || sscanf(v, "%llu;%llu", &rec, &occ) != 2)
+      continue;
+    rec_all += rec;
+    occ_all += occ;
+    if (rec < occ)
+      fprintf(out, "loss check: %s: perf record kept %llu of %llu (%.1f%%)\n", keys[i], rec, occ,
+              100.0 * (double)rec / (double)occ);
+  }
+  if (occ_all)
+    fprintf(out, "loss check: perf record kept %" PRIu64 " of %" PRIu64
+                 " tracepoint events that occurred (%.1f%%); see %s.meta\n",
+            rec_all, occ_all, 100.0 * (double)rec_all / (double)occ_all, path);
+  g_strfreev(keys);
+  g_key_file_unref(meta);
+}
+
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
@@ -162,6 +189,7 @@ int main(int argc, char **argv)
     }
     printf("%s]\n", n_rows ? "\n" : "");
     print_loss(model, stderr);
+    print_loss_check(argv[1], stderr);
   } else {
     printf("%8s %8s %-16s %12s %12s %12s %12s %12s %12s %8s %6s\n", "PID", "TID", "COMM", "RUN ms",
            "SLEEP ms", "S ms", "D ms", "OTHER ms", "SCHED ms", "SAMPLES", "RUNS");
@@ -176,6 +204,7 @@ int main(int argc, char **argv)
     }
     printf("\n");
     print_loss(model, stdout);
+    print_loss_check(argv[1], stdout);
   }
   g_free(rows);
   rsp_model_free(model);

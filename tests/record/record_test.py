@@ -248,6 +248,16 @@ def test_pingpong(tmp):
             r_out[str(f["prev_pid"])] += 1
         elif e["event"] in ("sched:sched_waking", "sched:sched_wakeup") and str(f.get("pid")) in r_woken:
             r_woken[str(f["pid"])] += 1
+    # the reader finds rsp-record's metadata beside the file, and rsp-summary shows the loss check
+    h = json.loads(run([DUMP, "--header", data], timeout=60).stdout)
+    check(h.get("metadata", {}).get("recording", {}).get("workload_pid") == parent,
+          "rsp-dump --header: no metadata with the workload pid")
+    summary = os.environ.get("RSP_SUMMARY")
+    if summary:
+        out = run([summary, "--tasks", data], timeout=300).stdout
+        rec, occ = loss(meta, "sched:sched_switch")
+        check(re.search(r"^loss check: perf record kept \d+ of \d+ tracepoint events", out, re.M),
+              f"rsp-summary does not show the loss check:\n{out[-1500:]}")
     for pid in (parent, child):
         check(r_out[pid] == switched_out[pid], f"rsp-dump: pid {pid} switched out {r_out[pid]} times, perf script {switched_out[pid]}")
         check(r_woken[pid] >= woken[pid] > 0, f"rsp-dump: pid {pid} woken {r_woken[pid]} times, perf script {woken[pid]}")
