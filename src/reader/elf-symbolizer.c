@@ -1,7 +1,8 @@
 /* User-space symbols of one ELF file through libdwfl: .symtab, else .dynsym, else the
  * MiniDebugInfo in .gnu_debugdata, and separate debuginfo found by build id or debuglink. The file
- * is opened on first use and checked against the build id perf recorded; every address is
- * resolved once and cached. */
+ * is opened on first use and checked against the build id perf recorded. Its functions are copied
+ * once into a flat sorted array (perf's choice among aliases, C++ names demangled, NAME@plt for
+ * PLT entries); a lookup is a walk of the PT_LOAD headers and a bisection, without allocation. */
 #include "reader/symbolizer-private.h"
 
 #include <elfutils/libdwfl.h>
@@ -20,23 +21,20 @@ struct rsp_elf {
   Dwfl *dwfl;
   Dwfl_Module *mod;
   GElf_Addr bias;
-  GArray *loads;        /* PT_LOAD (offset, filesz, vaddr) triples */
+  GArray *loads;        /* load_seg: the PT_LOAD headers */
   GArray *syms;         /* esym sorted by start: functions of the best symbol table found */
-  GHashTable *cache;    /* file offset -> cached (hits and misses) */
   GStringChunk *strings;
 };
+
+typedef struct load_seg {
+  uint64_t offset, filesz, vaddr;
+} load_seg;
 
 typedef struct esym {
   uint64_t start, end;
   const char *name;
   uint8_t binding;
 } esym;
-
-typedef struct cached {
-  int64_t key;
-  rsp_sym sym;
-  bool found;
-} cached;
 
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
@@ -56,7 +54,6 @@ rsp_elf *rsp_elf_new(const char *path, const uint8_t *expected_build_id, uint8_t
     memcpy(e->expected, expected_build_id, e->expected_size);
   }
   e->strings = strings;
-  e->cache = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
   return e;
 }
 
@@ -70,7 +67,6 @@ void rsp_elf_free(rsp_elf *e)
     g_array_unref(e->loads);
   if (e->syms)
     g_array_unref(e->syms);
-  g_hash_table_unref(e->cache);
   g_free(e->path);
   g_free(e);
 }
@@ -109,14 +105,31 @@ static bool better(const esym *a, const esym *b)
   return strlen(b->name) > strlen(a->name);
 }
 
-/* The functions of the module's symbol table (libdwfl picks the debug file's .symtab, else the
- * file's own, else .gnu_debugdata, else .dynsym), one per address, as perf keeps them. */
+/* Sorts E->syms and keeps one symbol per address (perf's choice). */
+static void sort_unique(rsp_elf *e)
+{
+  g_array_sort(e->syms, cmp_esym);
+  guint out = 0;
+  for (guint i = 0; i < e->syms->len; i++) {
+    esym *cur = &g_array_index(e->syms, esym, i);
+    if (out > 0 && g_array_index(e->syms, esym, out - 1).start == cur->start) {
+      if (better(&g_array_index(e->syms, esym, out - 1), cur))
+        g_array_index(e->syms, esym, out - 1) = *cur;
+      continue;
+    }
+    g_array_index(e->syms, esym, out++) = *cur;
+  }
+  g_array_set_size(e->syms, out);
+}
+
 static void add_plt_symbols(rsp_elf *e, Elf *elf);
 
+/* The functions of the module's symbol table (libdwfl picks the debug file's .symtab, else the
+ * file's own, else .gnu_debugdata, else .dynsym), one per address, as perf keeps them, then the
+ * PLT entries. */
 static void load_symbols(rsp_elf *e, Elf *elf)
 {
   e->syms = g_array_new(FALSE, FALSE, sizeof(esym));
-  add_plt_symbols(e, elf);
   int n = dwfl_module_getsymtab(e->mod);
   for (int i = 1; i < n; i++) {
     GElf_Sym sym;
@@ -142,28 +155,34 @@ static void load_symbols(rsp_elf *e, Elf *elf)
     free(demangled);
     g_array_append_val(e->syms, es);
   }
-  g_array_sort(e->syms, cmp_esym);
-  guint out = 0;
+  sort_unique(e);
+  /* zero-sized symbols end where the next begins; the last one with the next page (perf's
+   * symbols__fixup_end: a noreturn call ending .text returns to _fini's first byte) */
   for (guint i = 0; i < e->syms->len; i++) {
     esym *cur = &g_array_index(e->syms, esym, i);
-    if (out > 0 && g_array_index(e->syms, esym, out - 1).start == cur->start) {
-      if (better(&g_array_index(e->syms, esym, out - 1), cur))
-        g_array_index(e->syms, esym, out - 1) = *cur;
-      continue;
-    }
-    g_array_index(e->syms, esym, out++) = *cur;
-  }
-  g_array_set_size(e->syms, out);
-  /* zero-sized symbols end where the next begins */
-  for (guint i = 0; i + 1 < out; i++) {
-    esym *cur = &g_array_index(e->syms, esym, i);
     if (cur->end == cur->start)
-      cur->end = g_array_index(e->syms, esym, i + 1).start;
+      cur->end = i + 1 < e->syms->len ? g_array_index(e->syms, esym, i + 1).start
+                                      : ((cur->start + 4095) & ~(uint64_t)4095) + 4096;
   }
+  guint before = e->syms->len;
+  add_plt_symbols(e, elf);
+  if (e->syms->len != before)
+    sort_unique(e);
+}
+
+/* The symbol starting exactly at VADDR among the first N of E->syms (sorted), or NULL. */
+static const esym *sym_at(const rsp_elf *e, guint n, uint64_t vaddr)
+{
+  long i = rsp_last_at_or_before(e->syms->data, n, sizeof(esym), vaddr);
+  const esym *f = i < 0 ? NULL : &g_array_index(e->syms, esym, i);
+  return f && f->start == vaddr ? f : NULL;
 }
 
 /* NAME@plt for the PLT entries, as perf synthesizes them: entry i of .rela.plt is at
- * .plt.sec + i * entsize when there is a .plt.sec (IBT), else at .plt + (i + 1) * entsize. */
+ * .plt.sec + i * entsize when there is a .plt.sec (IBT), else at .plt + (i + 1) * entsize.
+ * Entries without a symbol (R_X86_64_IRELATIVE: a library calling its own ifuncs) are named by
+ * the ifunc resolver at the relocation's addend, else offset_ADDR@plt, as newer perf does
+ * (perf 6.1 names them all "@plt"). */
 static void add_plt_symbols(rsp_elf *e, Elf *elf)
 {
   size_t shstrndx;
@@ -201,16 +220,26 @@ static void add_plt_symbols(rsp_elf *e, Elf *elf)
                           : (plt_sh.sh_entsize ? plt_sh.sh_entsize : 16);
   uint64_t first = plt_sec ? 0 : 1;
   size_t n = rela_sh.sh_size / rela_sh.sh_entsize;
+  guint n_funcs = e->syms->len;
   for (size_t i = 0; i < n; i++) {
     GElf_Rela r;
     GElf_Sym sym;
-    if (!gelf_getrela(rdata, (int)i, &r) || !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
+    if (!gelf_getrela(rdata, (int)i, &r))
       continue;
-    const char *name = elf_strptr(elf, dyn_sh.sh_link, sym.st_name);
-    if (!name || !name[0])
-      continue;
-    char *plt_name = g_strconcat(name, "@plt", NULL);
+    const char *name = NULL;
+    if (GELF_R_SYM(r.r_info) && gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
+      name = elf_strptr(elf, dyn_sh.sh_link, sym.st_name);
     uint64_t at = base + (first + i) * step;
+    char *plt_name;
+    if (name && name[0]) {
+      plt_name = g_strconcat(name, "@plt", NULL);
+    } else {
+      const esym *target = r.r_addend > 0 ? sym_at(e, n_funcs, (uint64_t)r.r_addend) : NULL;
+      if (target) /* without its version: memcpy@plt, not memcpy@@GLIBC_2.14@plt */
+        plt_name = g_strdup_printf("%.*s@plt", (int)strcspn(target->name, "@"), target->name);
+      else
+        plt_name = g_strdup_printf("offset_%#" G_GINT64_MODIFIER "x@plt", at);
+    }
     esym es = {at, at + step, g_string_chunk_insert_const(e->strings, plt_name), STB_GLOBAL};
     g_free(plt_name);
     g_array_append_val(e->syms, es);
@@ -252,12 +281,12 @@ static bool open_elf(rsp_elf *e)
   size_t phnum;
   if (elf_getphdrnum(elf, &phnum) != 0)
     return false;
-  e->loads = g_array_new(FALSE, FALSE, sizeof(uint64_t) * 3);
+  e->loads = g_array_new(FALSE, FALSE, sizeof(load_seg));
   for (size_t i = 0; i < phnum; i++) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
-      uint64_t t[3] = {ph.p_offset, ph.p_filesz, ph.p_vaddr};
-      g_array_append_val(e->loads, t);
+      load_seg seg = {ph.p_offset, ph.p_filesz, ph.p_vaddr};
+      g_array_append_val(e->loads, seg);
     }
   }
   load_symbols(e, elf);
@@ -271,35 +300,21 @@ bool rsp_elf_build_id_mismatch(const rsp_elf *e)
 
 bool rsp_elf_lookup(rsp_elf *e, uint64_t file_offset, rsp_sym *sym)
 {
-  int64_t key = (int64_t)file_offset;
-  cached *c = g_hash_table_lookup(e->cache, &key);
-  if (c) {
-    *sym = c->sym;
-    return c->found;
-  }
   if (!e->tried)
     e->usable = open_elf(e);
-  c = g_new0(cached, 1);
-  c->key = key;
-  if (e->usable) {
-    uint64_t vaddr = 0;
-    bool in_load = false;
-    for (guint i = 0; i < e->loads->len; i++) {
-      const uint64_t *t = &g_array_index(e->loads, uint64_t, i * 3);
-      if (file_offset >= t[0] && file_offset < t[0] + t[1]) {
-        vaddr = file_offset - t[0] + t[2];
-        in_load = true;
-        break;
-      }
-    }
-    const esym *f = in_load ? find_sym(e, vaddr) : NULL;
-    if (f) {
-      c->sym.name = f->name;
-      c->sym.start = file_offset - (vaddr - f->start);
-      c->found = true;
+  if (!e->usable)
+    return false;
+  for (guint i = 0; i < e->loads->len; i++) {
+    const load_seg *seg = &g_array_index(e->loads, load_seg, i);
+    if (file_offset >= seg->offset && file_offset - seg->offset < seg->filesz) {
+      uint64_t vaddr = file_offset - seg->offset + seg->vaddr;
+      const esym *f = find_sym(e, vaddr);
+      if (!f)
+        return false;
+      sym->name = f->name;
+      sym->start = file_offset - (vaddr - f->start);
+      return true;
     }
   }
-  g_hash_table_insert(e->cache, &c->key, c);
-  *sym = c->sym;
-  return c->found;
+  return false;
 }

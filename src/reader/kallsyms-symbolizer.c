@@ -1,21 +1,24 @@
-/* Kernel symbols from a kallsyms text: functions only (t, T, w, W, as perf keeps them), sorted,
- * each ending where the next begins; aliases at one address resolved the way perf chooses. */
+/* Kernel symbols from a kallsyms text: functions only (t, T, w, W; zero addresses, as kptr_restrict
+ * prints them, skipped), in one flat sorted array searched by bisection, each symbol ending where
+ * the next begins (within its module); aliases at one address resolved the way perf chooses.
+ * Symbols announced by KSYMBOL records (bpf programs) live in a second, small sorted array. */
 #include "reader/symbolizer-private.h"
 
 #include <string.h>
 #include <zstd.h>
 
 typedef struct ksym {
-  uint64_t addr;
+  uint64_t addr, end;
   const char *name;
   const char *dso;
   char type;
 } ksym;
 
 struct rsp_kallsyms {
-  GArray *syms; /* ksym, sorted by addr */
-  bool sorted;
+  GArray *syms;    /* ksym, sorted by addr, one per address, ends filled in */
+  GArray *dynamic; /* ksym from KSYMBOL records (bpf programs, trampolines), sorted, sized */
   GStringChunk *strings;
+  uint64_t text, stext; /* _text and _stext, the relocation references perf records */
 };
 
 static int cmp_ksym(const void *a, const void *b)
@@ -37,13 +40,19 @@ static bool better(const ksym *a, const ksym *b)
   return rank(b->type) >= rank(a->type);
 }
 
+static uint64_t page_roundup(uint64_t x)
+{
+  return (x + 4095) & ~(uint64_t)4095;
+}
+
+/* Sorts, keeps one symbol per address and sets each symbol's end as perf's symbols__fixup_end
+ * does for kallsyms: where the next symbol starts, except at the boundary between the kernel and
+ * a module or between two modules (and after the last symbol), where it ends with the next page:
+ * the gap up to the next module is nobody's. */
 static void finish(rsp_kallsyms *k)
 {
-  if (k->sorted)
-    return;
   GArray *s = k->syms;
-  g_array_sort(s, cmp_ksym); /* stable: at equal rank perf keeps the first one listed */
-  /* keep one symbol per address */
+  g_array_sort(s, cmp_ksym); /* stable */
   guint out = 0;
   for (guint i = 0; i < s->len; i++) {
     ksym *cur = &g_array_index(s, ksym, i);
@@ -55,23 +64,46 @@ static void finish(rsp_kallsyms *k)
     g_array_index(s, ksym, out++) = *cur;
   }
   g_array_set_size(s, out);
-  k->sorted = true;
+  for (guint i = 0; i < out; i++) {
+    ksym *cur = &g_array_index(s, ksym, i);
+    if (i + 1 == out) {
+      cur->end = page_roundup(cur->addr) + 4096;
+      break;
+    }
+    const ksym *next = cur + 1;
+    /* dso strings are interned: equal names are equal pointers */
+    cur->end = next->dso == cur->dso ? next->addr : MIN(next->addr, page_roundup(cur->addr + 4096));
+  }
+}
+
+static rsp_kallsyms *new_sized(GStringChunk *strings, guint reserve)
+{
+  rsp_kallsyms *k = g_new0(rsp_kallsyms, 1);
+  k->syms = g_array_sized_new(FALSE, FALSE, sizeof(ksym), reserve);
+  k->dynamic = g_array_new(FALSE, FALSE, sizeof(ksym));
+  k->strings = strings;
+  return k;
+}
+
+rsp_kallsyms *rsp_kallsyms_new(GStringChunk *strings)
+{
+  return new_sized(strings, 0);
 }
 
 rsp_kallsyms *rsp_kallsyms_parse(const char *text, size_t len, GStringChunk *strings)
 {
-  rsp_kallsyms *k = g_new0(rsp_kallsyms, 1);
-  k->syms = g_array_sized_new(FALSE, FALSE, sizeof(ksym), 1 << 17);
-  k->strings = strings;
+  rsp_kallsyms *k = new_sized(strings, (guint)MIN(len / 40, 1u << 20)); /* ~40 bytes a line */
   const char *kernel = g_string_chunk_insert_const(strings, "[kernel.kallsyms]");
   const char *p = text, *end = text + len;
-  char name[512], module[256];
+  char module[256];
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *le = nl ? nl : end;
-    /* ADDR TYPE NAME [\t[MODULE]] */
-    char *after;
-    uint64_t addr = g_ascii_strtoull(p, &after, 16);
+    /* ADDR TYPE NAME [\t[MODULE]]; the text need not end with a NUL */
+    uint64_t addr = 0;
+    const char *after = p;
+    for (int v; after < le && after - p < 16 && (v = g_ascii_xdigit_value(*after)) >= 0; after++)
+      addr = addr << 4 | (uint64_t)v;
     if (after != p && after + 3 <= le && after[0] == ' ' && after[2] == ' ') {
       char type = after[1];
       if (addr != 0 && (type == 't' || type == 'T' || type == 'w' || type == 'W')) {
@@ -79,9 +111,7 @@ rsp_kallsyms *rsp_kallsyms_parse(const char *text, size_t len, GStringChunk *str
         const char *ne = ns;
         while (ne < le && *ne != '\t' && *ne != ' ')
           ne++;
-        size_t nlen = MIN((size_t)(ne - ns), sizeof name - 1);
-        memcpy(name, ns, nlen);
-        name[nlen] = 0;
+        size_t nlen = MIN((size_t)(ne - ns), 1024);
         const char *dso = kernel;
         const char *ms = memchr(ne, '[', (size_t)(le - ne));
         if (ms) {
@@ -93,8 +123,12 @@ rsp_kallsyms *rsp_kallsyms_parse(const char *text, size_t len, GStringChunk *str
             dso = g_string_chunk_insert_const(strings, module);
           }
         }
+        if (nlen == 5 && memcmp(ns, "_text", 5) == 0)
+          k->text = addr;
+        if (nlen == 6 && memcmp(ns, "_stext", 6) == 0)
+          k->stext = addr;
         if (nlen) {
-          ksym s = {addr, g_string_chunk_insert_const(strings, name), dso, type};
+          ksym s = {addr, addr, g_string_chunk_insert_len(strings, ns, (gssize)nlen), dso, type};
           g_array_append_val(k->syms, s);
         }
       }
@@ -122,20 +156,27 @@ rsp_kallsyms *rsp_kallsyms_load(const char *path, GStringChunk *strings, GError 
     GByteArray *outb = g_byte_array_new();
     uint8_t buf[1 << 16];
     ZSTD_inBuffer in = {data, len, 0};
-    bool ok = true;
+    size_t r = 0;
     while (in.pos < in.size) {
       ZSTD_outBuffer out = {buf, sizeof buf, 0};
-      size_t r = ZSTD_decompressStream(ds, &out, &in);
-      if (ZSTD_isError(r)) {
-        g_set_error(error, RSP_READER_ERROR, RSP_READER_ERROR_FORMAT, "%s: zstd: %s", path,
-                    ZSTD_getErrorName(r));
-        ok = false;
+      r = ZSTD_decompressStream(ds, &out, &in);
+      if (ZSTD_isError(r))
         break;
-      }
       g_byte_array_append(outb, buf, (guint)out.pos);
-      if (out.pos == 0 && r == 0)
-        break;
     }
+    /* r == 0: the last frame was complete; flush what the decoder still holds */
+    while (!ZSTD_isError(r) && r != 0) {
+      ZSTD_outBuffer out = {buf, sizeof buf, 0};
+      r = ZSTD_decompressStream(ds, &out, &in);
+      if (!ZSTD_isError(r) && out.pos == 0)
+        break; /* no input left and nothing more comes out: truncated */
+      if (!ZSTD_isError(r))
+        g_byte_array_append(outb, buf, (guint)out.pos);
+    }
+    bool ok = !ZSTD_isError(r) && r == 0;
+    if (!ok)
+      g_set_error(error, RSP_READER_ERROR, RSP_READER_ERROR_FORMAT, "%s: zstd: %s", path,
+                  ZSTD_isError(r) ? ZSTD_getErrorName(r) : "truncated");
     ZSTD_freeDStream(ds);
     g_free(data);
     if (!ok) {
@@ -158,41 +199,59 @@ void rsp_kallsyms_free(rsp_kallsyms *k)
   if (!k)
     return;
   g_array_unref(k->syms);
+  g_array_unref(k->dynamic);
   g_free(k);
 }
 
-void rsp_kallsyms_add(rsp_kallsyms *k, uint64_t addr, uint32_t len, const char *name)
+static long last_at_or_below(const GArray *a, uint64_t addr)
 {
-  ksym s = {addr, g_string_chunk_insert_const(k->strings, name),
-            g_string_chunk_insert_const(k->strings, "[bpf]"), 't'};
-  g_array_append_val(k->syms, s);
-  if (len) {
-    ksym e = {addr + len, g_string_chunk_insert_const(k->strings, ""), s.dso, 't'};
-    g_array_append_val(k->syms, e); /* marks the end: lookups past it resolve to nothing */
-  }
-  k->sorted = false;
+  return rsp_last_at_or_before(a->data, a->len, sizeof(ksym), addr);
 }
 
-bool rsp_kallsyms_lookup(rsp_kallsyms *k, uint64_t addr, rsp_sym *sym, const char **dso)
+void rsp_kallsyms_add(rsp_kallsyms *k, uint64_t addr, uint32_t len, const char *name,
+                      const char *dso)
 {
-  finish(k);
-  GArray *s = k->syms;
-  long i = rsp_last_at_or_before(s->data, s->len, sizeof(ksym), addr);
-  if (i < 0)
-    return false;
-  const ksym *f = &g_array_index(s, ksym, i);
-  if (!f->name[0])
-    return false;
-  /* past the last symbol: only trust a small distance (the end of the text is unknown) */
-  if ((guint)i + 1 == s->len && addr - f->addr > (1u << 20))
-    return false;
+  ksym s = {addr, addr + (len ? len : 1), g_string_chunk_insert_const(k->strings, name),
+            g_string_chunk_insert_const(k->strings, dso), 't'};
+  long i = last_at_or_below(k->dynamic, addr);
+  if (i >= 0 && g_array_index(k->dynamic, ksym, i).addr == addr)
+    g_array_index(k->dynamic, ksym, i) = s; /* re-registered: the newer one */
+  else
+    g_array_insert_val(k->dynamic, (guint)(i + 1), s);
+}
+
+void rsp_kallsyms_remove(rsp_kallsyms *k, uint64_t addr)
+{
+  long i = last_at_or_below(k->dynamic, addr);
+  if (i >= 0 && g_array_index(k->dynamic, ksym, i).addr == addr)
+    g_array_remove_index(k->dynamic, (guint)i);
+}
+
+bool rsp_kallsyms_lookup(const rsp_kallsyms *k, uint64_t addr, rsp_sym *sym, const char **dso)
+{
+  /* programs announced by KSYMBOL first: they may have come after the snapshot */
+  const ksym *f = NULL;
+  long i = last_at_or_below(k->dynamic, addr);
+  if (i >= 0 && addr < g_array_index(k->dynamic, ksym, i).end)
+    f = &g_array_index(k->dynamic, ksym, i);
+  if (!f) {
+    i = last_at_or_below(k->syms, addr);
+    if (i < 0 || addr >= g_array_index(k->syms, ksym, i).end)
+      return false;
+    f = &g_array_index(k->syms, ksym, i);
+  }
   sym->name = f->name;
   sym->start = f->addr;
   *dso = f->dso;
   return true;
 }
 
+uint64_t rsp_kallsyms_reference(const rsp_kallsyms *k, const char *name)
+{
+  return strcmp(name, "_text") == 0 ? k->text : strcmp(name, "_stext") == 0 ? k->stext : 0;
+}
+
 size_t rsp_kallsyms_count(const rsp_kallsyms *k)
 {
-  return k->syms->len;
+  return k->syms->len + k->dynamic->len;
 }

@@ -39,7 +39,7 @@ rsp_perfmap *rsp_perfmap_load(const char *path, GStringChunk *strings)
     g_array_append_val(m->entries, e);
   }
   g_free(text);
-  qsort(m->entries->data, m->entries->len, sizeof(pm_entry), cmp_entry);
+  g_array_sort(m->entries, cmp_entry); /* stable: of two entries at one address, the later wins */
   return m;
 }
 

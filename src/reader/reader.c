@@ -150,16 +150,25 @@ void rsp_reader_finish_evsels(rsp_reader *r)
           e->name = g_string_chunk_insert_const(r->strings, desc->name);
       }
     }
-    if (e->attr.type == PERF_TYPE_TRACEPOINT && !e->fields && r->have_tracing_data)
+    if (e->attr.type == PERF_TYPE_TRACEPOINT && !e->fields && r->have_tracing_data) {
       rsp_evsel_bind_tracepoint(e, r->tep, r->strings);
+      if (e->name_is_fallback && e->tp_system) /* tracing data came after the first look */
+        e->name = NULL;
+    }
     if (!e->name && e->tp_system) {
       char *n = g_strdup_printf("%s:%s", e->tp_system, e->tp_name);
       e->name = g_string_chunk_insert_const(r->strings, n);
       g_free(n);
     }
-    if (!e->name && (e->attr.type != PERF_TYPE_TRACEPOINT || r->have_tracing_data)) {
+    if (!e->name) { /* a tracepoint without tracing data (an unfinished file) gets its id */
       char buf[64];
-      e->name = g_string_chunk_insert_const(r->strings, generic_name(&e->attr, buf, sizeof buf));
+      if (e->attr.type == PERF_TYPE_TRACEPOINT)
+        g_snprintf(buf, sizeof buf, "tracepoint:%" G_GUINT64_FORMAT, (guint64)e->attr.config);
+      else
+        generic_name(&e->attr, buf, sizeof buf);
+      e->name = g_string_chunk_insert_const(r->strings, buf);
+      if (e->attr.type == PERF_TYPE_TRACEPOINT)
+        e->name_is_fallback = true;
     }
   }
   /* the sorted id index */
@@ -253,9 +262,9 @@ static bool read_file_header(rsp_reader *r, GError **error)
   struct file_header h;
   if (!rsp_source_pread(&r->src, &h, sizeof h, 0, "the perf.data header", error))
     return false;
-  if (h.size < sizeof h) {
+  if (h.size != sizeof h) { /* perf accepts no other size either */
     rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, 8, "header size %" G_GUINT64_FORMAT
-                  " is smaller than perf's %zu", h.size, sizeof h);
+                  " is not perf's %zu", h.size, sizeof h);
     return false;
   }
   if (h.attr_size < PERF_ATTR_SIZE_VER0 + 16 || h.attr_size > 4096 + 16) {
@@ -271,6 +280,12 @@ static bool read_file_header(rsp_reader *r, GError **error)
     r->info.data_size = r->info.file_size - h.data.offset;
 
   /* attrs and their ids */
+  if (h.attrs.size % h.attr_size != 0) {
+    rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, 32,
+                  "attrs section of %" G_GUINT64_FORMAT " bytes is no whole number of %" G_GUINT64_FORMAT
+                  "-byte attrs", h.attrs.size, h.attr_size);
+    return false;
+  }
   uint64_t n_attrs = h.attrs.size / h.attr_size;
   if (n_attrs > MAX_EVSELS) {
     rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, h.attrs.offset,

@@ -84,6 +84,7 @@ typedef struct rsp_evsel {
   const uint64_t *ids;
   unsigned n_ids;
   bool sampled_tracepoint;     /* a tracepoint in frequency mode or with period > 1: events were dropped */
+  bool name_is_fallback;       /* named "tracepoint:ID": the file had no tracing data (yet) */
   uint64_t n_samples;          /* samples delivered so far */
 } rsp_evsel;
 

@@ -1,5 +1,8 @@
-/* Internals of the symbolizers: interchangeable resolvers behind one small interface, chained by
- * symbolizer.c (kernel: kallsyms; user: ELF through libdwfl, then perf-PID.map for JITs). */
+/* Internals of the symbolizers. Each resolver answers "which function holds this address" with
+ * an rsp_sym from a flat sorted array, in its own address space (kernel address, file offset,
+ * process address); symbolizer.c chains them (kernel: KSYMBOL symbols, then the kallsyms
+ * snapshot; user: the map's ELF file through libdwfl, then perf-PID.map for JIT code, else none)
+ * and caches every answer per (dso, address). */
 #pragma once
 
 #include "reader/reader.h"
@@ -27,16 +30,25 @@ static inline long rsp_last_at_or_before(const void *base, size_t count, size_t 
 
 /* ---- kallsyms-symbolizer.c ---------------------------------------------------------------- */
 typedef struct rsp_kallsyms rsp_kallsyms;
-/* Parses kallsyms text (as /proc/kallsyms prints it). Returns NULL when it holds no symbol. */
+/* An empty table (for KSYMBOL symbols when the recording has no kallsyms). */
+rsp_kallsyms *rsp_kallsyms_new(GStringChunk *strings);
+/* Parses kallsyms text (as /proc/kallsyms prints it). Returns NULL when it holds no function. */
 rsp_kallsyms *rsp_kallsyms_parse(const char *text, size_t len, GStringChunk *strings);
 /* Reads PATH, plain or zstd-compressed (by content). */
 rsp_kallsyms *rsp_kallsyms_load(const char *path, GStringChunk *strings, GError **error);
 void rsp_kallsyms_free(rsp_kallsyms *k);
-/* Adds one symbol (a KSYMBOL record: bpf programs, trampolines). */
-void rsp_kallsyms_add(rsp_kallsyms *k, uint64_t addr, uint32_t len, const char *name);
+/* Adds one symbol of LEN bytes (a KSYMBOL record: bpf programs, trampolines) to the dso DSO;
+ * it hides the snapshot's symbols it overlaps. */
+void rsp_kallsyms_add(rsp_kallsyms *k, uint64_t addr, uint32_t len, const char *name,
+                      const char *dso);
+/* Drops the KSYMBOL symbol starting at ADDR (KSYMBOL unregister). */
+void rsp_kallsyms_remove(rsp_kallsyms *k, uint64_t addr);
 /* The function containing ADDR and its dso ("[kernel.kallsyms]" or "[module]"). */
-bool rsp_kallsyms_lookup(rsp_kallsyms *k, uint64_t addr, rsp_sym *sym, const char **dso);
+bool rsp_kallsyms_lookup(const rsp_kallsyms *k, uint64_t addr, rsp_sym *sym, const char **dso);
 size_t rsp_kallsyms_count(const rsp_kallsyms *k);
+/* The address of NAME when it is "_text" or "_stext" (what perf's kernel MMAP record names as
+ * its relocation reference), else 0. */
+uint64_t rsp_kallsyms_reference(const rsp_kallsyms *k, const char *name);
 
 /* ---- elf-symbolizer.c --------------------------------------------------------------------- */
 typedef struct rsp_elf rsp_elf;
@@ -44,8 +56,10 @@ typedef struct rsp_elf rsp_elf;
 rsp_elf *rsp_elf_new(const char *path, const uint8_t *expected_build_id, uint8_t build_id_size,
                      GStringChunk *strings);
 void rsp_elf_free(rsp_elf *e);
-/* Resolves FILE_OFFSET (ip - map start + pgoff) to a symbol. */
+/* Resolves FILE_OFFSET (ip - map start + pgoff) to a symbol; SYM->start is a file offset too.
+ * Opens the file on first use. No cache here: the symbolizer caches every frame. */
 bool rsp_elf_lookup(rsp_elf *e, uint64_t file_offset, rsp_sym *sym);
+/* The file on disk is not the one recorded (known once a lookup has opened it). */
 bool rsp_elf_build_id_mismatch(const rsp_elf *e);
 
 /* ---- perfmap-symbolizer.c ------------------------------------------------------------------- */

@@ -1,8 +1,11 @@
 /* The symbolizer: follows each process's maps from the event stream and sends every callchain
  * address to the right resolver (kallsyms for the kernel; the ELF file of the map, then the
- * JIT map, for user space). */
+ * JIT map, for user space). Every (dso, address) that reaches a resolver is answered once: the
+ * answer goes into one flat open-addressing table, so a frame seen before costs a pid lookup, a
+ * bisection of that process's maps and one probe, without allocation. */
 #include "reader/symbolizer-private.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,21 +21,98 @@ typedef struct umap {
 typedef struct process_maps {
   GArray *maps; /* umap, sorted by start, not overlapping */
   rsp_perfmap *perfmap;
+  const char *perfmap_path; /* interned, when the perf map was read */
   bool perfmap_tried;
   int32_t pid;
 } process_maps;
 
+/* One answered frame. OWNER is the rsp_elf of a user frame, or an odd tag for kernel frames
+ * (KERNEL_TAG of the kallsyms generation: KSYMBOL records change the kernel's answers). */
+typedef struct frame_slot {
+  const void *owner; /* NULL: empty slot */
+  uint64_t key;      /* kernel address, or file offset in OWNER */
+  const char *sym;   /* NULL: unresolved */
+  const char *dso;   /* kernel frames: the module */
+  uint64_t start;    /* symbol start, in KEY's space */
+} frame_slot;
+
+typedef struct frame_cache {
+  frame_slot *slots;
+  size_t mask; /* capacity - 1, capacity a power of two */
+  size_t used;
+} frame_cache;
+
 struct rsp_symbolizer {
   GStringChunk *strings;
   rsp_kallsyms *kallsyms;
-  GHashTable *processes; /* pid -> process_maps* */
-  GHashTable *elfs;      /* interned path -> rsp_elf* */
-  GHashTable *build_ids; /* interned path -> const rsp_build_id* (BUILD_ID feature) */
+  uint64_t kernel_generation; /* bumped by every KSYMBOL record */
+  frame_cache cache;
+  GHashTable *mismatched; /* rsp_elf* already counted in build_id_mismatches */
+  bool no_host_files;     /* options->no_host_fallback: read no file of this host */
+  GHashTable *processes;  /* pid -> process_maps* (never removed: pointers stay valid) */
+  process_maps *last;     /* the process of the last lookup */
+  GHashTable *elfs;       /* interned path (and build id) -> rsp_elf* */
+  GHashTable *build_ids;  /* path -> rsp_build_id* (BUILD_ID feature), copied from the header */
+  rsp_build_id *build_id_copy;
   rsp_symbolizer_stats stats;
-  bool host_files;       /* the recording was made on this host: its files can be read */
-  char *vdso_path;       /* this process's vdso, written out: the recorded one when on this host */
+  bool host_files;        /* the recording was made on this host: its files can be read */
+  char *vdso_path;        /* this process's vdso, written out: the recorded one when on this host */
   bool vdso_tried;
 };
+
+#define CACHE_MIN_SLOTS 4096
+
+static inline size_t slot_hash(const void *owner, uint64_t key)
+{
+  uint64_t h = (key ^ ((uint64_t)(uintptr_t)owner * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  return (size_t)(h ^ (h >> 32));
+}
+
+static inline const void *kernel_tag(const rsp_symbolizer *s)
+{
+  return (const void *)(uintptr_t)(2 * s->kernel_generation + 1); /* odd: never a pointer */
+}
+
+/* The slot of (OWNER, KEY): the answer when its owner is set, else where to put it. */
+static inline frame_slot *cache_slot(frame_cache *c, const void *owner, uint64_t key)
+{
+  size_t i = slot_hash(owner, key) & c->mask;
+  for (;;) {
+    frame_slot *sl = &c->slots[i];
+    if (!sl->owner || (sl->owner == owner && sl->key == key))
+      return sl;
+    i = (i + 1) & c->mask;
+  }
+}
+
+/* Keeps the load under 5/8; drops the kernel answers of past generations on the way. */
+static void cache_reserve(rsp_symbolizer *s)
+{
+  frame_cache *c = &s->cache;
+  if (c->slots && (c->used + 1) * 8 <= (c->mask + 1) * 5)
+    return;
+  frame_cache old = *c;
+  const void *ktag = kernel_tag(s);
+  size_t live = 0;
+  for (size_t i = 0; old.slots && i <= old.mask; i++) {
+    const void *o = old.slots[i].owner;
+    live += o && (!((uintptr_t)o & 1) || o == ktag);
+  }
+  size_t cap = CACHE_MIN_SLOTS;
+  while ((live + 1) * 2 > cap)
+    cap *= 2;
+  c->slots = g_new0(frame_slot, cap);
+  c->mask = cap - 1;
+  c->used = 0;
+  for (size_t i = 0; old.slots && i <= old.mask; i++) {
+    const frame_slot *sl = &old.slots[i];
+    if (sl->owner && (!((uintptr_t)sl->owner & 1) || sl->owner == ktag)) {
+      *cache_slot(c, sl->owner, sl->key) = *sl;
+      c->used++;
+    }
+  }
+  g_free(old.slots);
+}
 
 static void process_maps_free(gpointer p)
 {
@@ -53,7 +133,7 @@ static rsp_kallsyms *find_kallsyms(rsp_symbolizer *s, const rsp_reader *reader,
     return k;
   }
   const char *path = rsp_reader_path(reader);
-  if (strcmp(path, "-") != 0) {
+  if (path && strcmp(path, "-") != 0) {
     const char *suffix[] = {".kallsyms", ".kallsyms.zst"};
     for (unsigned i = 0; i < G_N_ELEMENTS(suffix); i++) {
       char *p = g_strconcat(path, suffix[i], NULL);
@@ -74,7 +154,7 @@ static rsp_kallsyms *find_kallsyms(rsp_symbolizer *s, const rsp_reader *reader,
       return k;
     }
   }
-  if (s->host_files && !(o && o->no_host_fallback)) {
+  if (s->host_files) {
     rsp_kallsyms *k = rsp_kallsyms_load("/proc/kallsyms", s->strings, NULL);
     if (k) {
       s->stats.kallsyms_source = "/proc/kallsyms";
@@ -93,16 +173,25 @@ rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolize
   s->processes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, process_maps_free);
   s->elfs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)rsp_elf_free);
   s->build_ids = g_hash_table_new(g_str_hash, g_str_equal);
+  s->mismatched = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->no_host_files = options && options->no_host_fallback;
   const rsp_header_info *h = rsp_reader_header(reader);
   struct utsname u;
   char host[256] = "";
   gethostname(host, sizeof host - 1);
-  s->host_files = uname(&u) == 0 && h->osrelease && strcmp(h->osrelease, u.release) == 0 &&
-                  (!h->hostname || strcmp(h->hostname, host) == 0);
-  if (options && options->no_host_fallback)
-    s->host_files = false;
-  for (unsigned i = 0; i < h->n_build_ids; i++)
-    g_hash_table_insert(s->build_ids, (gpointer)h->build_ids[i].filename, (gpointer)&h->build_ids[i]);
+  s->host_files = !s->no_host_files && uname(&u) == 0 && h->osrelease &&
+                  strcmp(h->osrelease, u.release) == 0 && (!h->hostname || strcmp(h->hostname, host) == 0);
+  /* a copy: the reader's array may grow later (pipe mode) and move */
+  s->build_id_copy = g_new0(rsp_build_id, h->n_build_ids ? h->n_build_ids : 1);
+  for (unsigned i = 0; i < h->n_build_ids; i++) {
+    rsp_build_id *b = &s->build_id_copy[i];
+    *b = h->build_ids[i];
+    if (!b->filename || !b->size)
+      continue;
+    b->filename = g_string_chunk_insert_const(s->strings, b->filename);
+    g_hash_table_insert(s->build_ids, (gpointer)b->filename, b);
+  }
+  cache_reserve(s);
   GError *e = NULL;
   s->kallsyms = find_kallsyms(s, reader, options, &e);
   if (e) {
@@ -120,6 +209,9 @@ void rsp_symbolizer_free(rsp_symbolizer *s)
   g_hash_table_unref(s->processes);
   g_hash_table_unref(s->elfs);
   g_hash_table_unref(s->build_ids);
+  g_free(s->build_id_copy);
+  g_hash_table_unref(s->mismatched);
+  g_free(s->cache.slots);
   rsp_kallsyms_free(s->kallsyms);
   g_string_chunk_free(s->strings);
   if (s->vdso_path) {
@@ -131,6 +223,8 @@ void rsp_symbolizer_free(rsp_symbolizer *s)
 
 static process_maps *process(rsp_symbolizer *s, int32_t pid, bool create)
 {
+  if (s->last && s->last->pid == pid)
+    return s->last;
   process_maps *pm = g_hash_table_lookup(s->processes, GINT_TO_POINTER(pid));
   if (!pm && create) {
     pm = g_new0(process_maps, 1);
@@ -138,6 +232,8 @@ static process_maps *process(rsp_symbolizer *s, int32_t pid, bool create)
     pm->maps = g_array_new(FALSE, FALSE, sizeof(umap));
     g_hash_table_insert(s->processes, GINT_TO_POINTER(pid), pm);
   }
+  if (pm)
+    s->last = pm;
   return pm;
 }
 
@@ -181,17 +277,24 @@ static const char *host_vdso(rsp_symbolizer *s)
   return path;
 }
 
+/* A file we may open: not anonymous memory, a memfd, a deleted file or a [special] map. */
 static bool resolvable_path(const char *p)
 {
   return p[0] == '/' && !g_str_has_prefix(p, "/memfd:") && !g_str_has_prefix(p, "//anon") &&
-         !g_str_has_prefix(p, "/dev/zero") && !g_str_has_suffix(p, " (deleted)");
+         !g_str_has_prefix(p, "/dev/zero") && !g_str_has_prefix(p, "/anon_hugepage") &&
+         !g_str_has_suffix(p, " (deleted)");
 }
 
+/* Anonymous memory, where a JIT's perf-PID.map names the code (perf's is_anon_memory). */
+static bool anon_path(const char *p)
+{
+  return g_str_has_prefix(p, "//anon") || g_str_has_prefix(p, "/dev/zero") ||
+         g_str_has_prefix(p, "/anon_hugepage") || g_str_has_prefix(p, "[anon");
+}
+
+/* One rsp_elf per (path, build id): a file rebuilt during the recording is two dsos. */
 static rsp_elf *elf_for(rsp_symbolizer *s, const char *path, const uint8_t *bid, uint8_t bid_size)
 {
-  rsp_elf *e = g_hash_table_lookup(s->elfs, path);
-  if (e)
-    return e;
   if (!bid_size) {
     const rsp_build_id *b = g_hash_table_lookup(s->build_ids, path);
     if (b) {
@@ -199,8 +302,21 @@ static rsp_elf *elf_for(rsp_symbolizer *s, const char *path, const uint8_t *bid,
       bid_size = b->size;
     }
   }
+  bid_size = MIN(bid_size, 20);
+  char key[PATH_MAX + 48];
+  int n = g_snprintf(key, sizeof key, "%s", path);
+  if (n < 0 || (size_t)n + 2 + 2 * bid_size >= sizeof key)
+    return NULL;
+  if (bid_size) {
+    key[n++] = '\n'; /* never in a path perf records */
+    for (unsigned i = 0; i < bid_size; i++)
+      n += g_snprintf(key + n, sizeof key - (size_t)n, "%02x", bid[i]);
+  }
+  rsp_elf *e = g_hash_table_lookup(s->elfs, key);
+  if (e)
+    return e;
   e = rsp_elf_new(path, bid, bid_size, s->strings);
-  g_hash_table_insert(s->elfs, (gpointer)path, e);
+  g_hash_table_insert(s->elfs, (gpointer)g_string_chunk_insert_const(s->strings, key), e);
   return e;
 }
 
@@ -239,103 +355,194 @@ static void add_map(process_maps *pm, const umap *m)
   pm->maps = out;
 }
 
+/* perf's kernel map, "[kernel.kallsyms]_text" with _text's address at recording time as pgoff:
+ * kallsyms where _text sits elsewhere come from another boot (KASLR) and would name every kernel
+ * frame wrongly, so they are dropped. */
+static void check_kernel_map(rsp_symbolizer *s, const rsp_event *ev)
+{
+  const char *prefix = "[kernel.kallsyms]";
+  const char *f = ev->u.mmap.filename;
+  if (!s->kallsyms || !f || !g_str_has_prefix(f, prefix) || !f[strlen(prefix)])
+    return;
+  const char *ref = f + strlen(prefix);
+  uint64_t want = ev->u.mmap.pgoff, have = rsp_kallsyms_reference(s->kallsyms, ref);
+  if (!want || !have || want == have)
+    return;
+  s->stats.kallsyms_source = g_string_chunk_insert_const(
+    s->strings, "none (the kallsyms found are from another boot: _text moved)");
+  rsp_kallsyms_free(s->kallsyms);
+  s->kallsyms = NULL;
+  s->kernel_generation++;
+}
+
+static void observe_mmap(rsp_symbolizer *s, const rsp_event *ev)
+{
+  if (ev->u.mmap.pid == -1)
+    check_kernel_map(s, ev);
+  if (!(ev->u.mmap.prot & PROT_EXEC) || ev->u.mmap.pid == -1 || ev->u.mmap.len == 0 ||
+      ev->u.mmap.start + ev->u.mmap.len < ev->u.mmap.start)
+    return; /* data maps; pid -1 is the kernel's own map */
+  const char *path = g_string_chunk_insert_const(s->strings, ev->u.mmap.filename ? ev->u.mmap.filename : "");
+  umap m = {ev->u.mmap.start, ev->u.mmap.start + ev->u.mmap.len, ev->u.mmap.pgoff, path, NULL};
+  if (s->no_host_files) {
+    /* nothing of this host is read */
+  } else if (resolvable_path(path)) {
+    m.elf = elf_for(s, path, ev->u.mmap.build_id, ev->u.mmap.build_id_size);
+  } else if (strcmp(path, "[vdso]") == 0 && host_vdso(s)) {
+    m.elf = elf_for(s, s->vdso_path, NULL, 0);
+  }
+  add_map(process(s, ev->u.mmap.pid, true), &m);
+}
+
 void rsp_symbolizer_observe(rsp_symbolizer *s, const rsp_event *ev)
 {
   switch (ev->type) {
   case PERF_RECORD_MMAP:
-  case PERF_RECORD_MMAP2: {
-    if (!(ev->u.mmap.prot & PROT_EXEC) || ev->u.mmap.pid == -1 || ev->u.mmap.len == 0)
-      return; /* data maps; pid -1 is the kernel's own map */
-    const char *path = g_string_chunk_insert_const(s->strings, ev->u.mmap.filename);
-    umap m = {ev->u.mmap.start, ev->u.mmap.start + ev->u.mmap.len, ev->u.mmap.pgoff, path, NULL};
-    if (resolvable_path(path)) {
-      m.elf = elf_for(s, path, ev->u.mmap.build_id, ev->u.mmap.build_id_size);
-    } else if (strcmp(path, "[vdso]") == 0 && host_vdso(s)) {
-      const char *vp = g_string_chunk_insert_const(s->strings, s->vdso_path);
-      m.elf = elf_for(s, vp, NULL, 0);
-    }
-    add_map(process(s, ev->u.mmap.pid, true), &m);
+  case PERF_RECORD_MMAP2:
+    observe_mmap(s, ev);
     return;
-  }
-  /* COMM with the exec flag keeps the maps, as perf does: samples taken inside execve still
-   * show the old image, and the new image's mmaps replace what they overlap. */
+  /* COMM with the exec flag keeps the maps, as perf does: samples taken inside execve after the
+   * new mm is in place still carry the old image's user ip, and the new image's mmaps replace
+   * what they overlap. EXIT keeps them too: other threads may outlive the main one, and a pid
+   * reused later gets its maps from its FORK. Threads (pid == ppid) share their process's maps. */
   case PERF_RECORD_FORK:
     if (ev->u.fork.pid != ev->u.fork.ppid) {
       process_maps *parent = process(s, ev->u.fork.ppid, false);
       process_maps *child = process(s, ev->u.fork.pid, true);
-      g_array_set_size(child->maps, 0);
-      if (parent)
-        g_array_append_vals(child->maps, parent->maps->data, parent->maps->len);
+      if (child != parent) {
+        g_array_set_size(child->maps, 0);
+        if (parent)
+          g_array_append_vals(child->maps, parent->maps->data, parent->maps->len);
+        rsp_perfmap_free(child->perfmap);
+        child->perfmap = NULL;
+        child->perfmap_tried = false;
+      }
     }
     return;
   case PERF_RECORD_KSYMBOL:
-    if (s->kallsyms && !(ev->u.ksymbol.flags & 1 /* UNREGISTER */))
-      rsp_kallsyms_add(s->kallsyms, ev->u.ksymbol.addr, ev->u.ksymbol.len, ev->u.ksymbol.name);
+    if (!ev->u.ksymbol.name || !ev->u.ksymbol.addr)
+      return;
+    if (!s->kallsyms)
+      s->kallsyms = rsp_kallsyms_new(s->strings);
+    if (ev->u.ksymbol.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER)
+      rsp_kallsyms_remove(s->kallsyms, ev->u.ksymbol.addr);
+    else
+      rsp_kallsyms_add(s->kallsyms, ev->u.ksymbol.addr, ev->u.ksymbol.len, ev->u.ksymbol.name,
+                       ev->u.ksymbol.ksym_type == PERF_RECORD_KSYMBOL_TYPE_BPF ? "[bpf]"
+                                                                               : "[kernel.kallsyms]");
+    s->kernel_generation++; /* the kernel answers cached so far may have changed */
     return;
   default:
     return;
   }
 }
 
-static const umap *find_map(process_maps *pm, uint64_t addr)
+static const umap *find_map(const process_maps *pm, uint64_t addr)
 {
   long i = rsp_last_at_or_before(pm->maps->data, pm->maps->len, sizeof(umap), addr);
   const umap *m = i < 0 ? NULL : &g_array_index(pm->maps, umap, i);
   return m && addr < m->end ? m : NULL;
 }
 
+static void resolve_kernel(rsp_symbolizer *s, uint64_t addr, rsp_frame *out)
+{
+  s->stats.kernel_frames++;
+  out->dso = "[kernel.kallsyms]";
+  if (!s->kallsyms)
+    return;
+  const void *tag = kernel_tag(s);
+  frame_slot *sl = cache_slot(&s->cache, tag, addr);
+  if (sl->owner) {
+    s->stats.cache_hits++;
+  } else {
+    s->stats.cache_misses++;
+    cache_reserve(s);
+    sl = cache_slot(&s->cache, tag, addr);
+    rsp_sym sym;
+    const char *dso;
+    *sl = (frame_slot){tag, addr, NULL, out->dso, 0};
+    if (rsp_kallsyms_lookup(s->kallsyms, addr, &sym, &dso))
+      *sl = (frame_slot){tag, addr, sym.name, dso, sym.start};
+    s->cache.used++;
+  }
+  if (sl->sym) {
+    out->sym = sl->sym;
+    out->sym_offset = addr - sl->start;
+    out->dso = sl->dso;
+    s->stats.kernel_resolved++;
+  }
+}
+
+/* Symbols of JIT code from /tmp/perf-PID.map, read once per process on the recording host. */
+static bool resolve_jit(rsp_symbolizer *s, process_maps *pm, uint64_t addr, rsp_frame *out)
+{
+  if (!pm->perfmap_tried) {
+    pm->perfmap_tried = true;
+    if (s->host_files) {
+      char p[64];
+      g_snprintf(p, sizeof p, "/tmp/perf-%d.map", pm->pid);
+      pm->perfmap = rsp_perfmap_load(p, s->strings);
+      if (pm->perfmap)
+        pm->perfmap_path = g_string_chunk_insert_const(s->strings, p);
+    }
+  }
+  rsp_sym sym;
+  if (!pm->perfmap || !rsp_perfmap_lookup(pm->perfmap, addr, &sym))
+    return false;
+  out->sym = sym.name;
+  out->sym_offset = addr - sym.start;
+  if (!out->dso || anon_path(out->dso))
+    out->dso = pm->perfmap_path; /* as perf names the dso of anonymous code */
+  return true;
+}
+
+static void resolve_user(rsp_symbolizer *s, process_maps *pm, uint64_t addr, rsp_frame *out)
+{
+  s->stats.user_frames++;
+  const umap *m = pm ? find_map(pm, addr) : NULL;
+  if (!m) {
+    if (pm && resolve_jit(s, pm, addr, out))
+      s->stats.user_resolved++;
+    return;
+  }
+  out->dso = m->path;
+  if (!m->elf) {
+    /* anonymous executable memory, a memfd, a deleted file: a JIT may have described it */
+    if (resolve_jit(s, pm, addr, out))
+      s->stats.user_resolved++;
+    return;
+  }
+  uint64_t off = addr - m->start + m->pgoff;
+  frame_slot *sl = cache_slot(&s->cache, m->elf, off);
+  if (sl->owner) {
+    s->stats.cache_hits++;
+  } else {
+    s->stats.cache_misses++;
+    cache_reserve(s);
+    sl = cache_slot(&s->cache, m->elf, off);
+    rsp_sym sym;
+    *sl = (frame_slot){m->elf, off, NULL, NULL, 0};
+    if (rsp_elf_lookup(m->elf, off, &sym))
+      *sl = (frame_slot){m->elf, off, sym.name, NULL, sym.start};
+    else if (rsp_elf_build_id_mismatch(m->elf) && g_hash_table_add(s->mismatched, m->elf))
+      s->stats.build_id_mismatches++;
+    s->cache.used++;
+  }
+  if (sl->sym) {
+    out->sym = sl->sym;
+    out->sym_offset = off - sl->start;
+    s->stats.user_resolved++;
+  }
+}
+
 void rsp_symbolizer_resolve(rsp_symbolizer *s, int32_t pid, uint64_t addr, bool kernel,
                             rsp_frame *out)
 {
-  memset(out, 0, sizeof *out);
-  out->addr = addr;
-  out->kernel = kernel;
-  rsp_sym sym;
-  if (kernel) {
-    s->stats.kernel_frames++;
-    const char *dso;
-    if (s->kallsyms && rsp_kallsyms_lookup(s->kallsyms, addr, &sym, &dso)) {
-      out->sym = sym.name;
-      out->sym_offset = addr - sym.start;
-      out->dso = dso;
-      s->stats.kernel_resolved++;
-    } else {
-      out->dso = "[kernel.kallsyms]";
-    }
-    return;
-  }
-  s->stats.user_frames++;
-  process_maps *pm = process(s, pid, false);
-  const umap *m = pm ? find_map(pm, addr) : NULL;
-  if (m) {
-    out->dso = m->path;
-    if (m->elf) {
-      uint64_t off = addr - m->start + m->pgoff;
-      if (rsp_elf_lookup(m->elf, off, &sym)) {
-        out->sym = sym.name;
-        out->sym_offset = off - sym.start;
-        s->stats.user_resolved++;
-      } else if (rsp_elf_build_id_mismatch(m->elf)) {
-        s->stats.build_id_mismatches++;
-      }
-      return;
-    }
-  }
-  /* anonymous executable memory or no map: a JIT may have described it */
-  if (pm && !pm->perfmap_tried) {
-    pm->perfmap_tried = true;
-    char *p = g_strdup_printf("/tmp/perf-%d.map", pid);
-    if (s->host_files)
-      pm->perfmap = rsp_perfmap_load(p, s->strings);
-    g_free(p);
-  }
-  if (pm && pm->perfmap && rsp_perfmap_lookup(pm->perfmap, addr, &sym)) {
-    out->sym = sym.name;
-    out->sym_offset = addr - sym.start;
-    if (!out->dso)
-      out->dso = g_string_chunk_insert_const(s->strings, "[JIT]");
-    s->stats.user_resolved++;
-  }
+  *out = (rsp_frame){.addr = addr, .kernel = kernel};
+  if (kernel)
+    resolve_kernel(s, addr, out);
+  else
+    resolve_user(s, process(s, pid, false), addr, out);
 }
 
 unsigned rsp_symbolizer_callchain(rsp_symbolizer *s, const rsp_event *ev, rsp_frame *out,
@@ -343,14 +550,28 @@ unsigned rsp_symbolizer_callchain(rsp_symbolizer *s, const rsp_event *ev, rsp_fr
 {
   uint16_t cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
   bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+  process_maps *pm = NULL;
+  bool pm_found = false;
   unsigned n = 0;
+  /* Return addresses are resolved as they are, not minus one: perf script names a caller frame
+   * by the symbol holding its return address (measured: 100% of frames agree this way). */
   for (uint32_t i = 0; i < ev->callchain_nr && n < max; i++) {
     uint64_t a = ev->callchain[i];
     if (rsp_is_context_marker(a)) {
       kernel = a == (uint64_t)PERF_CONTEXT_KERNEL || a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
       continue;
     }
-    rsp_symbolizer_resolve(s, ev->pid, a, kernel, &out[n++]);
+    rsp_frame *f = &out[n++];
+    *f = (rsp_frame){.addr = a, .kernel = kernel};
+    if (kernel) {
+      resolve_kernel(s, a, f);
+    } else {
+      if (!pm_found) {
+        pm = process(s, ev->pid, false);
+        pm_found = true;
+      }
+      resolve_user(s, pm, a, f);
+    }
   }
   return n;
 }
