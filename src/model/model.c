@@ -6,18 +6,25 @@
 typedef enum { EV_OTHER, EV_SCHED_SWITCH, EV_WAKE, EV_CPU_CLOCK } evsel_kind;
 
 typedef struct evsel_info {
+  const rsp_evsel *evsel;
   evsel_kind kind;
+  uint8_t wake_kind;                                 /* RSP_WAKE_* */
   const rsp_field *prev_pid, *next_pid, *prev_state; /* sched_switch */
   const rsp_field *prev_comm, *next_comm;
-  const rsp_field *pid;                              /* sched_waking / sched_wakeup */
+  const rsp_field *pid, *target_cpu, *comm;          /* sched_waking / sched_wakeup(_new) */
 } evsel_info;
 
 static evsel_info *classify(rsp_model_builder *b, const rsp_evsel *evsel)
 {
-  evsel_info *info = g_hash_table_lookup(b->evsels, evsel);
-  if (info)
-    return info;
-  info = g_new0(evsel_info, 1);
+  if (evsel->index < b->evsels->len) {
+    evsel_info *hit = g_ptr_array_index(b->evsels, evsel->index);
+    if (hit && hit->evsel == evsel)
+      return hit;
+  } else {
+    g_ptr_array_set_size(b->evsels, evsel->index + 1);
+  }
+  evsel_info *info = g_new0(evsel_info, 1);
+  info->evsel = evsel;
   if (evsel->tp_system && strcmp(evsel->tp_system, "sched") == 0 && evsel->tp_name) {
     if (strcmp(evsel->tp_name, "sched_switch") == 0) {
       info->prev_pid = rsp_evsel_field(evsel, "prev_pid");
@@ -27,20 +34,21 @@ static evsel_info *classify(rsp_model_builder *b, const rsp_evsel *evsel)
       info->next_comm = rsp_evsel_field(evsel, "next_comm");
       if (info->prev_pid && info->next_pid)
         info->kind = EV_SCHED_SWITCH;
-    } else if (strcmp(evsel->tp_name, "sched_waking") == 0 ||
-               strcmp(evsel->tp_name, "sched_wakeup") == 0) {
+    } else if (strcmp(evsel->tp_name, "sched_waking") == 0 || strcmp(evsel->tp_name, "sched_wakeup") == 0 ||
+               strcmp(evsel->tp_name, "sched_wakeup_new") == 0) {
       info->pid = rsp_evsel_field(evsel, "pid");
+      info->target_cpu = rsp_evsel_field(evsel, "target_cpu");
+      info->comm = rsp_evsel_field(evsel, "comm");
+      info->wake_kind = strcmp(evsel->tp_name, "sched_waking") == 0 ? RSP_WAKE_WAKING : RSP_WAKE_WAKEUP;
       if (info->pid)
         info->kind = EV_WAKE;
     }
   } else if (evsel->attr.type == PERF_TYPE_SOFTWARE && evsel->attr.config == PERF_COUNT_SW_CPU_CLOCK) {
     info->kind = EV_CPU_CLOCK;
   }
-  if (evsel->sampled_tracepoint && !b->m->loss.sampled_tracepoints) {
-    b->m->loss.sampled_tracepoints = true;
-    b->m->loss.sampled_tracepoint = rsp_model_intern(b->m, evsel->name ? evsel->name : "?");
-  }
-  g_hash_table_insert(b->evsels, (gpointer)evsel, info);
+  rsp_loss_note_evsel(b, evsel);
+  g_free(g_ptr_array_index(b->evsels, evsel->index)); /* another evsel with this index (tests) */
+  g_ptr_array_index(b->evsels, evsel->index) = info;
   return info;
 }
 
@@ -79,7 +87,7 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
   b->tstate = g_array_new(FALSE, TRUE, sizeof(rsp_task_state));
   b->tid_task = g_hash_table_new(g_direct_hash, g_direct_equal);
   b->cpus = g_array_new(FALSE, TRUE, sizeof(rsp_cpu_state));
-  b->evsels = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  b->evsels = g_ptr_array_new_with_free_func(g_free);
   return b;
 }
 
@@ -87,6 +95,8 @@ static void feed_switch_record(rsp_model_builder *b, const rsp_event *ev)
 {
   bool out = ev->misc & PERF_RECORD_MISC_SWITCH_OUT;
   b->m->n_switch_events++;
+  /* Only CPU_WIDE records name the other task (next for OUT, prev for IN); SWITCH records do not. */
+  int32_t next = ev->type == PERF_RECORD_SWITCH_CPU_WIDE ? ev->u.cswitch.next_prev_tid : -1;
   rsp_task_id task;
   if (ev->tid < 0 && out) {
     /* The last switch-out of an exited task carries pid/tid -1: it is the cpu's current task. */
@@ -97,16 +107,23 @@ static void feed_switch_record(rsp_model_builder *b, const rsp_event *ev)
     }
     task = c->task;
   } else if (ev->tid <= 0) { /* the idle task */
-    if (!out)
-      rsp_runs_set_idle(b, ev->cpu, ev->time);
+    rsp_cpu_state *c = rsp_runs_cpu(b, ev->cpu);
+    if (!out) {
+      rsp_runs_idle_in(b, ev->cpu, ev->time);
+    } else if (c) {
+      if (c->kind == CPU_UNKNOWN)
+        c->kind = CPU_IDLE;
+      c->next_tid = next > 0 ? next : 0;
+      c->next_time = ev->time;
+    }
     return;
   } else {
     task = rsp_tasks_for_tid(b, ev->pid, ev->tid);
   }
   if (out)
-    rsp_runs_end(b, task, ev->time, ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, false);
+    rsp_runs_switch_out(b, task, ev->cpu, ev->time, ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, next);
   else
-    rsp_runs_begin(b, task, ev->cpu, ev->time, 0);
+    rsp_runs_switch_in(b, task, ev->cpu, ev->time, next);
 }
 
 /* A tid seen only in a tracepoint has no COMM record: name it from the tracepoint's comm field. */
@@ -138,7 +155,7 @@ static void feed_sched_switch(rsp_model_builder *b, const rsp_event *ev, const e
     if (!b->use_switch_records) {
       /* Its own switch-out is the first event of a task whose switch-in was not traced. */
       rsp_runs_evidence(b, task, ev->cpu, ev->time);
-      rsp_runs_end(b, task, ev->time, state == 'R', false);
+      rsp_runs_switch_out(b, task, ev->cpu, ev->time, state == 'R', -1);
     }
   }
   if (b->use_switch_records)
@@ -147,9 +164,10 @@ static void feed_sched_switch(rsp_model_builder *b, const rsp_event *ev, const e
   if (next > 0) {
     rsp_task_id task = rsp_tasks_for_tid(b, -1, next);
     name_from_field(b, task, ev, info->next_comm);
-    rsp_runs_begin(b, task, ev->cpu, ev->time, 0);
-  } else
-    rsp_runs_set_idle(b, ev->cpu, ev->time);
+    rsp_runs_switch_in(b, task, ev->cpu, ev->time, prev);
+  } else {
+    rsp_runs_idle_in(b, ev->cpu, ev->time);
+  }
 }
 
 static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
@@ -163,14 +181,18 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
   }
   rsp_task_id self = RSP_NO_ID;
   if (ev->tid > 0) {
+    /* An event in the context of task TID (or of an interrupt while it ran) on its cpu. */
     self = rsp_tasks_for_tid(b, ev->pid, ev->tid);
-    if (!b->use_switch_records)
-      rsp_runs_evidence(b, self, ev->cpu, ev->time);
+    rsp_runs_evidence(b, self, ev->cpu, ev->time);
   }
   if (info->kind == EV_WAKE) {
     int32_t target = (int32_t)rsp_event_field_s64(ev, info->pid);
-    if (target > 0)
-      rsp_runs_wakeup(b, rsp_tasks_for_tid(b, -1, target), ev->time);
+    int32_t target_cpu = info->target_cpu ? (int32_t)rsp_event_field_s64(ev, info->target_cpu) : -1;
+    if (target > 0) {
+      rsp_task_id task = rsp_tasks_for_tid(b, -1, target);
+      name_from_field(b, task, ev, info->comm);
+      rsp_runs_wakeup(b, task, ev->time, info->wake_kind, target_cpu);
+    }
   } else if (info->kind == EV_CPU_CLOCK) {
     if (self == RSP_NO_ID)
       b->m->loss.idle_samples++;
@@ -179,10 +201,21 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
   }
 }
 
+/* COMM, FORK, EXIT and MMAP records are written in the context of the task that execs, forks,
+ * exits or maps (their sample_id_all trailer names it): evidence that it runs on that cpu.
+ * perf's synthesized records, for what existed before the recording, have no time. */
+static void record_context(rsp_model_builder *b, const rsp_event *ev)
+{
+  if (ev->time && ev->time != UINT64_MAX && ev->tid > 0 && ev->cpu >= 0 && (ev->present & PERF_SAMPLE_TID))
+    rsp_runs_evidence(b, rsp_tasks_for_tid(b, ev->pid, ev->tid), ev->cpu, ev->time);
+}
+
 void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
 {
   rsp_model *m = b->m;
-  if (ev->time) {
+  b->event = m->n_events++;
+  /* Synthesized records (perf's view of the threads that existed) carry no time. */
+  if (ev->time && ev->time != UINT64_MAX) {
     if (!m->time_first || ev->time < m->time_first)
       m->time_first = ev->time;
     if (ev->time > m->time_last)
@@ -190,6 +223,7 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
   }
   switch (ev->type) {
   case PERF_RECORD_SAMPLE:
+    b->sampling = true;
     feed_sample(b, ev);
     break;
   case PERF_RECORD_SWITCH:
@@ -200,32 +234,27 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
   case PERF_RECORD_COMM: {
     rsp_task_id old;
     rsp_task_id nid = rsp_tasks_comm(b, ev, &old);
-    if (nid == RSP_NO_ID)
-      break;
-    /* An exec ends the old generation's run and begins the new one's, with no sleep between. */
-    rsp_task_state *s = rsp_tstate_at(b, old);
-    if (s->open_run != RSP_NO_ID) {
-      int32_t cpu = g_array_index(m->runs, rsp_run, s->open_run).cpu;
-      rsp_runs_end(b, old, ev->time, false, true);
-      rsp_runs_begin(b, nid, cpu, ev->time, RSP_RUN_STARTED_BY_EXEC);
-    } else if (!b->use_switch_records && ev->cpu >= 0) {
-      rsp_runs_evidence(b, nid, ev->cpu, ev->time);
-    }
+    if (nid != RSP_NO_ID)
+      rsp_runs_exec(b, old, nid, ev->cpu, ev->time);
+    else
+      record_context(b, ev);
     break;
   }
   case PERF_RECORD_FORK:
+    record_context(b, ev); /* the parent's */
     rsp_tasks_fork(b, ev);
     break;
   case PERF_RECORD_EXIT:
+    record_context(b, ev);
     rsp_tasks_exit(b, ev);
     break;
-  case PERF_RECORD_LOST:
-    m->loss.lost_records++;
-    m->loss.lost_events += ev->u.lost.lost;
+  case PERF_RECORD_MMAP:
+  case PERF_RECORD_MMAP2:
+    record_context(b, ev);
     break;
+  case PERF_RECORD_LOST:
   case PERF_RECORD_LOST_SAMPLES:
-    m->loss.lost_samples_records++;
-    m->loss.lost_samples += ev->u.lost_samples.lost;
+    rsp_loss_record(b, ev);
     break;
   default:
     break;
@@ -238,10 +267,11 @@ rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
   rsp_model *m = b->m;
   if (!m->n_switch_events)
     m->source = RSP_RUNS_FROM_NOTHING;
+  rsp_loss_finish(m);
   g_array_free(b->tstate, TRUE);
   g_hash_table_destroy(b->tid_task);
   g_array_free(b->cpus, TRUE);
-  g_hash_table_destroy(b->evsels);
+  g_ptr_array_free(b->evsels, TRUE);
   g_free(b);
   return m;
 }
@@ -268,6 +298,7 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
     rsp_model_free(m);
     return NULL;
   }
+  rsp_loss_from_reader(m, rsp_reader_stats_get(reader));
   return m;
 }
 
@@ -298,7 +329,7 @@ void rsp_model_free(rsp_model *m)
 
 rsp_runs_source rsp_model_runs_source(const rsp_model *m) { return m->source; }
 uint64_t rsp_model_n_switch_events(const rsp_model *m) { return m->n_switch_events; }
-const rsp_model_loss *rsp_model_loss_get(const rsp_model *m) { return &m->loss; }
+uint64_t rsp_model_n_events(const rsp_model *m) { return m->n_events; }
 uint64_t rsp_model_time_first(const rsp_model *m) { return m->time_first; }
 uint64_t rsp_model_time_last(const rsp_model *m) { return m->time_last; }
 uint32_t rsp_model_n_tasks(const rsp_model *m) { return m->tasks->len; }

@@ -23,85 +23,171 @@ rsp_cpu_state *rsp_runs_cpu(rsp_model_builder *b, int32_t cpu)
   return &g_array_index(b->cpus, rsp_cpu_state, cpu);
 }
 
-void rsp_runs_set_idle(rsp_model_builder *b, int32_t cpu, uint64_t time)
+static void end_run(rsp_model_builder *b, rsp_task_id task, uint64_t time, bool preempt, bool sleeps);
+
+/* The task CPU holds in our view, if its run there is still open. */
+static rsp_task_id cpu_holder(rsp_model_builder *b, const rsp_cpu_state *c, int32_t cpu)
 {
-  rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
-  if (!c)
-    return;
-  /* A task still on this cpu in our view left it without a switch-out we saw. */
-  if (c->kind == CPU_TASK) {
-    rsp_task_state *s = rsp_tstate_at(b, c->task);
-    if (s->open_run != RSP_NO_ID && run_at(b->m, s->open_run)->cpu == cpu) {
-      b->m->loss.implicit_switch_outs++;
-      rsp_runs_end(b, c->task, time, false, false);
-    }
-  }
-  c->kind = CPU_IDLE;
+  if (!c || c->kind != CPU_TASK)
+    return RSP_NO_ID;
+  rsp_task_state *s = rsp_tstate_at(b, c->task);
+  if (s->open_run == RSP_NO_ID || run_at(b->m, s->open_run)->cpu != cpu)
+    return RSP_NO_ID;
+  return c->task;
 }
 
-void rsp_runs_begin(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time, uint32_t flags)
+/* TASK's switch-out was not recorded, and something at TIME shows it is over (another task on its
+ * cpu, or the task on another cpu). With the tracepoint alone that happens when the tracepoints
+ * were not on yet (perf enables them after its tracking event): the task ran until its last event.
+ * Switch records are complete but at the edges (perf disables the cpus one by one at the end) and
+ * after LOST records: the task ran until the cpu's stream shows it over. */
+static void end_run_implicitly(rsp_model_builder *b, rsp_task_id task, uint64_t time)
+{
+  rsp_task_state *s = rsp_tstate_at(b, task);
+  b->m->loss.implicit_switch_outs++;
+  if (!b->use_switch_records && s->last_seen < time)
+    time = s->last_seen;
+  end_run(b, task, time, false, true);
+}
+
+/* PREV_TID: the task the switch record says left the cpu (-1: unknown), whose end is then exact. */
+static void begin_run(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time, uint32_t flags,
+                      int32_t prev_tid)
 {
   rsp_model *m = b->m;
   rsp_task_state *s = rsp_tstate_at(b, task);
   if (s->open_run != RSP_NO_ID) {
     if (run_at(m, s->open_run)->cpu == cpu)
       return;
-    /* Seen running on another cpu: its switch-out there was missed. */
-    m->loss.implicit_switch_outs++;
-    rsp_runs_end(b, task, time, false, false);
+    /* Seen running on another cpu: its switch-out there was not recorded. */
+    end_run_implicitly(b, task, time);
   }
   rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
-  if (c && c->kind == CPU_TASK && c->task != task) {
-    rsp_task_state *other = rsp_tstate_at(b, c->task);
-    if (other->open_run != RSP_NO_ID && run_at(m, other->open_run)->cpu == cpu) {
-      m->loss.implicit_switch_outs++;
-      rsp_runs_end(b, c->task, time, false, false);
+  rsp_task_id holder = cpu_holder(b, c, cpu);
+  if (holder != RSP_NO_ID && holder != task) {
+    if (prev_tid > 0 && prev_tid == rsp_task_at(m, holder)->tid) {
+      m->loss.implicit_switch_outs++; /* its OUT record was lost; the IN record names it */
+      end_run(b, holder, time, false, true);
+    } else {
+      end_run_implicitly(b, holder, time);
     }
   }
   if (s->open_sleep != RSP_NO_ID) {
     rsp_sleep *sl = sleep_at(m, s->open_sleep);
-    sl->end = time;
+    sl->end = time >= sl->start ? time : sl->start;
     s->open_sleep = RSP_NO_ID;
   }
   rsp_run r = { .start = time, .end = time, .task = task, .cpu = cpu, .flags = flags };
   g_array_append_val(m->runs, r);
   s->open_run = m->runs->len - 1;
+  s->woken = false;
+  s->last_seen = time;
   if (flags & RSP_RUN_START_INFERRED)
     m->loss.inferred_switch_ins++;
+  if (flags & RSP_RUN_OPEN_AT_START)
+    m->loss.runs_open_at_start++;
   if (c) {
     c->kind = CPU_TASK;
     c->task = task;
   }
 }
 
-void rsp_runs_end(rsp_model_builder *b, rsp_task_id task, uint64_t time, bool preempt, bool by_exec)
+/* Ends TASK's open run at TIME; a sleep begins when SLEEPS (not at an exec). */
+static void end_run(rsp_model_builder *b, rsp_task_id task, uint64_t time, bool preempt, bool sleeps)
 {
   rsp_model *m = b->m;
   rsp_task_state *s = rsp_tstate_at(b, task);
-  if (s->open_run == RSP_NO_ID) {
-    m->loss.unmatched_switch_outs++;
-    return;
-  }
   rsp_run *r = run_at(m, s->open_run);
   r->end = time >= r->start ? time : r->start;
   rsp_cpu_state *c = rsp_runs_cpu(b, r->cpu);
-  if (c && c->kind == CPU_TASK && c->task == task)
+  if (c && c->kind == CPU_TASK && c->task == task) {
     c->kind = CPU_IDLE;
+    c->idle_since = r->end;
+  }
   s->last_run = s->open_run;
+  s->woken = false;
   s->open_run = RSP_NO_ID;
-  if (by_exec)
+  if (!sleeps)
     return;
-  rsp_sleep sl = { .start = r->end, .end = r->end, .task = task, .preempted = preempt };
+  rsp_sleep sl = { .start = r->end, .end = r->end, .task = task, .preempted = preempt,
+                   .switch_event = RSP_NO_EVENT };
   /* The sched_switch tracepoint fires before perf's switch-out record: just before, or, when the
    * stopper thread migrates the task, up to a millisecond before; any one inside the run counts. */
   if (s->pending_state && s->pending_state_time >= r->start) {
     sl.state = s->pending_state;
-    s->pending_state = 0;
+    sl.switch_event = s->pending_state_event;
   }
+  s->pending_state = 0;
   if (sl.state == 'R')
     sl.preempted = true;
   g_array_append_val(m->sleeps, sl);
   s->open_sleep = m->sleeps->len - 1;
+}
+
+void rsp_runs_switch_in(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time, int32_t prev_tid)
+{
+  rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
+  if (c)
+    c->next_tid = 0;
+  begin_run(b, task, cpu, time, 0, prev_tid);
+}
+
+void rsp_runs_idle_in(rsp_model_builder *b, int32_t cpu, uint64_t time)
+{
+  rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
+  if (!c)
+    return;
+  /* A task still on this cpu in our view left it without a switch-out we saw. */
+  rsp_task_id holder = cpu_holder(b, c, cpu);
+  if (holder != RSP_NO_ID)
+    end_run_implicitly(b, holder, time);
+  if (c->kind != CPU_IDLE)
+    c->idle_since = time;
+  c->kind = CPU_IDLE;
+  c->next_tid = 0;
+}
+
+void rsp_runs_switch_out(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time, bool preempt,
+                         int32_t next_tid)
+{
+  rsp_model *m = b->m;
+  rsp_task_state *s = rsp_tstate_at(b, task);
+  rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
+  if (s->open_run == RSP_NO_ID && b->use_switch_records && c) {
+    if (c->kind == CPU_UNKNOWN && s->last_run == RSP_NO_ID) {
+      /* The first switch record of its cpu: the task was running when the recording began. */
+      begin_run(b, task, cpu, m->time_first, RSP_RUN_OPEN_AT_START, -1);
+    } else if (c->next_tid > 0 && c->next_tid == rsp_task_at(m, task)->tid) {
+      /* Its IN record was lost (LOST), but the previous OUT on this cpu named it as next. */
+      begin_run(b, task, cpu, c->next_time, RSP_RUN_START_INFERRED, -1);
+    }
+  }
+  if (s->open_run == RSP_NO_ID) {
+    m->loss.unmatched_switch_outs++;
+  } else {
+    end_run(b, task, time, preempt, true);
+  }
+  if (c) {
+    if (c->kind == CPU_UNKNOWN) {
+      c->kind = CPU_IDLE;
+      c->idle_since = time;
+    }
+    c->next_tid = next_tid > 0 ? next_tid : 0;
+    c->next_time = time;
+  }
+}
+
+void rsp_runs_exec(rsp_model_builder *b, rsp_task_id old_task, rsp_task_id new_task, int32_t cpu, uint64_t time)
+{
+  rsp_task_state *s = rsp_tstate_at(b, old_task);
+  if (s->open_run != RSP_NO_ID) {
+    cpu = run_at(b->m, s->open_run)->cpu;
+    end_run(b, old_task, time, false, false);
+    begin_run(b, new_task, cpu, time, RSP_RUN_STARTED_BY_EXEC, -1);
+  } else {
+    /* The exec is an event of the new generation in its own context. */
+    rsp_runs_evidence(b, new_task, cpu, time);
+  }
 }
 
 void rsp_runs_switch_state(rsp_model_builder *b, rsp_task_id task, uint64_t time, char state)
@@ -113,6 +199,7 @@ void rsp_runs_switch_state(rsp_model_builder *b, rsp_task_id task, uint64_t time
     if (!sl->state && sl->start <= time + b->opts.sample_window_ns &&
         time <= sl->start + b->opts.sample_window_ns) {
       sl->state = state;
+      sl->switch_event = b->event;
       if (state == 'R')
         sl->preempted = true;
       return;
@@ -120,31 +207,73 @@ void rsp_runs_switch_state(rsp_model_builder *b, rsp_task_id task, uint64_t time
   }
   s->pending_state = state;
   s->pending_state_time = time;
+  s->pending_state_event = b->event;
 }
 
-void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time)
+void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint8_t kind, int32_t target_cpu)
 {
   rsp_task_state *s = rsp_tstate_at(b, task);
   /* A wakeup of a running task (woken before it could sleep) delays nothing. */
-  if (s->open_run == RSP_NO_ID && s->open_sleep != RSP_NO_ID)
-    sleep_at(b->m, s->open_sleep)->wake_time = time;
+  if (s->open_run != RSP_NO_ID)
+    return;
+  /* sched_wakeup's target_cpu is the runqueue the task was put on (sched_waking's is only its
+   * previous cpu, before select_task_rq). */
+  if (kind == RSP_WAKE_WAKEUP && !s->woken) {
+    s->woken = true;
+    s->wake_cpu = target_cpu;
+    s->wake_time = time;
+  }
+  if (s->open_sleep == RSP_NO_ID)
+    return;
+  rsp_sleep *sl = sleep_at(b->m, s->open_sleep);
+  /* Runnable from the first sched_wakeup; a sched_waking (try_to_wake_up began) stands in for it
+   * when it was not recorded. */
+  if (sl->wake_kind == RSP_WAKE_NONE || (kind == RSP_WAKE_WAKEUP && sl->wake_kind == RSP_WAKE_WAKING)) {
+    sl->wake_time = time;
+    sl->wake_kind = kind;
+  }
 }
 
 void rsp_runs_evidence(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time)
 {
   rsp_task_state *s = rsp_tstate_at(b, task);
-  if (s->open_run != RSP_NO_ID)
+  if (s->open_run != RSP_NO_ID) {
+    if (time > s->last_seen && run_at(b->m, s->open_run)->cpu == cpu)
+      s->last_seen = time;
+    return;
+  }
+  rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
+  if (!c)
+    return;
+  if (b->use_switch_records) {
+    /* Switch records are complete from the start: a task seen on a cpu before the cpu's first
+     * record was running when the recording began. */
+    if (c->kind == CPU_UNKNOWN && s->last_run == RSP_NO_ID)
+      begin_run(b, task, cpu, b->m->time_first, RSP_RUN_OPEN_AT_START, -1);
+    return;
+  }
+  /* perf enables its tracking event (COMM, FORK, MMAP... records) before the sampled events, the
+   * tracepoints among them: a task seen before the first sample can leave its cpu untraced. */
+  if (!b->sampling)
     return;
   /* A late sample of a run that just ended is no sign of a new run. */
   if (s->last_run != RSP_NO_ID) {
     const rsp_run *last = run_at(b->m, s->last_run);
-    if (last->cpu == cpu && last->end + b->opts.sample_window_ns >= time)
+    if (last->cpu == cpu && time <= last->end + b->opts.sample_window_ns)
       return;
   }
-  rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
-  if (!c || c->kind == CPU_TASK)
+  if (c->kind == CPU_TASK)
     return; /* another task holds that cpu in our view: a skewed event, not a switch-in */
-  rsp_runs_begin(b, task, cpu, time, RSP_RUN_START_INFERRED);
+  /* Only the switches from idle go untraced (task-to-task ones are), so the cpu was idle. A task
+   * woken onto an idle cpu runs as soon as the cpu leaves idle: from the wakeup, not from its first
+   * event, which can come a whole sampling period later. */
+  uint32_t flags = RSP_RUN_START_INFERRED;
+  uint64_t start = time;
+  if (s->woken && s->wake_cpu == cpu && c->kind == CPU_IDLE && s->wake_time <= time) {
+    start = s->wake_time > c->idle_since ? s->wake_time : c->idle_since;
+    flags |= RSP_RUN_START_AT_WAKEUP;
+  }
+  begin_run(b, task, cpu, start, flags, -1);
 }
 
 void rsp_runs_sample(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time)
@@ -152,12 +281,14 @@ void rsp_runs_sample(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64
   rsp_model *m = b->m;
   rsp_task_state *s = rsp_tstate_at(b, task);
   if (s->open_run != RSP_NO_ID) {
-    run_at(m, s->open_run)->n_samples++;
-    return;
-  }
-  if (s->last_run != RSP_NO_ID) {
+    rsp_run *r = run_at(m, s->open_run);
+    if (r->cpu == cpu || cpu < 0) {
+      r->n_samples++;
+      return;
+    }
+  } else if (s->last_run != RSP_NO_ID) {
     rsp_run *last = run_at(m, s->last_run);
-    if (last->end + b->opts.sample_window_ns >= time) {
+    if ((last->cpu == cpu || cpu < 0) && time <= last->end + b->opts.sample_window_ns) {
       last->n_samples++;
       return;
     }
@@ -198,6 +329,12 @@ static void group_by_task(rsp_model *m, GArray *array, size_t elem_size, size_t 
   }
 }
 
+static int by_start(const void *a, const void *b)
+{
+  const rsp_run *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
 void rsp_runs_finish(rsp_model_builder *b)
 {
   rsp_model *m = b->m;
@@ -222,6 +359,14 @@ void rsp_runs_finish(rsp_model_builder *b)
     kept++;
   }
   g_array_set_size(m->sleeps, kept);
+  /* Runs are appended at their switch-in, so in start order, except the ones begun at the
+   * recording's start when their cpu's first event came: a stable sort puts them first. Nothing
+   * refers to a run by id yet (the builder's state is done with), so reordering is safe. */
+  bool sorted = true;
+  for (guint i = 1; i < m->runs->len && sorted; i++)
+    sorted = run_at(m, i - 1)->start <= run_at(m, i)->start;
+  if (!sorted)
+    g_array_sort(m->runs, by_start); /* stable since GLib 2.32 */
   group_by_task(m, m->runs, sizeof(rsp_run), G_STRUCT_OFFSET(rsp_run, task), m->task_runs,
                 G_STRUCT_OFFSET(rsp_task, first_run_), G_STRUCT_OFFSET(rsp_task, n_runs));
   group_by_task(m, m->sleeps, sizeof(rsp_sleep), G_STRUCT_OFFSET(rsp_sleep, task), m->task_sleeps,
@@ -233,6 +378,7 @@ void rsp_runs_finish(rsp_model_builder *b)
 
 rsp_run_id rsp_model_task_run(const rsp_model *model, rsp_task_id task, uint32_t i)
 {
+  g_return_val_if_fail(task < model->tasks->len, RSP_NO_ID);
   const rsp_task *t = &g_array_index(model->tasks, rsp_task, task);
   g_return_val_if_fail(i < t->n_runs, RSP_NO_ID);
   return g_array_index(model->task_runs, uint32_t, t->first_run_ + i);
@@ -240,6 +386,7 @@ rsp_run_id rsp_model_task_run(const rsp_model *model, rsp_task_id task, uint32_t
 
 rsp_sleep_id rsp_model_task_sleep(const rsp_model *model, rsp_task_id task, uint32_t i)
 {
+  g_return_val_if_fail(task < model->tasks->len, RSP_NO_ID);
   const rsp_task *t = &g_array_index(model->tasks, rsp_task, task);
   g_return_val_if_fail(i < t->n_sleeps, RSP_NO_ID);
   return g_array_index(model->task_sleeps, uint32_t, t->first_sleep_ + i);
@@ -248,6 +395,7 @@ rsp_sleep_id rsp_model_task_sleep(const rsp_model *model, rsp_task_id task, uint
 void rsp_model_task_totals(const rsp_model *model, rsp_task_id task, rsp_task_totals *out)
 {
   memset(out, 0, sizeof *out);
+  g_return_if_fail(task < model->tasks->len);
   const rsp_task *t = &g_array_index(model->tasks, rsp_task, task);
   for (uint32_t i = 0; i < t->n_runs; i++) {
     const rsp_run *r = rsp_model_run(model, rsp_model_task_run(model, task, i));
@@ -267,8 +415,12 @@ void rsp_model_task_totals(const rsp_model *model, rsp_task_id task, rsp_task_to
       out->sleep_d += d;
     else
       out->sleep_other += d;
-    if (sl->wake_time && sl->wake_time <= sl->end)
-      out->sched_delay += sl->end - sl->wake_time;
+    if (sl->preempted)
+      out->preempt_delay += d;
+    if (sl->wake_kind != RSP_WAKE_NONE && sl->wake_time <= sl->end)
+      out->sched_delay += sl->end - (sl->wake_time > sl->start ? sl->wake_time : sl->start);
+    else if (rsp_sleep_expects_wakeup(sl))
+      out->sleeps_without_wakeup++;
     out->sleeps++;
   }
 }

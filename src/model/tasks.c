@@ -52,7 +52,8 @@ void rsp_tasks_fork(rsp_model_builder *b, const rsp_event *ev)
   int32_t tid = ev->u.fork.tid;
   if (tid <= 0)
     return;
-  rsp_task_id parent = ev->u.fork.ptid > 0 ? rsp_tasks_lookup(b, ev->u.fork.ptid) : RSP_NO_ID;
+  /* The parent may be unknown yet: perf synthesizes the existing threads in /proc order. */
+  rsp_task_id parent = ev->u.fork.ptid > 0 ? rsp_tasks_for_tid(b, ev->u.fork.ppid, ev->u.fork.ptid) : RSP_NO_ID;
   rsp_task_id id = rsp_tasks_lookup(b, tid);
   /* perf synthesizes FORK records for threads that existed before the recording; a task already
    * known but never seen running is that same thread, anything else is a new one (tid reuse). */

@@ -49,14 +49,21 @@ static void print_loss(const rsp_model *model, FILE *out)
   const char *src = rsp_model_runs_source(model) == RSP_RUNS_FROM_SWITCH_RECORDS
                         ? "PERF_RECORD_SWITCH records"
                         : "sched:sched_switch (switch-ins from idle inferred)";
-  fprintf(out, "runs from %s: %u runs, %u sleeps, %" PRIu64 " switch events\n", src,
-          rsp_model_n_runs(model), rsp_model_n_sleeps(model), rsp_model_n_switch_events(model));
+  fprintf(out, "runs from %s: %u runs, %u sleeps, %" PRIu64 " switch events, %" PRIu64 " events\n", src,
+          rsp_model_n_runs(model), rsp_model_n_sleeps(model), rsp_model_n_switch_events(model),
+          rsp_model_n_events(model));
   fprintf(out, "loss: %" PRIu64 " inferred switch-ins, %" PRIu64 " orphan samples, %" PRIu64
           " switch-outs without a switch-in, %" PRIu64 " implicit switch-outs, %" PRIu64
-          " runs open at the end, %" PRIu64 " LOST records (%" PRIu64 " events), %" PRIu64
-          " LOST_SAMPLES (%" PRIu64 " samples)\n",
+          " runs open at the start, %" PRIu64 " at the end, %" PRIu64 " sleeps without a wakeup, %" PRIu64
+          " LOST records (%" PRIu64 " events), %" PRIu64 " LOST_SAMPLES (%" PRIu64 " samples)\n",
           l->inferred_switch_ins, l->orphan_samples, l->unmatched_switch_outs, l->implicit_switch_outs,
-          l->runs_open_at_end, l->lost_records, l->lost_events, l->lost_samples_records, l->lost_samples);
+          l->runs_open_at_start, l->runs_open_at_end, l->sleeps_without_wakeup, l->lost_records,
+          l->lost_events, l->lost_samples_records, l->lost_samples);
+  char **warnings = rsp_model_loss_warnings(model);
+  for (char **w = warnings; *w; w++)
+    if (!l->sampled_tracepoints || w != warnings) /* that one was printed loudly already */
+      fprintf(out, "note: %s\n", *w);
+  g_strfreev(warnings);
 }
 
 /* The loss check rsp-record wrote beside the recording (FILE.meta [loss]: recorded;occurred). */
@@ -106,9 +113,12 @@ int main(int argc, char **argv)
   GOptionContext *ctx = g_option_context_new("FILE - summarize a perf.data recording");
   g_option_context_set_summary(ctx,
       "Per task (pid, tid, comm; each exec a separate task): runtime, sleep time by state (S, D,\n"
-      "other), scheduler delay (last wakeup to switch-in), I/O wait (D sleeps) and cpu-clock samples.\n"
-      "Runs come from perf's switch records (perf record --switch-events) when present, else from\n"
-      "the sched:sched_switch tracepoint.");
+      "other), scheduler delay (from the task's sched_wakeup, else sched_waking, to its switch-in),\n"
+      "time runnable after preemption, I/O wait (D sleeps) and cpu-clock samples, busiest first.\n"
+      "Runs come from perf's switch records (perf record --switch-events) when the file has them,\n"
+      "else from the sched:sched_switch tracepoint, with the switch-ins it misses inferred.\n"
+      "What perf lost and what was inferred is counted after the table (on stderr with --format=json);\n"
+      "a recording whose tracepoints were sampled is reported as wrong.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
     fprintf(stderr, "rsp-summary: %s\n", error->message);
@@ -117,11 +127,10 @@ int main(int argc, char **argv)
     return 2;
   }
   g_option_context_free(ctx);
-  bool json = false;
-  if (format && strcmp(format, "json") == 0) {
-    json = true;
-  } else if (format && strcmp(format, "text") != 0) {
+  bool json = format && strcmp(format, "json") == 0;
+  if (format && !json && strcmp(format, "text") != 0) {
     fprintf(stderr, "rsp-summary: unknown format '%s' (text or json)\n", format);
+    g_free(format);
     return 2;
   }
   g_free(format);
@@ -143,12 +152,11 @@ int main(int argc, char **argv)
     return 1;
   }
   const rsp_model_loss *loss = rsp_model_loss_get(model);
-  if (loss->sampled_tracepoints)
-    fprintf(stderr,
-            "rsp-summary: WARNING: %s: tracepoint %s was sampled (frequency mode or period > 1): the kernel "
-            "kept only some of its events, so runs and sleeps are WRONG. Re-record with the tracepoints at "
-            "period 1 and the frequency on the sampling event only (-e cpu-clock/freq=997/).\n",
-            argv[1], loss->sampled_tracepoint);
+  if (loss->sampled_tracepoints) {
+    char **warnings = rsp_model_loss_warnings(model); /* the first is this one */
+    fprintf(stderr, "rsp-summary: WARNING: %s: %s\n", argv[1], warnings[0]);
+    g_strfreev(warnings);
+  }
   if (rsp_model_runs_source(model) == RSP_RUNS_FROM_NOTHING) {
     fprintf(stderr,
             "rsp-summary: %s: no scheduler events (neither PERF_RECORD_SWITCH records nor "
@@ -180,27 +188,37 @@ int main(int argc, char **argv)
       printf("%s\n  {\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"comm\": ", i ? "," : "", r->task->pid,
              r->task->tid);
       json_string(stdout, r->task->comm);
-      printf(", \"generation\": %" PRIu32 ", \"runtime_ms\": %.6f, \"sleep_ms\": %.6f"
-             ", \"sleep_s_ms\": %.6f, \"sleep_other_ms\": %.6f, \"sched_delay_ms\": %.6f"
-             ", \"iowait_ms\": %.6f, \"samples\": %" PRIu64 ", \"runs\": %" PRIu32
-             ", \"inferred_starts\": %" PRIu32 "}",
-             r->task->generation, ms(t->runtime), ms(t->sleep), ms(t->sleep_s), ms(t->sleep_other),
-             ms(t->sched_delay), ms(t->sleep_d), t->samples, t->runs, t->inferred_starts);
+      printf(", \"comms\": [");
+      for (uint32_t c = 0; c < r->task->n_comms; c++) {
+        if (c)
+          printf(", ");
+        json_string(stdout, rsp_model_task_comm(model, r->id, c)->comm);
+      }
+      const rsp_task *parent = r->task->parent != RSP_NO_ID ? rsp_model_task(model, r->task->parent) : NULL;
+      printf("], \"generation\": %" PRIu32 ", \"parent_pid\": %" PRId32 ", \"parent_tid\": %" PRId32
+             ", \"runtime_ms\": %.6f, \"sleep_ms\": %.6f, \"sleep_s_ms\": %.6f, \"sleep_other_ms\": %.6f"
+             ", \"sched_delay_ms\": %.6f, \"iowait_ms\": %.6f, \"preempted_ms\": %.6f"
+             ", \"samples\": %" PRIu64 ", \"runs\": %" PRIu32 ", \"sleeps\": %" PRIu32
+             ", \"inferred_starts\": %" PRIu32 ", \"sleeps_without_wakeup\": %" PRIu32 "}",
+             r->task->generation, parent ? parent->pid : -1, parent ? parent->tid : -1, ms(t->runtime),
+             ms(t->sleep), ms(t->sleep_s), ms(t->sleep_other), ms(t->sched_delay), ms(t->sleep_d),
+             ms(t->preempt_delay), t->samples, t->runs, t->sleeps, t->inferred_starts,
+             t->sleeps_without_wakeup);
     }
     printf("%s]\n", n_rows ? "\n" : "");
     print_loss(model, stderr);
     print_loss_check(argv[1], stderr);
   } else {
-    printf("%8s %8s %-16s %12s %12s %12s %12s %12s %12s %8s %6s\n", "PID", "TID", "COMM", "RUN ms",
-           "SLEEP ms", "S ms", "D ms", "OTHER ms", "SCHED ms", "SAMPLES", "RUNS");
+    printf("%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %8s %6s\n", "PID", "TID", "COMM", "RUN ms",
+           "SLEEP ms", "S ms", "D(IO) ms", "OTHER ms", "SCHED ms", "PREEMPT ms", "SAMPLES", "RUNS");
     for (uint32_t i = 0; i < n_rows; i++) {
       const row *r = &rows[i];
       const rsp_task_totals *t = &r->totals;
-      printf("%8" PRId32 " %8" PRId32 " %-16s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %8" PRIu64
+      printf("%8" PRId32 " %8" PRId32 " %-16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %8" PRIu64
              " %6" PRIu32 "\n",
              r->task->pid, r->task->tid, *r->task->comm ? r->task->comm : "?", ms(t->runtime),
              ms(t->sleep), ms(t->sleep_s), ms(t->sleep_d), ms(t->sleep_other), ms(t->sched_delay),
-             t->samples, t->runs);
+             ms(t->preempt_delay), t->samples, t->runs);
     }
     printf("\n");
     print_loss(model, stdout);

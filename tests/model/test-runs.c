@@ -1,295 +1,212 @@
-/* Runs and sleeps from fabricated events fed to the model's internal entry point: every run and
- * sleep of the scenarios below is written out by hand and asserted exactly. */
-#include "model/model-private.h"
+/* Runs and sleeps from fabricated event streams (trace-builder.c) fed to the model's internal
+ * entry point. Every run and sleep of each scenario is written out by hand, from the stream's
+ * construction, and asserted exactly. */
+#include "checks.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+enum { IDLE = 0, A = 100, B = 200, C = 300, D = 400, E = 500, F = 600 };
 
-static int failures;
-
-#define CHECK(cond)                                                                          \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);              \
-      failures++;                                                                            \
-    }                                                                                        \
-  } while (0)
-
-#define CHECK_EQ(a, b)                                                                       \
-  do {                                                                                       \
-    unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);           \
-    if (a_ != b_) {                                                                          \
-      fprintf(stderr, "%s:%d: %s == %llu, expected %s == %llu\n", __FILE__, __LINE__, #a, a_, \
-              #b, b_);                                                                       \
-      failures++;                                                                            \
-    }                                                                                        \
-  } while (0)
-
-enum { A = 100, B = 200, C = 300 };
-
-/* Times in the scenarios are in microseconds; the model counts nanoseconds. */
-#define US 1000ull
-
-/* sched:sched_switch payload: prev_pid @0 (s32), prev_state @8 (u64), next_pid @16 (s32). */
-static const rsp_field switch_fields[] = {
-  { .name = "prev_pid", .kind = RSP_FIELD_SIGNED, .offset = 0, .size = 4 },
-  { .name = "prev_state", .kind = RSP_FIELD_UNSIGNED, .offset = 8, .size = 8 },
-  { .name = "next_pid", .kind = RSP_FIELD_SIGNED, .offset = 16, .size = 4 },
-};
-static const rsp_field wakeup_fields[] = {
-  { .name = "pid", .kind = RSP_FIELD_SIGNED, .offset = 0, .size = 4 },
-};
-static rsp_evsel ev_switch = { .index = 0, .name = "sched:sched_switch", .tp_system = "sched",
-                               .tp_name = "sched_switch", .fields = switch_fields, .n_fields = 3 };
-static rsp_evsel ev_wakeup = { .index = 1, .name = "sched:sched_wakeup", .tp_system = "sched",
-                               .tp_name = "sched_wakeup", .fields = wakeup_fields, .n_fields = 1 };
-static rsp_evsel ev_clock = { .index = 2, .name = "cpu-clock" };
-
-typedef struct { uint8_t bytes[24]; } raw24;
-
-static void feed_switch_tp(rsp_model_builder *b, uint64_t t, int32_t prev, uint64_t state, int32_t next)
-{
-  raw24 raw;
-  memset(&raw, 0, sizeof raw);
-  memcpy(raw.bytes + 0, &prev, 4);
-  memcpy(raw.bytes + 8, &state, 8);
-  memcpy(raw.bytes + 16, &next, 4);
-  rsp_event ev = { .type = PERF_RECORD_SAMPLE, .time = t * US, .cpu = 0, .pid = prev, .tid = prev,
-                   .evsel = &ev_switch, .raw = raw.bytes, .raw_size = sizeof raw };
-  rsp_model_builder_feed(b, &ev);
-}
-
-static void feed_wakeup(rsp_model_builder *b, uint64_t t, int32_t waker, int32_t target)
-{
-  raw24 raw;
-  memset(&raw, 0, sizeof raw);
-  memcpy(raw.bytes, &target, 4);
-  rsp_event ev = { .type = PERF_RECORD_SAMPLE, .time = t * US, .cpu = 0, .pid = waker, .tid = waker,
-                   .evsel = &ev_wakeup, .raw = raw.bytes, .raw_size = 4 };
-  rsp_model_builder_feed(b, &ev);
-}
-
-static void feed_sample(rsp_model_builder *b, uint64_t t, int32_t tid)
-{
-  rsp_event ev = { .type = PERF_RECORD_SAMPLE, .time = t * US, .cpu = 0, .pid = tid, .tid = tid,
-                   .evsel = &ev_clock, .period = 1000000 };
-  rsp_model_builder_feed(b, &ev);
-}
-
-/* A PERF_RECORD_SWITCH_CPU_WIDE on cpu 0; TID is the task switching in or out. */
-static void feed_rec(rsp_model_builder *b, uint64_t t, int32_t tid, bool out, bool preempt)
-{
-  rsp_event ev = { .type = PERF_RECORD_SWITCH_CPU_WIDE, .time = t * US, .cpu = 0, .pid = tid, .tid = tid };
-  ev.misc = (out ? PERF_RECORD_MISC_SWITCH_OUT : 0) | (preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0);
-  ev.u.cswitch.out = out;
-  ev.u.cswitch.preempt = preempt;
-  rsp_model_builder_feed(b, &ev);
-}
-
-static void feed_comm(rsp_model_builder *b, uint64_t t, int32_t tid, const char *comm, bool exec)
-{
-  rsp_event ev = { .type = PERF_RECORD_COMM, .time = t * US, .cpu = 0, .pid = tid, .tid = tid };
-  ev.u.comm.pid = tid;
-  ev.u.comm.tid = tid;
-  ev.u.comm.comm = comm;
-  ev.u.comm.exec = exec;
-  rsp_model_builder_feed(b, &ev);
-}
-
-static rsp_task_id find_task(const rsp_model *m, int32_t tid, uint32_t generation)
-{
-  for (rsp_task_id i = 0; i < rsp_model_n_tasks(m); i++) {
-    const rsp_task *t = rsp_model_task(m, i);
-    if (t->tid == tid && t->generation == generation)
-      return i;
-  }
-  return RSP_NO_ID;
-}
-
-static void check_run(const rsp_model *m, rsp_task_id task, uint32_t i, uint64_t start, uint64_t end,
-                      uint32_t samples, uint32_t flags, int line)
-{
-  start *= US;
-  end *= US;
-  const rsp_task *t = rsp_model_task(m, task);
-  if (i >= t->n_runs) {
-    fprintf(stderr, "line %d: tid %d has %u runs, wanted run %u\n", line, t->tid, t->n_runs, i);
-    failures++;
-    return;
-  }
-  const rsp_run *r = rsp_model_run(m, rsp_model_task_run(m, task, i));
-  if (r->start != start || r->end != end || r->n_samples != samples || r->flags != flags || r->cpu != 0) {
-    fprintf(stderr,
-            "line %d: tid %d run %u: [%llu, %llu] samples %u flags %u cpu %d; expected [%llu, %llu] "
-            "samples %u flags %u cpu 0\n",
-            line, t->tid, i, (unsigned long long)r->start, (unsigned long long)r->end, r->n_samples,
-            r->flags, r->cpu, (unsigned long long)start, (unsigned long long)end, samples, flags);
-    failures++;
-  }
-}
-
-static void check_sleep(const rsp_model *m, rsp_task_id task, uint32_t i, uint64_t start, uint64_t end,
-                        char state, bool preempted, uint64_t wake, int line)
-{
-  start *= US;
-  end *= US;
-  wake *= US;
-  const rsp_task *t = rsp_model_task(m, task);
-  if (i >= t->n_sleeps) {
-    fprintf(stderr, "line %d: tid %d has %u sleeps, wanted sleep %u\n", line, t->tid, t->n_sleeps, i);
-    failures++;
-    return;
-  }
-  const rsp_sleep *s = rsp_model_sleep(m, rsp_model_task_sleep(m, task, i));
-  if (s->start != start || s->end != end || s->state != state || s->preempted != preempted ||
-      s->wake_time != wake) {
-    fprintf(stderr,
-            "line %d: tid %d sleep %u: [%llu, %llu] state %d preempted %d wake %llu; expected [%llu, %llu] "
-            "state %d preempted %d wake %llu\n",
-            line, t->tid, i, (unsigned long long)s->start, (unsigned long long)s->end, s->state,
-            s->preempted, (unsigned long long)s->wake_time, (unsigned long long)start,
-            (unsigned long long)end, state, preempted, (unsigned long long)wake);
-    failures++;
-  }
-}
-
-#define RUN(m, task, i, s, e, n, f) check_run(m, task, i, s, e, n, f, __LINE__)
-#define SLEEP(m, task, i, s, e, st, p, w) check_sleep(m, task, i, s, e, st, p, w, __LINE__)
-
-/* Two tasks ping-ponging on cpu 0 with perf's switch records, the tracepoint giving prev_state. */
+/* With perf's switch records, on two cpus: A and B ping-pong through a pipe, A is preempted by C,
+ * B was running when the recording began, B's IN record is lost (the OUT before it names B). */
 static void test_switch_records(void)
 {
-  rsp_model_builder *b = rsp_model_builder_new(NULL, true);
-  feed_rec(b, 1000, A, false, false);          /* A in */
-  feed_sample(b, 1500, A);
-  feed_switch_tp(b, 2000, A, 1 /* S */, B);
-  feed_rec(b, 2000, A, true, false);           /* A out (sleeps S) */
-  feed_rec(b, 2000, B, false, false);          /* B in */
-  feed_sample(b, 2100, B);
-  feed_wakeup(b, 2500, B, A);                  /* B wakes A */
-  feed_rec(b, 3000, B, true, true);            /* B preempted */
-  feed_rec(b, 3000, A, false, false);
-  feed_sample(b, 3010, B);                     /* B, 10 us after its run: attaches to it */
-  feed_switch_tp(b, 4000, A, 2 /* D */, B);
-  feed_rec(b, 4000, A, true, false);
-  feed_rec(b, 4000, B, false, false);
-  feed_sample(b, 4500, A);                     /* A, 500 us after its run: orphan */
-  feed_rec(b, 5000, B, true, false);
-  feed_rec(b, 5000, A, false, false);
-  feed_rec(b, 6000, A, true, false);           /* no tracepoint: state unknown */
-  feed_rec(b, 6500, C, true, false);           /* C never switched in */
-  feed_rec(b, 7000, B, false, false);
-  feed_sample(b, 7500, B);                     /* the last event: B still running */
-  rsp_model *m = rsp_model_builder_finish(b);
+  tb *t = tb_new(true);
+  tb_switch_in(t, 1000 * US, 0, A, IDLE);                     /* the first event: time_first */
+  tb_sample(t, 1200 * US, 1, B);                              /* cpu 1 has had no record yet */
+  tb_sample(t, 1500 * US, 0, A);
+  uint64_t a_sleeps = tb_sched_switch(t, 1999 * US, 0, A, "S", IDLE);
+  tb_switch_out(t, 2000 * US, 0, A, IDLE, false);
+  tb_switch_in(t, 2001 * US, 0, IDLE, A);
+  tb_waking(t, 2500 * US, 1, B, A, 0);                        /* B wakes A ... */
+  tb_wakeup(t, 2502 * US, 0, IDLE, A, 0);                     /* ... enqueued by the IPI on idle cpu 0 */
+  tb_switch_out(t, 2510 * US, 0, IDLE, A, false);
+  tb_switch_in(t, 2511 * US, 0, A, IDLE);
+  uint64_t b_sleeps = tb_sched_switch(t, 2600 * US, 1, B, "S", IDLE);
+  tb_switch_out(t, 2601 * US, 1, B, IDLE, false);
+  tb_switch_in(t, 2602 * US, 1, IDLE, B);
+  tb_sample(t, 3000 * US, 0, A);
+  uint64_t a_preempted = tb_sched_switch(t, 3499 * US, 0, A, "R+", C);
+  tb_switch_out(t, 3500 * US, 0, A, C, true);
+  tb_switch_in(t, 3501 * US, 0, C, A);
+  tb_sched_switch(t, 3999 * US, 0, C, "D", A);
+  tb_switch_out(t, 4000 * US, 0, C, A, false);
+  tb_switch_in(t, 4001 * US, 0, A, C);
+  tb_sample(t, 4010 * US, 0, C);                              /* 10 us after C's run: attaches to it */
+  tb_sample(t, 4100 * US, 1, B);                              /* B asleep for 1.5 ms: orphan */
+  tb_sample(t, 4500 * US, 0, A);
+  tb_sched_switch(t, 4999 * US, 0, A, "S", IDLE);
+  tb_switch_out(t, 5000 * US, 0, A, IDLE, false);
+  tb_switch_in(t, 5001 * US, 0, IDLE, A);
+  tb_switch_out(t, 5100 * US, 1, IDLE, B, false);             /* names B; B's IN record is lost */
+  tb_sched_switch(t, 5399 * US, 1, B, "S", IDLE);
+  tb_switch_out(t, 5400 * US, 1, B, IDLE, false);
+  tb_switch_in(t, 5401 * US, 1, IDLE, B);
+  tb_sample(t, 6000 * US, 0, IDLE);                           /* the last event */
+  rsp_model *m = tb_finish(t);
 
   CHECK_EQ(rsp_model_runs_source(m), RSP_RUNS_FROM_SWITCH_RECORDS);
-  rsp_task_id a = find_task(m, A, 0), bt = find_task(m, B, 0);
-  CHECK(a != RSP_NO_ID && bt != RSP_NO_ID);
-  if (a == RSP_NO_ID || bt == RSP_NO_ID)
-    return;
+  CHECK_EQ(rsp_model_time_first(m), 1000 * US);
+  CHECK_EQ(rsp_model_time_last(m), 6000 * US);
+  rsp_task_id a = find_task(m, A, 0), b = find_task(m, B, 0), c = find_task(m, C, 0);
   CHECK_EQ(rsp_model_task(m, a)->n_runs, 3);
-  RUN(m, a, 0, 1000, 2000, 1, 0);
-  RUN(m, a, 1, 3000, 4000, 0, 0);
-  RUN(m, a, 2, 5000, 6000, 0, 0);
+  RUN(m, a, 0, 1000, 2000, 0, 1, 0);
+  RUN(m, a, 1, 2511, 3500, 0, 1, 0);
+  RUN(m, a, 2, 4001, 5000, 0, 1, 0);
   CHECK_EQ(rsp_model_task(m, a)->n_sleeps, 2); /* the time after A's last run is no sleep */
-  SLEEP(m, a, 0, 2000, 3000, 'S', false, 2500);
-  SLEEP(m, a, 1, 4000, 5000, 'D', false, 0);
-  CHECK_EQ(rsp_model_task(m, bt)->n_runs, 3);
-  RUN(m, bt, 0, 2000, 3000, 2, 0);
-  RUN(m, bt, 1, 4000, 5000, 0, 0);
-  RUN(m, bt, 2, 7000, 7500, 1, RSP_RUN_OPEN_AT_END);
-  CHECK_EQ(rsp_model_task(m, bt)->n_sleeps, 2);
-  SLEEP(m, bt, 0, 3000, 4000, 0, true, 0);
-  SLEEP(m, bt, 1, 5000, 7000, 0, false, 0);
+  SLEEP(m, a, 0, 2000, 2511, 'S', false, 2502, RSP_WAKE_WAKEUP, a_sleeps);
+  SLEEP(m, a, 1, 3500, 4001, 'R', true, 0, RSP_WAKE_NONE, a_preempted);
+  CHECK_EQ(rsp_model_task(m, b)->n_runs, 2);
+  RUN(m, b, 0, 1000, 2601, 1, 1, RSP_RUN_OPEN_AT_START);
+  RUN(m, b, 1, 5100, 5400, 1, 0, RSP_RUN_START_INFERRED);
+  CHECK_EQ(rsp_model_task(m, b)->n_sleeps, 1);
+  SLEEP(m, b, 0, 2601, 5100, 'S', false, 0, RSP_WAKE_NONE, b_sleeps);
+  CHECK_EQ(rsp_model_task(m, c)->n_runs, 1);
+  RUN(m, c, 0, 3501, 4000, 0, 1, 0);
+  CHECK_EQ(rsp_model_task(m, c)->n_sleeps, 0);
+  ORDER(m);
 
   rsp_task_totals ta;
   rsp_model_task_totals(m, a, &ta);
-  CHECK_EQ(ta.runtime, 3000 * US);
-  CHECK_EQ(ta.sleep, 2000 * US);
-  CHECK_EQ(ta.sleep_s, 1000 * US);
-  CHECK_EQ(ta.sleep_d, 1000 * US);
-  CHECK_EQ(ta.sleep_other, 0);
-  CHECK_EQ(ta.sched_delay, 500 * US);
-  CHECK_EQ(ta.samples, 1);
+  CHECK_EQ(ta.runtime, (1000 + 989 + 999) * US);
+  CHECK_EQ(ta.sleep, (511 + 501) * US);
+  CHECK_EQ(ta.sleep_s, 511 * US);
+  CHECK_EQ(ta.sleep_d, 0);
+  CHECK_EQ(ta.sleep_other, 501 * US);
+  CHECK_EQ(ta.preempt_delay, 501 * US);
+  CHECK_EQ(ta.sched_delay, 9 * US); /* runnable from the sched_wakeup at 2502, ran at 2511 */
+  CHECK_EQ(ta.samples, 3);
+  CHECK_EQ(ta.runs, 3);
+  CHECK_EQ(ta.sleeps_without_wakeup, 0);
+  rsp_task_totals tbb;
+  rsp_model_task_totals(m, b, &tbb);
+  CHECK_EQ(tbb.runtime, (1601 + 300) * US);
+  CHECK_EQ(tbb.inferred_starts, 1);
+  CHECK_EQ(tbb.sleeps_without_wakeup, 1);
 
   const rsp_model_loss *l = rsp_model_loss_get(m);
+  CHECK_EQ(l->inferred_switch_ins, 1);
   CHECK_EQ(l->orphan_samples, 1);
-  CHECK_EQ(l->unmatched_switch_outs, 1);
-  CHECK_EQ(l->runs_open_at_end, 1);
-  CHECK_EQ(l->inferred_switch_ins, 0);
+  CHECK_EQ(l->unmatched_switch_outs, 0);
+  CHECK_EQ(l->implicit_switch_outs, 0);
+  CHECK_EQ(l->runs_open_at_start, 1);
+  CHECK_EQ(l->runs_open_at_end, 0);
+  CHECK_EQ(l->sleeps_without_wakeup, 1);
+  CHECK_EQ(l->idle_samples, 1);
   rsp_model_free(m);
 }
 
-/* The tracepoint alone, as this kernel writes it: the switches from idle back to a task are
- * missing and are inferred from the task's next event on that cpu. */
+/* The sched:sched_switch tracepoint alone, as this kernel writes it: the switches from idle back
+ * to a task are missing and are inferred from the task's next event on that cpu (a sample, a
+ * syscall tracepoint, its own switch-out), or from its sched_wakeup onto that idle cpu. */
 static void test_sched_switch_inferred(void)
 {
-  rsp_model_builder *b = rsp_model_builder_new(NULL, false);
-  feed_sample(b, 500, A);                      /* A was running before the first switch */
-  feed_switch_tp(b, 1000, A, 1 /* S */, B);
-  feed_switch_tp(b, 2000, B, 2 /* D */, 0);    /* B to idle */
-  feed_wakeup(b, 2500, 0, A);                  /* woken from interrupt context on the idle cpu */
-  feed_sample(b, 3000, A);                     /* the idle -> A switch was not traced */
-  feed_switch_tp(b, 3500, A, 0x100 /* R+ */, B); /* A preempted by B */
-  feed_switch_tp(b, 4000, B, 1 /* S */, A);
-  feed_sample(b, 4200, A);
-  rsp_model *m = rsp_model_builder_finish(b);
+  tb *t = tb_new(false);
+  tb_comm(t, 200 * US, 0, F, "f", false); /* before any sample: perf had not enabled the tracepoints */
+  tb_sample(t, 500 * US, 0, A);           /* A was running before the first switch */
+  uint64_t a_sleeps = tb_sched_switch(t, 1000 * US, 0, A, "S", B);
+  uint64_t b_sleeps = tb_sched_switch(t, 2000 * US, 0, B, "D", IDLE);
+  tb_waking(t, 2500 * US, 0, IDLE, A, 0);          /* from an interrupt on the idle cpu */
+  tb_sample(t, 3000 * US, 0, A);                   /* the idle -> A switch was not traced */
+  uint64_t a_preempted = tb_sched_switch(t, 3500 * US, 0, A, "R+", B);
+  tb_sched_switch(t, 4000 * US, 0, B, "S", A);
+  tb_sched_switch(t, 4100 * US, 1, D, "S", IDLE);  /* D's switch-out is its only event */
+  tb_sample(t, 4200 * US, 0, A);
+  tb_wakeup(t, 4300 * US, 0, A, C, 1);             /* A wakes C onto idle cpu 1 ... */
+  tb_tracepoint(t, 4400 * US, 1, C);               /* ... C's first event there */
+  tb_sched_switch(t, 4600 * US, 1, C, "S", IDLE);
+  tb_sample(t, 4700 * US, 0, A);
+  tb_tracepoint(t, 4800 * US, 1, E);               /* E on cpu 1, switched in untraced */
+  tb_sample(t, 4900 * US, 1, E);
+  tb_sched_switch(t, 5200 * US, 1, F, "S", IDLE);  /* F, not E, leaves cpu 1: E's switch-out was lost */
+  rsp_model *m = tb_finish(t);
 
   CHECK_EQ(rsp_model_runs_source(m), RSP_RUNS_FROM_SCHED_SWITCH);
-  rsp_task_id a = find_task(m, A, 0), bt = find_task(m, B, 0);
-  CHECK(a != RSP_NO_ID && bt != RSP_NO_ID);
-  if (a == RSP_NO_ID || bt == RSP_NO_ID)
-    return;
+  rsp_task_id a = find_task(m, A, 0), b = find_task(m, B, 0), c = find_task(m, C, 0);
+  rsp_task_id d = find_task(m, D, 0), e = find_task(m, E, 0), f = find_task(m, F, 0);
   CHECK_EQ(rsp_model_task(m, a)->n_runs, 3);
-  RUN(m, a, 0, 500, 1000, 1, RSP_RUN_START_INFERRED);
-  RUN(m, a, 1, 3000, 3500, 1, RSP_RUN_START_INFERRED);
-  RUN(m, a, 2, 4000, 4200, 1, RSP_RUN_OPEN_AT_END);
+  RUN(m, a, 0, 500, 1000, 0, 1, RSP_RUN_START_INFERRED);
+  RUN(m, a, 1, 3000, 3500, 0, 1, RSP_RUN_START_INFERRED);
+  RUN(m, a, 2, 4000, 5200, 0, 2, RSP_RUN_OPEN_AT_END);
   CHECK_EQ(rsp_model_task(m, a)->n_sleeps, 2);
-  SLEEP(m, a, 0, 1000, 3000, 'S', false, 2500);
-  SLEEP(m, a, 1, 3500, 4000, 'R', true, 0);
-  CHECK_EQ(rsp_model_task(m, bt)->n_runs, 2);
-  RUN(m, bt, 0, 1000, 2000, 0, 0);
-  RUN(m, bt, 1, 3500, 4000, 0, 0);
-  CHECK_EQ(rsp_model_task(m, bt)->n_sleeps, 1);
-  SLEEP(m, bt, 0, 2000, 3500, 'D', false, 0);
+  SLEEP(m, a, 0, 1000, 3000, 'S', false, 2500, RSP_WAKE_WAKING, a_sleeps);
+  SLEEP(m, a, 1, 3500, 4000, 'R', true, 0, RSP_WAKE_NONE, a_preempted);
+  CHECK_EQ(rsp_model_task(m, b)->n_runs, 2);
+  RUN(m, b, 0, 1000, 2000, 0, 0, 0);
+  RUN(m, b, 1, 3500, 4000, 0, 0, 0);
+  CHECK_EQ(rsp_model_task(m, b)->n_sleeps, 1);
+  SLEEP(m, b, 0, 2000, 3500, 'D', false, 0, RSP_WAKE_NONE, b_sleeps);
+  CHECK_EQ(rsp_model_task(m, c)->n_runs, 1);
+  RUN(m, c, 0, 4300, 4600, 1, 0, RSP_RUN_START_INFERRED | RSP_RUN_START_AT_WAKEUP);
+  CHECK_EQ(rsp_model_task(m, d)->n_runs, 1);
+  RUN(m, d, 0, 4100, 4100, 1, 0, RSP_RUN_START_INFERRED);
+  CHECK_EQ(rsp_model_task(m, e)->n_runs, 1);
+  RUN(m, e, 0, 4800, 4900, 1, 1, RSP_RUN_START_INFERRED); /* ended at its last event */
+  CHECK_EQ(rsp_model_task(m, f)->n_runs, 0);
+  CHECK_STR(rsp_model_task(m, b)->comm, "t200"); /* named from the tracepoint's comm field */
+  CHECK_STR(rsp_model_task(m, f)->comm, "f");
+  ORDER(m);
 
   const rsp_model_loss *l = rsp_model_loss_get(m);
-  CHECK_EQ(l->inferred_switch_ins, 2);
+  CHECK_EQ(l->inferred_switch_ins, 5); /* A twice, C, D, E */
   CHECK_EQ(l->orphan_samples, 0);
-  CHECK_EQ(l->unmatched_switch_outs, 0);
+  CHECK_EQ(l->unmatched_switch_outs, 1); /* F's */
+  CHECK_EQ(l->implicit_switch_outs, 1);  /* E's */
+  CHECK_EQ(l->runs_open_at_end, 1);
+  CHECK_EQ(l->sleeps_without_wakeup, 1); /* B's D sleep */
   rsp_task_totals ta;
   rsp_model_task_totals(m, a, &ta);
-  CHECK_EQ(ta.runtime, (500 + 500 + 200) * US);
+  CHECK_EQ(ta.runtime, (500 + 500 + 1200) * US);
+  CHECK_EQ(ta.sleep_s, 2000 * US);
   CHECK_EQ(ta.sched_delay, 500 * US);
+  CHECK_EQ(ta.preempt_delay, 500 * US);
   CHECK_EQ(ta.inferred_starts, 2);
   rsp_model_free(m);
+}
+
+/* The attach window of "Runs and Sleeps": a sample at most 20 us after its task's run on that cpu
+ * belongs to it; later, or on another cpu, it is dropped and counted. */
+static void test_attach_window(void)
+{
+  for (int wide = 0; wide < 2; wide++) {
+    rsp_model_options o = { .sample_window_ns = wide ? 50 * US : 0 };
+    tb *t = tb_new_with(&o, true);
+    tb_switch_in(t, 1000 * US, 0, A, IDLE);
+    tb_sample(t, 1500 * US, 1, A);          /* A runs on cpu 0 */
+    tb_switch_out(t, 2000 * US, 0, A, IDLE, false);
+    tb_switch_in(t, 2000 * US, 0, IDLE, A);
+    tb_sample(t, 2000 * US + RSP_SAMPLE_ATTACH_WINDOW_NS, 0, A);
+    tb_sample(t, 2000 * US + RSP_SAMPLE_ATTACH_WINDOW_NS + 1, 0, A);
+    tb_sample(t, 2040 * US, 0, A);
+    rsp_model *m = tb_finish(t);
+    rsp_task_id a = find_task(m, A, 0);
+    RUN(m, a, 0, 1000, 2000, 0, wide ? 3 : 1, 0);
+    CHECK_EQ(rsp_model_loss_get(m)->orphan_samples, wide ? 1 : 3);
+    rsp_model_free(m);
+  }
 }
 
 /* An exec ends one generation's run and begins the next one's, same tid, no sleep between. */
 static void test_exec(void)
 {
-  rsp_model_builder *b = rsp_model_builder_new(NULL, true);
-  feed_comm(b, 50, A, "sh", false);
-  feed_rec(b, 100, A, false, false);
-  feed_comm(b, 150, A, "true", true);
-  feed_rec(b, 300, A, true, false);
-  feed_sample(b, 310, 0); /* idle, ends the recording */
-  rsp_model *m = rsp_model_builder_finish(b);
+  tb *t = tb_new(true);
+  tb_comm(t, 0, 0, A, "sh", false); /* synthesized */
+  tb_switch_in(t, 100 * US, 0, A, IDLE);
+  tb_comm(t, 150 * US, 0, A, "true", true);
+  tb_switch_out(t, 300 * US, 0, A, IDLE, false);
+  tb_sample(t, 310 * US, 0, IDLE);
+  rsp_model *m = tb_finish(t);
   rsp_task_id g0 = find_task(m, A, 0), g1 = find_task(m, A, 1);
-  CHECK(g0 != RSP_NO_ID && g1 != RSP_NO_ID);
   if (g0 == RSP_NO_ID || g1 == RSP_NO_ID)
     return;
-  CHECK(strcmp(rsp_model_task(m, g0)->comm, "sh") == 0);
-  CHECK(strcmp(rsp_model_task(m, g1)->comm, "true") == 0);
+  CHECK_STR(rsp_model_task(m, g0)->comm, "sh");
+  CHECK_STR(rsp_model_task(m, g1)->comm, "true");
   CHECK_EQ(rsp_model_task(m, g1)->prev_generation, g0);
+  CHECK_EQ(rsp_model_task(m, g1)->start, 150 * US);
   CHECK_EQ(rsp_model_task(m, g0)->n_runs, 1);
-  RUN(m, g0, 0, 100, 150, 0, 0);
+  RUN(m, g0, 0, 100, 150, 0, 0, 0);
   CHECK_EQ(rsp_model_task(m, g0)->n_sleeps, 0);
   CHECK_EQ(rsp_model_task(m, g1)->n_runs, 1);
-  RUN(m, g1, 0, 150, 300, 0, RSP_RUN_STARTED_BY_EXEC);
+  RUN(m, g1, 0, 150, 300, 0, 0, RSP_RUN_STARTED_BY_EXEC);
   CHECK_EQ(rsp_model_task(m, g1)->n_sleeps, 0);
-  CHECK(strcmp(rsp_model_task_comm_at(m, g0, 120 * US), "sh") == 0);
   CHECK_EQ(rsp_model_loss_get(m)->idle_samples, 1);
   rsp_model_free(m);
 }
@@ -297,33 +214,49 @@ static void test_exec(void)
 /* perf writes the last switch-out of an exited task with pid/tid -1: it ends the cpu's current run. */
 static void test_exit_switch_out(void)
 {
-  rsp_model_builder *b = rsp_model_builder_new(NULL, true);
-  feed_rec(b, 100, A, false, false);
-  feed_switch_tp(b, 190, A, 0x20 /* Z */, 0);
-  feed_rec(b, 200, -1, true, false);
-  feed_rec(b, 200, 0, false, false);     /* idle in */
-  feed_sample(b, 300, 0);
-  rsp_model *m = rsp_model_builder_finish(b);
+  tb *t = tb_new(true);
+  tb_switch_in(t, 100 * US, 0, A, IDLE);
+  tb_exit(t, 180 * US, 0, A);
+  tb_sched_switch(t, 190 * US, 0, A, "Z", IDLE);
+  tb_switch_out(t, 200 * US, 0, -1, IDLE, false);
+  tb_switch_in(t, 200 * US, 0, IDLE, -1);
+  tb_sample(t, 300 * US, 0, IDLE);
+  rsp_model *m = tb_finish(t);
   rsp_task_id a = find_task(m, A, 0);
-  CHECK(a != RSP_NO_ID);
-  if (a == RSP_NO_ID)
-    return;
   CHECK_EQ(rsp_model_task(m, a)->n_runs, 1);
-  RUN(m, a, 0, 100, 200, 0, 0);
+  RUN(m, a, 0, 100, 200, 0, 0, 0);
   CHECK_EQ(rsp_model_task(m, a)->n_sleeps, 0);
+  CHECK_EQ(rsp_model_task(m, a)->exit_time, 180 * US);
   CHECK_EQ(rsp_model_loss_get(m)->unmatched_switch_outs, 0);
   CHECK_EQ(rsp_model_loss_get(m)->runs_open_at_end, 0);
   rsp_model_free(m);
 }
 
+/* The tracepoint's switch-in after an exec whose tracepoints were not yet on, then a task that
+ * exits with its last switch-out untraced: its run ends at its last event, not at the next switch. */
+static void test_tracepoint_exit_untraced(void)
+{
+  tb *t = tb_new(false);
+  tb_sample(t, 100 * US, 0, IDLE);
+  tb_comm(t, 200 * US, 1, A, "a", true);    /* the exec is A's event on cpu 1: its run began by then */
+  tb_exit(t, 300 * US, 1, A);
+  tb_sched_switch(t, 900 * US, 1, B, "S", IDLE); /* B, unknown till now, leaves cpu 1 */
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0);
+  CHECK_EQ(rsp_model_task(m, a)->n_runs, 1);
+  RUN(m, a, 0, 200, 300, 1, 0, RSP_RUN_START_INFERRED);
+  CHECK_EQ(rsp_model_loss_get(m)->implicit_switch_outs, 1);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
-  ev_clock.attr.type = PERF_TYPE_SOFTWARE;
-  ev_clock.attr.config = PERF_COUNT_SW_CPU_CLOCK;
   test_switch_records();
   test_sched_switch_inferred();
+  test_attach_window();
   test_exec();
   test_exit_switch_out();
+  test_tracepoint_exit_untraced();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """rsp-summary's command line: --help, a bad file (the reader's error, exit 1), a recording without scheduler
-events (a clear message, exit 1), text and JSON output on a fixture, a sampled-tracepoint warning."""
+events (a clear message, exit 1), text and JSON output on a fixture, a sampled-tracepoint warning, and the choice of
+where runs come from (switch records when the file has them, else sched:sched_switch)."""
 import json
 import os
 import struct
@@ -73,11 +74,29 @@ def main():
     p = run('--tasks', '--format=json', fixture)
     check(p.returncode == 0, f'json exit {p.returncode}: {p.stderr}')
     rows = json.loads(p.stdout)
-    keys = {'pid', 'tid', 'comm', 'runtime_ms', 'sleep_ms', 'sched_delay_ms', 'iowait_ms', 'samples'}
+    keys = {'pid', 'tid', 'comm', 'comms', 'generation', 'parent_pid', 'parent_tid', 'runtime_ms', 'sleep_ms',
+            'sleep_s_ms', 'sleep_other_ms', 'sched_delay_ms', 'iowait_ms', 'preempted_ms', 'samples', 'runs', 'sleeps',
+            'inferred_starts', 'sleeps_without_wakeup'}
     check(rows and all(keys <= set(r) for r in rows), 'json keys')
+    check(all(abs(r['sleep_ms'] - r['sleep_s_ms'] - r['iowait_ms'] - r['sleep_other_ms']) < 1e-5 for r in rows),
+          'sleep = S + D + other')
+    check(all(r['preempted_ms'] <= r['sleep_other_ms'] + 1e-9 for r in rows), 'preempted is part of other')
+    check(all(r['comm'] == r['comms'][-1] for r in rows if r['comms']), 'comm is the last of comms')
+    check(any(r['generation'] > 0 for r in rows), 'an exec made a second generation (the fixture runs commands)')
+    check(any(r['parent_tid'] > 0 for r in rows), 'parents from FORK')
     check([r['runtime_ms'] for r in rows] == sorted((r['runtime_ms'] for r in rows), reverse=True), 'json order')
     check(all(r['iowait_ms'] <= r['sleep_ms'] + 1e-9 for r in rows), 'iowait <= sleep')
     check(any(r['iowait_ms'] > 0 for r in rows), 'some task waited on I/O (the fixture reads cold files)')
+    check('runs from PERF_RECORD_SWITCH records' in p.stderr, f'source with switch records: {p.stderr!r}')
+    p = run('--tasks', '--no-switch-records', fixture)
+    check(p.returncode == 0 and 'runs from sched:sched_switch' in p.stdout, '--no-switch-records')
+    # recordings without switch records: runs from the tracepoint, without being told
+    for rel in ('tests/model/data/grep-pingpong-tracepoints.data',):
+        path = os.path.join(SRC, rel)
+        if os.path.exists(path):
+            p = run('--tasks', path)
+            check(p.returncode == 0 and 'runs from sched:sched_switch' in p.stdout and 'inferred' in p.stdout,
+                  f'{rel}: {p.returncode} {p.stdout[-400:]!r} {p.stderr!r}')
     p = run('--tasks', fixture)
     check(p.returncode == 0 and 'RUN ms' in p.stdout and 'loss:' in p.stdout, 'text output')
     print(p.stdout.splitlines()[1] if p.returncode == 0 else p.stderr)

@@ -1,0 +1,97 @@
+/* Tasks from fabricated records (trace-builder.c): pids and tids, parents from FORK, comm history
+ * from COMM, a new generation at each exec, a new task when a tid is reused after an exit. */
+#include "checks.h"
+
+enum { IDLE = 0, BASH = 10, WORKER = 11, CHILD = 20, STRANGER = 30 };
+
+static void test_tasks(void)
+{
+  tb *t = tb_new(true);
+  tb_thread(t, BASH, WORKER);
+  /* perf's synthesized view of what existed before the recording: no time */
+  tb_comm(t, 0, 0, BASH, "bash", false);
+  tb_fork(t, 0, 0, BASH, WORKER);
+  tb_comm(t, 0, 0, WORKER, "bash-worker", false);
+  tb_switch_in(t, 900 * US, 0, BASH, IDLE);
+  tb_fork(t, 1000 * US, 0, BASH, CHILD);                 /* bash forks a child ... */
+  tb_switch_out(t, 1100 * US, 0, BASH, CHILD, false);
+  tb_switch_in(t, 1100 * US, 0, CHILD, BASH);
+  tb_comm(t, 1500 * US, 0, CHILD, "ls", true);           /* ... which execs ls ... */
+  tb_comm(t, 1600 * US, 0, CHILD, "ls-renamed", false);  /* ... renames itself (prctl) ... */
+  tb_exit(t, 2000 * US, 0, CHILD);                       /* ... and exits */
+  tb_switch_out(t, 2010 * US, 0, -1, BASH, false);
+  tb_switch_in(t, 2010 * US, 0, BASH, -1);
+  tb_fork(t, 3000 * US, 0, BASH, CHILD);                 /* the tid, reused */
+  tb_waking(t, 3500 * US, 0, BASH, STRANGER, 1);          /* a tid known only from a tracepoint */
+  tb_switch_out(t, 4000 * US, 0, BASH, IDLE, false);
+  rsp_model *m = tb_finish(t);
+
+  CHECK_EQ(rsp_model_n_tasks(m), 6);
+  rsp_task_id bash = find_task(m, BASH, 0), worker = find_task(m, WORKER, 0);
+  rsp_task_id child = find_task(m, CHILD, 0), ls = find_task(m, CHILD, 1);
+  rsp_task_id reused = find_task_nth(m, CHILD, 0, 1), stranger = find_task(m, STRANGER, 0);
+  if (bash == RSP_NO_ID || worker == RSP_NO_ID || child == RSP_NO_ID || ls == RSP_NO_ID ||
+      reused == RSP_NO_ID || stranger == RSP_NO_ID)
+    return;
+  const rsp_task *tb_ = rsp_model_task(m, bash), *tw = rsp_model_task(m, worker);
+  const rsp_task *tc = rsp_model_task(m, child), *tl = rsp_model_task(m, ls);
+  const rsp_task *tr = rsp_model_task(m, reused), *ts = rsp_model_task(m, stranger);
+
+  CHECK_EQ(tb_->pid, BASH);
+  CHECK_EQ(tb_->start, 0);
+  CHECK_EQ(tb_->parent, RSP_NO_ID);
+  CHECK_STR(tb_->comm, "bash");
+  CHECK_EQ(tw->pid, BASH);
+  CHECK_EQ(tw->tid, WORKER);
+  CHECK_EQ(tw->parent, bash);
+  CHECK_STR(tw->comm, "bash-worker");
+
+  CHECK_EQ(tc->pid, CHILD);
+  CHECK_EQ(tc->parent, bash);
+  CHECK_EQ(tc->start, 1000 * US);
+  CHECK_STR(tc->comm, "bash"); /* inherited at the fork */
+  CHECK_EQ(tc->n_comms, 1);
+  CHECK_EQ(tc->exit_time, 0);  /* the exit is the last generation's */
+  RUN(m, child, 0, 1100, 1500, 0, 0, 0);
+
+  CHECK_EQ(tl->generation, 1);
+  CHECK_EQ(tl->prev_generation, child);
+  CHECK_EQ(tl->parent, bash);
+  CHECK_EQ(tl->start, 1500 * US);
+  CHECK_EQ(tl->exit_time, 2000 * US);
+  CHECK_STR(tl->comm, "ls-renamed");
+  CHECK_EQ(tl->n_comms, 2);
+  CHECK_STR(rsp_model_task_comm(m, ls, 0)->comm, "ls");
+  CHECK_EQ(rsp_model_task_comm(m, ls, 1)->time, 1600 * US);
+  CHECK_STR(rsp_model_task_comm_at(m, ls, 0), "ls");
+  CHECK_STR(rsp_model_task_comm_at(m, ls, 1599 * US), "ls");
+  CHECK_STR(rsp_model_task_comm_at(m, ls, 1600 * US), "ls-renamed");
+  RUN(m, ls, 0, 1500, 2010, 0, 0, RSP_RUN_STARTED_BY_EXEC);
+
+  CHECK_EQ(tr->generation, 0);
+  CHECK_EQ(tr->prev_generation, RSP_NO_ID);
+  CHECK_EQ(tr->parent, bash);
+  CHECK_EQ(tr->start, 3000 * US);
+  CHECK_STR(tr->comm, "bash");
+  CHECK_EQ(tr->n_runs, 0);
+
+  CHECK_EQ(ts->pid, -1);        /* no record said */
+  CHECK_STR(ts->comm, "t30");   /* the tracepoint's comm field */
+  CHECK_EQ(ts->parent, RSP_NO_ID);
+
+  CHECK_EQ(tb_->n_runs, 2);
+  RUN(m, bash, 0, 900, 1100, 0, 0, 0);
+  RUN(m, bash, 1, 2010, 4000, 0, 0, 0);
+  rsp_model_free(m);
+}
+
+int main(void)
+{
+  test_tasks();
+  if (failures) {
+    fprintf(stderr, "%d failures\n", failures);
+    return 1;
+  }
+  printf("model tasks: all checks passed\n");
+  return 0;
+}
