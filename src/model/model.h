@@ -11,19 +11,19 @@
 
 G_BEGIN_DECLS
 
-/* ---- The paper's constants ---------------------------------------------------------------
- * Each named after what it bounds, with the section of the paper (reference/rsp-recursive-
- * systemic-profiler.tex) it comes from; tools let the user override them (rsp_model_options). */
+#include "model/constants.h"
 
-/* "Runs and Sleeps": a cpu-clock sample attaches to its task's run when the task is running or
- * its last run (on the sample's cpu) ended at most this long before the sample; else it is dropped
- * and counted (rsp_model_loss.orphan_samples). */
-#define RSP_SAMPLE_ATTACH_WINDOW_NS ((uint64_t)20000)
+typedef struct rsp_model rsp_model;
 
 /* ---- Ids ---------------------------------------------------------------------------------- */
 typedef uint32_t rsp_task_id;
 typedef uint32_t rsp_run_id;
 typedef uint32_t rsp_sleep_id;
+typedef uint32_t rsp_stack_id;   /* an interned, symbolized callchain */
+typedef uint32_t rsp_sample_id;  /* a cpu-clock sample attached to a run */
+typedef uint32_t rsp_link_id;
+typedef uint32_t rsp_disk_op_id;
+typedef uint32_t rsp_net_op_id;
 #define RSP_NO_ID UINT32_MAX
 #define RSP_NO_EVENT UINT64_MAX
 
@@ -71,7 +71,16 @@ typedef struct rsp_run {
   int32_t cpu;
   uint32_t n_samples; /* cpu-clock samples inside (or at most the attach window after) */
   uint32_t flags;     /* RSP_RUN_* */
+  rsp_sample_id first_sample; /* its samples are first_sample .. first_sample + n_samples - 1 */
+  rsp_link_id first_link_in;  /* the links that end at this run: rsp_model_run_links_in() */
 } rsp_run;
+
+/* A cpu-clock sample, attached to a run (paper, "Runs and Sleeps"). */
+typedef struct rsp_sample {
+  uint64_t time;
+  rsp_run_id run;
+  rsp_stack_id stack; /* RSP_NO_ID when the sample had no callchain */
+} rsp_sample;
 
 enum {
   RSP_WAKE_NONE = 0,
@@ -81,6 +90,20 @@ enum {
 
 /* Off-CPU time between two runs of one task. The time before a task's first run and after its
  * last one is no sleep. */
+/* How a sleep ended, as far as the trace tells (paper, "Categories"). */
+typedef enum {
+  RSP_SLEEP_END_UNKNOWN = 0,  /* no wakeup recorded, nothing else explains the end */
+  RSP_SLEEP_END_WOKEN,        /* woken by a run of another task (wake_link: a wakeup/exit link) */
+  RSP_SLEEP_END_DISK,         /* woken by the completion of a disk request (disk_op) */
+  RSP_SLEEP_END_NETWORK,      /* woken by data or a connection on a socket (net_op) */
+  RSP_SLEEP_END_INTERRUPT,    /* woken from an interrupt that no disk/network event explains:
+                                 a wait "for" hardware */
+  RSP_SLEEP_END_TIMEOUT,      /* woken by a timer (hrtimer/timer softirq, schedule_timeout, nanosleep
+                                 expiring on its own): a wait that timed out */
+  RSP_SLEEP_END_PREEMPTED,    /* it never blocked: preempted (runnable all along) */
+  RSP_SLEEP_END_SIGNAL,       /* woken by a signal (the waker ran kill/tgkill...) */
+} rsp_sleep_end;
+
 typedef struct rsp_sleep {
   uint64_t start, end;
   uint64_t wake_time;    /* when it became runnable: the first sched_wakeup of the task inside the
@@ -93,7 +116,113 @@ typedef struct rsp_sleep {
                             or 0 when no tracepoint said */
   bool preempted;        /* PERF_RECORD_MISC_SWITCH_OUT_PREEMPT on the OUT record, or state 'R' */
   uint8_t wake_kind;     /* RSP_WAKE_* of wake_time */
+  uint8_t end_cause;     /* rsp_sleep_end */
+  bool end_inferred;     /* end_cause is a guess (the wakeup was lost; see rsp_model_loss) */
+  rsp_stack_id stack;    /* the stack of the sched_switch that began it (RSP_NO_ID: none) */
+  rsp_link_id wake_link; /* the link that ended it (wakeup, exit->wait, disk, network, interrupt), or
+                            RSP_NO_ID */
+  rsp_disk_op_id disk_op;/* the disk request whose completion ended it, or RSP_NO_ID */
+  rsp_net_op_id net_op;  /* the network operation that ended it, or RSP_NO_ID */
 } rsp_sleep;
+
+/* ---- Stacks ---------------------------------------------------------------------------------
+ * Callchains of samples and of the sched_switch that began each sleep, symbolized while the model
+ * is built (the symbolizer follows the maps as they stream) and interned: equal chains share an id.
+ * Frames are innermost first, context markers dropped, kernel frames then user frames. */
+typedef struct rsp_model_frame {
+  const char *function; /* interned; "[unknown]" style "0x7f12..." text when unresolved */
+  const char *dso;      /* interned; "[kernel.kallsyms]", a path, or "[unknown]" */
+  uint64_t addr;
+  bool kernel;
+} rsp_model_frame;
+
+uint32_t rsp_model_n_stacks(const rsp_model *model);
+/* The frames of STACK, innermost first; *N_FRAMES set. */
+const rsp_model_frame *rsp_model_stack(const rsp_model *model, rsp_stack_id stack, uint32_t *n_frames);
+/* The innermost user-space frame of STACK (the paper's label for a sleep), else its innermost
+ * kernel frame that is not scheduler machinery (schedule, __schedule...), else NULL. */
+const rsp_model_frame *rsp_model_stack_label(const rsp_model *model, rsp_stack_id stack);
+/* Whether some frame of STACK is the function NAME. */
+bool rsp_model_stack_has(const rsp_model *model, rsp_stack_id stack, const char *name);
+
+/* ---- Links ----------------------------------------------------------------------------------
+ * "A link marks one run causing another" (paper, "Recursive Systemic Profiler"). */
+typedef enum {
+  RSP_LINK_WAKEUP,     /* sched_waking/sched_wakeup in the waker's run -> the wakee's next run */
+  RSP_LINK_FORK,       /* the forking run -> the child's first run */
+  RSP_LINK_EXEC,       /* the run that exec'd -> the new generation's first run (no sleep between) */
+  RSP_LINK_EXIT_WAIT,  /* the exiting task's last run -> the parent's run that returned from wait */
+  RSP_LINK_INTERRUPT,  /* "horizontal": the run before -> the run after an interrupt-caused wake of
+                          the same task (from_run and to_run are the same task's) */
+  RSP_LINK_DISK,       /* the issuing run -> the run after the sleep the completion ended */
+  RSP_LINK_NETWORK,    /* the sending run -> the run the reply woke (net_op) */
+} rsp_link_kind;
+
+enum {
+  RSP_LINK_INFERRED = 1 << 0, /* no event shows it directly (e.g. wakeup lost, matched by stack) */
+};
+
+typedef struct rsp_link {
+  uint64_t time;      /* the waking/fork/exec/exit/completion event's time */
+  rsp_run_id from_run;/* RSP_NO_ID when the cause ran in no known run (interrupt on an idle cpu) */
+  rsp_run_id to_run;  /* the run it caused (RSP_NO_ID when the recording ended first) */
+  rsp_sleep_id sleep; /* the sleep of to_run's task it ended, or RSP_NO_ID (fork, exec) */
+  uint32_t op;        /* rsp_disk_op_id or rsp_net_op_id for DISK / NETWORK, else RSP_NO_ID */
+  uint8_t kind;       /* rsp_link_kind */
+  uint8_t flags;      /* RSP_LINK_* */
+} rsp_link;
+
+uint32_t rsp_model_n_links(const rsp_model *model);
+const rsp_link *rsp_model_link(const rsp_model *model, rsp_link_id id); /* in time order */
+/* The links that end at RUN (usually 0 or 1); *N set. Ids are consecutive. */
+rsp_link_id rsp_model_run_links_in(const rsp_model *model, rsp_run_id run, uint32_t *n);
+/* The links that leave RUN; *N set. */
+const rsp_link_id *rsp_model_run_links_out(const rsp_model *model, rsp_run_id run, uint32_t *n);
+/* The run of TASK covering TIME (start <= TIME < end), else RSP_NO_ID. */
+rsp_run_id rsp_model_run_at(const rsp_model *model, rsp_task_id task, uint64_t time);
+/* The sleep of TASK covering TIME, else RSP_NO_ID. */
+rsp_sleep_id rsp_model_sleep_at(const rsp_model *model, rsp_task_id task, uint64_t time);
+
+/* ---- Disk I/O ------------------------------------------------------------------------------
+ * From block_rq_insert / block_rq_issue / block_rq_complete matched by (dev, sector) (paper,
+ * "Disk IO"). Missing events are inferred and marked. */
+enum {
+  RSP_DISK_NO_INSERT = 1 << 0,      /* no insert seen: insert_time = issue_time */
+  RSP_DISK_ISSUE_INFERRED = 1 << 1, /* no issue seen: issued right after the insert (paper) */
+  RSP_DISK_NO_COMPLETE = 1 << 2,    /* no completion seen (lost, or after the recording) */
+  RSP_DISK_COMPLETE_INFERRED = 1 << 3, /* completion time taken from the wakeup of the sleep it ended */
+};
+
+typedef struct rsp_disk_op {
+  uint64_t insert_time, issue_time, complete_time; /* queue = issue - insert; service = complete - issue */
+  uint64_t sector;
+  uint32_t dev;          /* the tracepoint's dev_t (MAJOR << 20 | MINOR) */
+  uint32_t bytes;
+  char rwbs[8];          /* "R", "WS", "RA"... */
+  rsp_task_id task;      /* the task that issued it (the insert's, else the issue's context), or RSP_NO_ID */
+  rsp_sleep_id sleep;    /* the sleep its completion ended, or RSP_NO_ID */
+  uint32_t flags;        /* RSP_DISK_* */
+} rsp_disk_op;
+
+uint32_t rsp_model_n_disk_ops(const rsp_model *model);
+const rsp_disk_op *rsp_model_disk_op(const rsp_model *model, rsp_disk_op_id id); /* in insert order */
+
+/* ---- Network -------------------------------------------------------------------------------
+ * An operation runs from the last send on a socket to the last receive-side wakeup that follows
+ * it (paper, "Network"), matched by socket (the kernel's struct sock address). */
+typedef struct rsp_net_op {
+  uint64_t start, end;   /* last send before the reply; last wakeup of the reply */
+  uint64_t skaddr;       /* the socket's kernel address */
+  rsp_task_id task;      /* the task that sent (and was woken) */
+  uint32_t n_wakeups;
+  uint16_t protocol;     /* IPPROTO_TCP, IPPROTO_UDP, or 0 when unknown */
+  uint16_t sport, dport; /* host order; 0 when the trace did not say */
+  const char *remote;    /* interned "addr:port" when the trace gave it (inet_sock_set_state), else NULL */
+  uint32_t flags;
+} rsp_net_op;
+
+uint32_t rsp_model_n_net_ops(const rsp_model *model);
+const rsp_net_op *rsp_model_net_op(const rsp_model *model, rsp_net_op_id id); /* in start order */
 
 typedef enum {
   RSP_RUNS_FROM_NOTHING,        /* neither switch records nor sched:sched_switch: no runs */
@@ -118,6 +247,9 @@ typedef struct rsp_model_loss {
   uint64_t lost_records, lost_events;    /* PERF_RECORD_LOST: records and the events they count */
   uint64_t lost_samples_records, lost_samples; /* PERF_RECORD_LOST_SAMPLES */
   uint64_t out_of_order_events;   /* events the reader delivered after later ones (its stats) */
+  uint64_t wakeups_without_run;   /* wakeup links whose waker ran in no known run */
+  uint64_t disk_no_insert, disk_issue_inferred, disk_no_complete, disk_complete_inferred;
+  uint64_t sleeps_end_inferred;   /* sleeps whose end cause was guessed (rsp_sleep.end_inferred) */
   uint64_t idle_samples;          /* cpu-clock samples of the idle task (not a loss; for totals) */
   bool sampled_tracepoints;       /* some tracepoint was in frequency mode or period > 1: the
                                      kernel kept only some of its events, runs and sleeps are wrong */
@@ -128,9 +260,17 @@ typedef struct rsp_model_loss {
 typedef struct rsp_model_options {
   bool no_switch_records;     /* ignore PERF_RECORD_SWITCH*: build runs from sched:sched_switch */
   uint64_t sample_window_ns;  /* 0: RSP_SAMPLE_ATTACH_WINDOW_NS */
+  uint64_t disk_wake_window_ns; /* 0: RSP_DISK_WAKE_WINDOW_NS */
+  uint64_t net_wake_window_ns;  /* 0: RSP_NET_WAKE_WINDOW_NS */
+  bool no_stacks;               /* do not symbolize (faster; stacks are all RSP_NO_ID) */
+  const rsp_symbolizer_options *symbolizer; /* NULL: the defaults */
+  /* Called now and then while building (at most ~100 times a second) with the byte offset reached
+   * in the file and its size (0 when unknown, e.g. a pipe); return false to cancel: the build
+   * then fails with G_IO_ERROR_CANCELLED. NULL: none. */
+  bool (*progress)(uint64_t offset, uint64_t size, void *user_data);
+  void *progress_data;
 } rsp_model_options;
 
-typedef struct rsp_model rsp_model;
 
 /* Reads every event of READER (already opened) and builds the model. NULL with ERROR set when
  * the reader fails. */
@@ -158,6 +298,11 @@ uint32_t rsp_model_n_runs(const rsp_model *model);
 const rsp_run *rsp_model_run(const rsp_model *model, rsp_run_id id);   /* in start order */
 uint32_t rsp_model_n_sleeps(const rsp_model *model);
 const rsp_sleep *rsp_model_sleep(const rsp_model *model, rsp_sleep_id id); /* in start order */
+uint32_t rsp_model_n_samples(const rsp_model *model);
+const rsp_sample *rsp_model_sample(const rsp_model *model, rsp_sample_id id); /* grouped by run */
+/* The process (pid) and command line the recording was made for: rsp-record's metadata (workload
+ * pid), else the first exec after the recording began; -1 when neither is known. */
+int32_t rsp_model_workload_pid(const rsp_model *model);
 
 /* The I-th run / sleep / comm change of TASK in time order (I < task->n_runs ...). */
 rsp_run_id rsp_model_task_run(const rsp_model *model, rsp_task_id task, uint32_t i);
