@@ -124,12 +124,6 @@ static uint32_t find_completion(rsp_model *m, const GArray *done, uint64_t from,
   return any;
 }
 
-static const char *const disk_wake_frames[] = {
-  "bio_endio", "blk_mq_end_request", "__blk_mq_end_request", "blk_update_request", "blk_mq_complete_request",
-  "end_bio_bh_io_sync", "blk_mq_end_request_batch", "scsi_end_request", "virtblk_done", "nvme_complete_rq",
-  NULL,
-};
-
 void rsp_disk_finish(rsp_model_builder *b)
 {
   rsp_model *m = b->m;
@@ -151,7 +145,7 @@ void rsp_disk_finish(rsp_model_builder *b)
       continue;
     const rsp_sleep_facts *f = &g_array_index(b->sleep_facts, rsp_sleep_facts, i);
     rsp_stack_id wstack = f->waking.stack != RSP_NO_ID ? f->waking.stack : f->wakeup.stack;
-    bool endio = wstack != RSP_NO_ID && rsp_stack_has_any(m, wstack, disk_wake_frames);
+    bool endio = (rsp_stack_classes(m, wstack) & RSP_FRAMES_DISK_WAKE) != 0;
     uint64_t at = sl->wake_kind != RSP_WAKE_NONE ? sl->wake_time : sl->end;
     uint64_t from = at > window ? at - window : 0;
     if (from < sl->start)

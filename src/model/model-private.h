@@ -34,7 +34,18 @@ struct rsp_model {
 
 typedef struct rsp_stack_span {
   uint32_t first, n; /* into stack_frames */
+  uint32_t classes;  /* RSP_FRAMES_* of its frames */
 } rsp_stack_span;
+
+/* Kinds of frames that tell why a task woke or what it slept in (stacks.c has the names). */
+enum {
+  RSP_FRAMES_TIMER = 1 << 0,       /* hrtimer_wakeup, process_timeout, it_real_fn... */
+  RSP_FRAMES_IRQ = 1 << 1,         /* interrupt or softirq entry: common_interrupt, __do_softirq... */
+  RSP_FRAMES_SIGNAL = 1 << 2,      /* kill, tgkill, signal_wake_up_state... */
+  RSP_FRAMES_TIMED_SLEEP = 1 << 3, /* nanosleep, clock_nanosleep... */
+  RSP_FRAMES_WAIT = 1 << 4,        /* wait4, waitid, do_wait... */
+  RSP_FRAMES_DISK_WAKE = 1 << 5,   /* bio_endio, blk_mq_end_request... */
+};
 
 /* The context of a wake event (sched_waking or sched_wakeup) of a sleep. */
 typedef struct rsp_wake_ctx {
@@ -109,6 +120,7 @@ typedef struct rsp_model_builder {
   GHashTable *stack_ids; /* frame-id sequence -> id + 1 */
   GHashTable *chain_ids; /* (pid, raw callchain) -> stack id + 1 */
   GArray *scratch_ids;   /* uint32_t */
+  GArray *frame_classes; /* uint32_t RSP_FRAMES_* by frame id */
   /* runs.c */
   GArray *sleep_facts;   /* rsp_sleep_facts by builder sleep id */
   GArray *run_remap;     /* uint32_t builder run id -> final run id (after finish) */
@@ -186,8 +198,8 @@ void rsp_stacks_free_builder(rsp_model_builder *b);
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev);
 /* Interns a stack of function names, innermost first (tests, and callers with no symbolizer). */
 rsp_stack_id rsp_stacks_intern_names(rsp_model_builder *b, const char *const *names, uint32_t n, bool kernel);
-/* Whether STACK has a frame whose function is one of NAMES (NULL-terminated). */
-bool rsp_stack_has_any(const rsp_model *m, rsp_stack_id stack, const char *const *names);
+/* The RSP_FRAMES_* classes of STACK's frames (0 for RSP_NO_ID). */
+uint32_t rsp_stack_classes(const rsp_model *m, rsp_stack_id stack);
 
 /* disk-io.c */
 typedef enum { DISK_INSERT, DISK_ISSUE, DISK_COMPLETE } rsp_disk_kind;

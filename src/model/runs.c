@@ -2,6 +2,7 @@
  * between two of its runs, and the samples attached to them. */
 #include "model/model-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static rsp_run *run_at(rsp_model *m, rsp_run_id id)
@@ -354,14 +355,17 @@ static void group_by_task(rsp_model *m, GArray *array, size_t elem_size, size_t 
   }
 }
 
-static int by_start_id(const void *a, const void *b, void *data)
+typedef struct start_id {
+  uint64_t start;
+  uint32_t id;
+} start_id;
+
+static int by_start_id(const void *a, const void *b)
 {
-  rsp_model *m = data;
-  uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-  uint64_t x = run_at(m, i)->start, y = run_at(m, j)->start;
-  if (x != y)
-    return x < y ? -1 : 1;
-  return i < j ? -1 : i > j;
+  const start_id *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static int sample_by_run_time(const void *a, const void *b)
@@ -446,17 +450,16 @@ void rsp_runs_finish(rsp_model_builder *b)
     g_array_index(b->run_remap, uint32_t, i) = i;
   if (!sorted) {
     /* Sort the ids (by start, then id: stable), then apply the permutation. */
-    GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(uint32_t), m->runs->len);
+    start_id *order = g_new(start_id, m->runs->len);
     for (guint i = 0; i < m->runs->len; i++)
-      g_array_append_val(order, i);
-    g_array_sort_with_data(order, by_start_id, m);
+      order[i] = (start_id){ run_at(m, i)->start, i };
+    qsort(order, m->runs->len, sizeof *order, by_start_id);
     GArray *sorted_runs = g_array_sized_new(FALSE, FALSE, sizeof(rsp_run), m->runs->len);
-    for (guint i = 0; i < order->len; i++) {
-      uint32_t old_id = g_array_index(order, uint32_t, i);
-      g_array_append_val(sorted_runs, *run_at(m, old_id));
-      g_array_index(b->run_remap, uint32_t, old_id) = i;
+    for (guint i = 0; i < m->runs->len; i++) {
+      g_array_append_val(sorted_runs, *run_at(m, order[i].id));
+      g_array_index(b->run_remap, uint32_t, order[i].id) = i;
     }
-    g_array_free(order, TRUE);
+    g_free(order);
     g_array_free(m->runs, TRUE);
     m->runs = sorted_runs;
   }

@@ -7,38 +7,9 @@
 
 #include <string.h>
 
-static const char *const timer_frames[] = {
-  "hrtimer_wakeup", "process_timeout", "it_real_fn", "call_timer_fn", "timerfd_tmrproc", "posix_timer_fn",
-  NULL,
-};
-static const char *const irq_frames[] = {
-  "do_IRQ", "common_interrupt", "asm_common_interrupt", "asm_sysvec_apic_timer_interrupt",
-  "__sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt", "irq_exit", "irq_exit_rcu", "__irq_exit_rcu",
-  "handle_softirqs", "__do_softirq", "do_softirq", "handle_irq_event", "handle_edge_irq", "handle_fasteoi_irq",
-  "asm_sysvec_call_function_single", "sysvec_call_function_single", "__sysvec_call_function_single",
-  "flush_smp_call_function_queue", "sched_ttwu_pending", "vring_interrupt", "blk_done_softirq",
-  NULL,
-};
-static const char *const signal_frames[] = {
-  "kill_pid_info", "kill_pid_info_type", "__x64_sys_kill", "__x64_sys_tgkill", "__x64_sys_tkill", "do_tkill",
-  "do_send_sig_info", "send_signal_locked", "__send_signal_locked", "signal_wake_up_state", "complete_signal",
-  "kill_something_info", "group_send_sig_info", "__kill_pgrp_info", "do_send_specific",
-  NULL,
-};
-static const char *const timed_sleep_frames[] = {
-  "do_nanosleep", "hrtimer_nanosleep", "__x64_sys_nanosleep", "__x64_sys_clock_nanosleep", "common_nsleep",
-  "nanosleep", "clock_nanosleep", "__clock_nanosleep", "usleep", "sleep", "__nanosleep",
-  NULL,
-};
-static const char *const wait_frames[] = {
-  "do_wait", "kernel_wait4", "__do_sys_wait4", "__x64_sys_wait4", "kernel_waitid", "__do_sys_waitid",
-  "__x64_sys_waitid", "wait4", "waitpid", "__waitpid", "waitid",
-  NULL,
-};
-
-static bool stack_has(const rsp_model *m, rsp_stack_id s, const char *const *names)
+static bool stack_has(const rsp_model *m, rsp_stack_id s, uint32_t classes)
 {
-  return s != RSP_NO_ID && rsp_stack_has_any(m, s, names);
+  return (rsp_stack_classes(m, s) & classes) != 0;
 }
 
 static bool is_child_of(const rsp_model *m, rsp_task_id child, rsp_task_id parent)
@@ -79,14 +50,43 @@ static rsp_task_id exited_child(const rsp_model *m, const rsp_sleep *sl)
   return best;
 }
 
+/* The runs before and after each sleep: a task's K-th sleep lies between its K-th and K+1-th
+ * runs (every run but the last ends in a sleep, trailing sleeps are dropped); checked, with a
+ * search by time where that does not hold. */
+static rsp_run_id *runs_around_sleeps(const rsp_model *m)
+{
+  rsp_run_id *around = g_new(rsp_run_id, 2 * (size_t)m->sleeps->len + 2);
+  for (guint t = 0; t < m->tasks->len; t++) {
+    const rsp_task *task = &g_array_index(m->tasks, rsp_task, t);
+    for (uint32_t k = 0; k < task->n_sleeps; k++) {
+      rsp_sleep_id sid = g_array_index(m->task_sleeps, uint32_t, task->first_sleep_ + k);
+      const rsp_sleep *sl = &g_array_index(m->sleeps, rsp_sleep, sid);
+      rsp_run_id before = RSP_NO_ID, after = RSP_NO_ID;
+      if (k + 1 < task->n_runs) {
+        before = g_array_index(m->task_runs, uint32_t, task->first_run_ + k);
+        after = g_array_index(m->task_runs, uint32_t, task->first_run_ + k + 1);
+      }
+      if (before == RSP_NO_ID || g_array_index(m->runs, rsp_run, before).end != sl->start ||
+          g_array_index(m->runs, rsp_run, after).start != sl->end) {
+        before = rsp_links_run_before(m, t, sl->start);
+        after = rsp_links_run_from(m, t, sl->end);
+      }
+      around[2 * sid] = before;
+      around[2 * sid + 1] = after;
+    }
+  }
+  return around;
+}
+
 void rsp_sleep_ends_finish(rsp_model_builder *b)
 {
   rsp_model *m = b->m;
+  rsp_run_id *around = runs_around_sleeps(m);
   for (guint i = 0; i < m->sleeps->len; i++) {
     rsp_sleep *sl = &g_array_index(m->sleeps, rsp_sleep, i);
     const rsp_sleep_facts *f = &g_array_index(b->sleep_facts, rsp_sleep_facts, i);
-    rsp_run_id to = rsp_links_run_from(m, sl->task, sl->end);
-    rsp_run_id before = rsp_links_run_before(m, sl->task, sl->start);
+    rsp_run_id to = around[2 * i + 1];
+    rsp_run_id before = around[2 * i];
     /* the waking fires in the waker's context, with its stack; the wakeup may fire on the target
      * cpu (an IPI on idle) */
     const rsp_wake_ctx *ctx = f->waking.time ? &f->waking : f->wakeup.time ? &f->wakeup : NULL;
@@ -121,13 +121,13 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
       sl->end_cause = RSP_SLEEP_END_UNKNOWN;
       if (!rsp_sleep_expects_wakeup(sl))
         continue;
-      rsp_task_id child = stack_has(m, sl->stack, wait_frames) ? exited_child(m, sl) : RSP_NO_ID;
+      rsp_task_id child = stack_has(m, sl->stack, RSP_FRAMES_WAIT) ? exited_child(m, sl) : RSP_NO_ID;
       if (child != RSP_NO_ID) {
         sl->end_cause = RSP_SLEEP_END_WOKEN;
         sl->end_inferred = true;
         add(m, g_array_index(m->tasks, rsp_task, child).exit_time, last_run(m, child), to, i, RSP_NO_ID,
             RSP_LINK_EXIT_WAIT, true, true);
-      } else if (stack_has(m, sl->stack, timed_sleep_frames)) {
+      } else if (stack_has(m, sl->stack, RSP_FRAMES_TIMED_SLEEP)) {
         sl->end_cause = RSP_SLEEP_END_TIMEOUT;
         sl->end_inferred = true;
         add(m, sl->end, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, true, true);
@@ -140,7 +140,7 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
     }
     rsp_stack_id ws = ctx->stack;
     rsp_task_id waker = ctx->waker;
-    bool in_irq = stack_has(m, ws, irq_frames);
+    bool in_irq = stack_has(m, ws, RSP_FRAMES_IRQ);
     if (waker != RSP_NO_ID && waker != sl->task && !in_irq &&
         g_array_index(m->tasks, rsp_task, waker).exit_time && is_child_of(m, waker, sl->task)) {
       /* The exiting child notified its parent (do_notify_parent): exit -> wait. */
@@ -149,7 +149,7 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
       add(m, ctx->time, from, to, i, RSP_NO_ID, RSP_LINK_EXIT_WAIT, ctx->waker_run == RSP_NO_ID, true);
       continue;
     }
-    if (stack_has(m, ws, timer_frames)) {
+    if (stack_has(m, ws, RSP_FRAMES_TIMER)) {
       sl->end_cause = RSP_SLEEP_END_TIMEOUT;
       add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, false, true);
       continue;
@@ -159,7 +159,7 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
         m->loss.wakeups_without_run++;
       /* Fired from an interrupt (or on an idle cpu): a wait for hardware, or for a timer when the
        * sleep was a timed one and no callchain says otherwise. */
-      if (ws == RSP_NO_ID && waker == RSP_NO_ID && stack_has(m, sl->stack, timed_sleep_frames)) {
+      if (ws == RSP_NO_ID && waker == RSP_NO_ID && stack_has(m, sl->stack, RSP_FRAMES_TIMED_SLEEP)) {
         sl->end_cause = RSP_SLEEP_END_TIMEOUT;
         sl->end_inferred = true;
         m->loss.sleeps_end_inferred++;
@@ -169,7 +169,8 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
       add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, sl->end_inferred, true);
       continue;
     }
-    sl->end_cause = stack_has(m, ws, signal_frames) ? RSP_SLEEP_END_SIGNAL : RSP_SLEEP_END_WOKEN;
+    sl->end_cause = stack_has(m, ws, RSP_FRAMES_SIGNAL) ? RSP_SLEEP_END_SIGNAL : RSP_SLEEP_END_WOKEN;
     add(m, ctx->time, ctx->waker_run, to, i, RSP_NO_ID, RSP_LINK_WAKEUP, false, true);
   }
+  g_free(around);
 }

@@ -10,6 +10,71 @@
 
 #define MAX_FRAMES 256
 
+/* Frames that tell why a task woke or what it slept in (rsp_stack_classes). */
+static const char *const timer_names[] = {
+  "hrtimer_wakeup", "process_timeout", "it_real_fn", "call_timer_fn", "timerfd_tmrproc", "posix_timer_fn",
+  NULL,
+};
+static const char *const irq_names[] = {
+  "do_IRQ", "common_interrupt", "asm_common_interrupt", "asm_sysvec_apic_timer_interrupt",
+  "__sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt", "irq_exit", "irq_exit_rcu", "__irq_exit_rcu",
+  "handle_softirqs", "__do_softirq", "do_softirq", "handle_irq_event", "handle_edge_irq", "handle_fasteoi_irq",
+  "asm_sysvec_call_function_single", "sysvec_call_function_single", "__sysvec_call_function_single",
+  "flush_smp_call_function_queue", "sched_ttwu_pending", "vring_interrupt", "blk_done_softirq",
+  NULL,
+};
+static const char *const signal_names[] = {
+  "kill_pid_info", "kill_pid_info_type", "__x64_sys_kill", "__x64_sys_tgkill", "__x64_sys_tkill", "do_tkill",
+  "do_send_sig_info", "send_signal_locked", "__send_signal_locked", "signal_wake_up_state", "complete_signal",
+  "kill_something_info", "group_send_sig_info", "__kill_pgrp_info", "do_send_specific",
+  NULL,
+};
+static const char *const timed_sleep_names[] = {
+  "do_nanosleep", "hrtimer_nanosleep", "__x64_sys_nanosleep", "__x64_sys_clock_nanosleep", "common_nsleep",
+  "nanosleep", "clock_nanosleep", "__clock_nanosleep", "usleep", "sleep", "__nanosleep",
+  NULL,
+};
+static const char *const wait_names[] = {
+  "do_wait", "kernel_wait4", "__do_sys_wait4", "__x64_sys_wait4", "kernel_waitid", "__do_sys_waitid",
+  "__x64_sys_waitid", "wait4", "waitpid", "__waitpid", "waitid",
+  NULL,
+};
+
+static const char *const disk_wake_names[] = {
+  "bio_endio", "blk_mq_end_request", "__blk_mq_end_request", "blk_update_request", "blk_mq_complete_request",
+  "end_bio_bh_io_sync", "blk_mq_end_request_batch", "scsi_end_request", "virtblk_done", "nvme_complete_rq",
+  NULL,
+};
+
+static GHashTable *class_table(void)
+{
+  static GHashTable *table;
+  if (g_once_init_enter(&table)) {
+    GHashTable *t = g_hash_table_new(g_str_hash, g_str_equal);
+    static const struct { const char *const *names; uint32_t cls; } sets[] = {
+      { timer_names, RSP_FRAMES_TIMER }, { irq_names, RSP_FRAMES_IRQ }, { signal_names, RSP_FRAMES_SIGNAL },
+      { timed_sleep_names, RSP_FRAMES_TIMED_SLEEP }, { wait_names, RSP_FRAMES_WAIT },
+      { disk_wake_names, RSP_FRAMES_DISK_WAKE },
+    };
+    for (unsigned i = 0; i < G_N_ELEMENTS(sets); i++)
+      for (const char *const *n = sets[i].names; *n; n++) {
+        uint32_t cls = GPOINTER_TO_UINT(g_hash_table_lookup(t, *n)) | sets[i].cls;
+        g_hash_table_insert(t, (gpointer)*n, GUINT_TO_POINTER(cls));
+      }
+    g_once_init_leave(&table, t);
+  }
+  return table;
+}
+
+static uint32_t classes_of(const char *function)
+{
+  uint32_t c = GPOINTER_TO_UINT(g_hash_table_lookup(class_table(), function));
+  if (g_str_has_prefix(function, "asm_sysvec_") || g_str_has_prefix(function, "sysvec_") ||
+      g_str_has_prefix(function, "__sysvec_"))
+    c |= RSP_FRAMES_IRQ;
+  return c;
+}
+
 typedef struct frame_key {
   const void *sym, *dso; /* the symbolizer's (or the model's) interned strings */
   uint64_t addr;         /* 0 when sym is set */
@@ -41,10 +106,18 @@ typedef struct seq_key {
 static guint seq_hash(gconstpointer p)
 {
   const seq_key *k = p;
-  uint32_t h = 2166136261u ^ k->n;
-  for (uint32_t i = 0; i < k->words; i++)
-    h = (h ^ k->data[i]) * 16777619u;
-  return h;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ k->n;
+  uint32_t i = 0;
+  for (; i + 2 <= k->words; i += 2) {
+    uint64_t w;
+    memcpy(&w, &k->data[i], 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  if (i < k->words)
+    h = (h ^ k->data[i]) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 32;
+  return (guint)h;
 }
 
 static gboolean seq_equal(gconstpointer a, gconstpointer b)
@@ -72,6 +145,7 @@ void rsp_stacks_init(rsp_model_builder *b)
   b->stack_ids = g_hash_table_new_full(seq_hash, seq_equal, g_free, NULL);
   b->chain_ids = g_hash_table_new_full(seq_hash, seq_equal, g_free, NULL);
   b->scratch_ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  b->frame_classes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 }
 
 void rsp_stacks_free_builder(rsp_model_builder *b)
@@ -80,6 +154,7 @@ void rsp_stacks_free_builder(rsp_model_builder *b)
   g_hash_table_destroy(b->stack_ids);
   g_hash_table_destroy(b->chain_ids);
   g_array_free(b->scratch_ids, TRUE);
+  g_array_free(b->frame_classes, TRUE);
 }
 
 static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso, uint64_t addr, bool kernel)
@@ -100,6 +175,7 @@ static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso,
     .kernel = kernel,
   };
   g_array_append_val(m->frames, f);
+  g_array_append_val(b->frame_classes, (uint32_t){ classes_of(f.function) });
   uint32_t id = m->frames->len - 1;
   g_hash_table_insert(b->frame_ids, g_memdup2(&k, sizeof k), GUINT_TO_POINTER(id + 1));
   return id;
@@ -117,8 +193,10 @@ static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32
     return GPOINTER_TO_UINT(v) - 1;
   }
   rsp_stack_span span = { .first = m->stack_frames->len, .n = n };
-  for (uint32_t i = 0; i < n; i++)
+  for (uint32_t i = 0; i < n; i++) {
     g_array_append_val(m->stack_frames, g_array_index(m->frames, rsp_model_frame, ids[i]));
+    span.classes |= g_array_index(b->frame_classes, uint32_t, ids[i]);
+  }
   g_array_append_val(m->stacks, span);
   rsp_stack_id id = m->stacks->len - 1;
   g_hash_table_insert(b->stack_ids, k, GUINT_TO_POINTER(id + 1));
@@ -240,13 +318,7 @@ bool rsp_model_stack_has(const rsp_model *m, rsp_stack_id stack, const char *nam
   return false;
 }
 
-bool rsp_stack_has_any(const rsp_model *m, rsp_stack_id stack, const char *const *names)
+uint32_t rsp_stack_classes(const rsp_model *m, rsp_stack_id stack)
 {
-  uint32_t n;
-  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
-  for (uint32_t i = 0; i < n; i++)
-    for (const char *const *x = names; *x; x++)
-      if (strcmp(f[i].function, *x) == 0)
-        return true;
-  return false;
+  return stack < m->stacks->len ? g_array_index(m->stacks, rsp_stack_span, stack).classes : 0;
 }

@@ -1,5 +1,6 @@
-/* model-json FILE [--no-stacks]: the model of a recording as JSON on stdout, for the Python oracle
- * tests (which compare it with perf script's view of the same file). */
+/* model-json FILE [--no-stacks] [--quiet]: the model of a recording as JSON on stdout, for the
+ * Python oracle tests (which compare it with perf script's view of the same file). --quiet builds
+ * the model and prints only its counts (for timing: bench/model-throughput.sh). */
 #include "model/model.h"
 
 #include <stdio.h>
@@ -35,12 +36,24 @@ int main(int argc, char **argv)
     return 2;
   }
   rsp_model_options o = { 0 };
-  o.no_stacks = argc > 2 && strcmp(argv[2], "--no-stacks") == 0;
+  bool quiet = false;
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--no-stacks") == 0)
+      o.no_stacks = true;
+    else if (strcmp(argv[i], "--quiet") == 0)
+      quiet = true;
+  }
   GError *e = NULL;
   rsp_model *m = rsp_model_load(argv[1], &o, &e);
   if (!m) {
     fprintf(stderr, "model-json: %s\n", e->message);
     return 1;
+  }
+  if (quiet) {
+    printf("%u runs, %u sleeps, %u links, %u stacks, %u samples\n", rsp_model_n_runs(m), rsp_model_n_sleeps(m),
+           rsp_model_n_links(m), rsp_model_n_stacks(m), rsp_model_n_samples(m));
+    rsp_model_free(m);
+    return 0;
   }
   printf("{\"workload_pid\": %d, \"n_stacks\": %u, \"n_samples\": %u,\n", rsp_model_workload_pid(m),
          rsp_model_n_stacks(m), rsp_model_n_samples(m));
