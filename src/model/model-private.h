@@ -45,6 +45,10 @@ enum {
   RSP_FRAMES_TIMED_SLEEP = 1 << 3, /* nanosleep, clock_nanosleep... */
   RSP_FRAMES_WAIT = 1 << 4,        /* wait4, waitid, do_wait... */
   RSP_FRAMES_DISK_WAKE = 1 << 5,   /* bio_endio, blk_mq_end_request... */
+  RSP_FRAMES_TASK_PATH = 1 << 6,   /* back in task context after an interrupt: exit_to_user_mode_loop,
+                                      get_signal, do_exit... */
+  RSP_FRAMES_IN_IRQ = 1 << 7,      /* a stack's innermost IRQ frame comes before (inside) any TASK_PATH
+                                      one: its top runs in interrupt context (per stack, not per frame) */
 };
 
 /* The context of a wake event (sched_waking or sched_wakeup) of a sleep. */

@@ -140,9 +140,10 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
     }
     rsp_stack_id ws = ctx->stack;
     rsp_task_id waker = ctx->waker;
-    bool in_irq = stack_has(m, ws, RSP_FRAMES_IRQ);
-    if (waker != RSP_NO_ID && waker != sl->task && !in_irq &&
-        g_array_index(m->tasks, rsp_task, waker).exit_time && is_child_of(m, waker, sl->task)) {
+    bool in_irq = stack_has(m, ws, RSP_FRAMES_IN_IRQ);
+    uint64_t waker_exit = waker != RSP_NO_ID ? g_array_index(m->tasks, rsp_task, waker).exit_time : 0;
+    if (waker != RSP_NO_ID && waker != sl->task && !in_irq && waker_exit && ctx->time >= waker_exit &&
+        is_child_of(m, waker, sl->task)) {
       /* The exiting child notified its parent (do_notify_parent): exit -> wait. */
       sl->end_cause = RSP_SLEEP_END_WOKEN;
       rsp_run_id from = ctx->waker_run != RSP_NO_ID ? ctx->waker_run : last_run(m, waker);

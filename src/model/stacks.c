@@ -40,6 +40,11 @@ static const char *const wait_names[] = {
   NULL,
 };
 
+static const char *const task_path_names[] = {
+  "irqentry_exit_to_user_mode", "exit_to_user_mode_loop", "exit_to_user_mode_prepare", "arch_do_signal_or_restart",
+  "irqentry_exit", "get_signal", "do_group_exit", "do_exit", "preempt_schedule_irq", "syscall_exit_to_user_mode",
+  NULL,
+};
 static const char *const disk_wake_names[] = {
   "bio_endio", "blk_mq_end_request", "__blk_mq_end_request", "blk_update_request", "blk_mq_complete_request",
   "end_bio_bh_io_sync", "blk_mq_end_request_batch", "scsi_end_request", "virtblk_done", "nvme_complete_rq",
@@ -54,7 +59,7 @@ static GHashTable *class_table(void)
     static const struct { const char *const *names; uint32_t cls; } sets[] = {
       { timer_names, RSP_FRAMES_TIMER }, { irq_names, RSP_FRAMES_IRQ }, { signal_names, RSP_FRAMES_SIGNAL },
       { timed_sleep_names, RSP_FRAMES_TIMED_SLEEP }, { wait_names, RSP_FRAMES_WAIT },
-      { disk_wake_names, RSP_FRAMES_DISK_WAKE },
+      { disk_wake_names, RSP_FRAMES_DISK_WAKE }, { task_path_names, RSP_FRAMES_TASK_PATH },
     };
     for (unsigned i = 0; i < G_N_ELEMENTS(sets); i++)
       for (const char *const *n = sets[i].names; *n; n++) {
@@ -196,6 +201,18 @@ static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32
   for (uint32_t i = 0; i < n; i++) {
     g_array_append_val(m->stack_frames, g_array_index(m->frames, rsp_model_frame, ids[i]));
     span.classes |= g_array_index(b->frame_classes, uint32_t, ids[i]);
+  }
+  /* In interrupt context when, from the innermost frame out, an interrupt frame comes before any
+   * frame of the way back to the task (a task killed in an interrupt's return exits in its own
+   * context, with the interrupt entry further out). */
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t c = g_array_index(b->frame_classes, uint32_t, ids[i]);
+    if (c & RSP_FRAMES_TASK_PATH)
+      break;
+    if (c & RSP_FRAMES_IRQ) {
+      span.classes |= RSP_FRAMES_IN_IRQ;
+      break;
+    }
   }
   g_array_append_val(m->stacks, span);
   rsp_stack_id id = m->stacks->len - 1;

@@ -190,9 +190,19 @@ static void test_interrupt_timeout_lost(void)
   tb_next_stack(t, "schedule,pipe_read|read");
   sw(t, 700, 0, A, "S", IDLE);
   sw(t, 800, 0, IDLE, "R", A); /* no wakeup recorded */
+  /* B is killed in an interrupt's return and, exiting in its own context, wakes A (not its parent):
+   * the interrupt entry is further out than the exit path, so this is no interrupt. */
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 820, 0, A, "S", IDLE);
+  tb_next_stack(t, "try_to_wake_up,__wake_up_common,pipe_release,__fput,task_work_run,do_exit,do_group_exit,"
+                   "get_signal,arch_do_signal_or_restart,irqentry_exit_to_user_mode,asm_sysvec_apic_timer_interrupt");
+  tb_waking(t, 850 * US, 1, B, A, 0);
+  sw(t, 860, 0, IDLE, "R", A);
   sw(t, 900, 1, B, "S", IDLE);
   rsp_model *m = tb_finish(t);
   rsp_task_id a = find_task(m, A, 0);
+  CHECK_EQ(sleep_at_us(m, a, 830)->end_cause, RSP_SLEEP_END_WOKEN);
+  LINK_IN(m, a, 860, RSP_LINK_WAKEUP, find_task(m, B, 0), 850, false);
 
   CHECK_EQ(sleep_at_us(m, a, 250)->end_cause, RSP_SLEEP_END_TIMEOUT);
   CHECK(!sleep_at_us(m, a, 250)->end_inferred);
@@ -204,8 +214,8 @@ static void test_interrupt_timeout_lost(void)
   LINK_IN(m, a, 600, RSP_LINK_INTERRUPT, a, 480, true);
   CHECK_EQ(sleep_at_us(m, a, 750)->end_cause, RSP_SLEEP_END_UNKNOWN);
   CHECK_EQ(sleep_at_us(m, a, 750)->wake_link, RSP_NO_ID);
-  CHECK_EQ(rsp_model_n_links(m), 3);
-  CHECK_EQ(count_kind(m, RSP_LINK_WAKEUP), 0);
+  CHECK_EQ(rsp_model_n_links(m), 4);
+  CHECK_EQ(count_kind(m, RSP_LINK_WAKEUP), 1);
   const rsp_model_loss *l = rsp_model_loss_get(m);
   CHECK_EQ(l->sleeps_end_inferred, 1);
   CHECK_EQ(l->sleeps_end_unknown, 1);
