@@ -1,0 +1,564 @@
+/* Latency profiles: OSprof's log2 histograms of every operation class the model knows, each bucket
+ * with its instances and what they waited for, and the peaks (reference/osprof-latency-analysis.txt,
+ * sections 3 and 3.1). */
+#include "analysis/analysis.h"
+#include "analysis/profile-private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+struct rsp_profile_set {
+  const rsp_model *model;
+  GStringChunk *strings;
+  GPtrArray *profiles; /* rsp_profile *, sorted by total latency */
+};
+
+static const char *const cause_keys[RSP_N_CATEGORIES] = {
+  [RSP_CAT_UNDERSTOOD] = "understood",     [RSP_CAT_BLOCKING_IO] = "blocking_io",
+  [RSP_CAT_UNSAMPLED] = "unsampled",       [RSP_CAT_IO_QUEUE] = "io_queue",
+  [RSP_CAT_SCHEDULER] = "scheduler",       [RSP_CAT_HARDWARE] = "hardware",
+  [RSP_CAT_INVOLUNTARY] = "involuntary",   [RSP_CAT_MISC_KERNEL] = "misc_kernel",
+  [RSP_CAT_TIMED_OUT] = "timed_out",       [RSP_CAT_OTHER_PATH] = "other_path",
+  [RSP_CAT_NETWORK] = "network",           [RSP_CAT_UNACCOUNTED] = "unaccounted",
+};
+
+const char *rsp_profile_cause_key(rsp_category cat)
+{
+  return (unsigned)cat < RSP_N_CATEGORIES ? cause_keys[cat] : "unaccounted";
+}
+
+/* ---- The bucket function -------------------------------------------------------------------- */
+
+int32_t rsp_profile_bucket_of(uint64_t ns, unsigned resolution)
+{
+  if (ns == 0)
+    ns = 1;
+  int32_t octave = 63 - __builtin_clzll(ns); /* floor(log2(ns)) */
+  int32_t b = octave * (int32_t)resolution;
+  /* the sub-buckets of the octave: ns >= lo(b + 1) moves up; lo() is exact for integers */
+  while (b + 1 < (octave + 1) * (int32_t)resolution && ns >= rsp_profile_bucket_lo(b + 1, resolution))
+    b++;
+  return b;
+}
+
+uint64_t rsp_profile_bucket_lo(int32_t bucket, unsigned resolution)
+{
+  if (bucket <= 0)
+    return bucket < 0 ? 0 : 1;
+  if (bucket % (int32_t)resolution == 0)
+    return (uint64_t)1 << (bucket / (int32_t)resolution);
+  /* the smallest integer ns with ns >= 2^(b/r); 2^(b/r) is irrational here, so ceil is exact
+   * up to long double's 64-bit mantissa */
+  return (uint64_t)ceill(exp2l((long double)bucket / (long double)resolution));
+}
+
+const char *rsp_profile_format_ns(uint64_t ns, char *buf, size_t size)
+{
+  static const struct { const char *unit; double div; } units[] = {
+    { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(units); i++)
+    if ((double)ns >= units[i].div) {
+      double v = (double)ns / units[i].div;
+      snprintf(buf, size, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[i].unit);
+      return buf;
+    }
+  snprintf(buf, size, "%" G_GUINT64_FORMAT " ns", ns);
+  return buf;
+}
+
+/* ---- Peaks ---------------------------------------------------------------------------------- */
+
+uint32_t rsp_profile_find_peaks(const uint64_t *counts, uint32_t n, uint32_t *first, uint32_t *top,
+                                uint32_t *last, uint32_t max)
+{
+  /* candidate maxima: the middle of each plateau higher than both neighbours */
+  g_autofree uint32_t *cand = g_new(uint32_t, n + 1);
+  uint32_t n_cand = 0;
+  for (uint32_t i = 0; i < n;) {
+    uint32_t j = i;
+    while (j + 1 < n && counts[j + 1] == counts[i])
+      j++;
+    bool left_lower = i == 0 || counts[i - 1] < counts[i];
+    bool right_lower = j + 1 >= n || counts[j + 1] < counts[i];
+    if (counts[i] > 0 && left_lower && right_lower)
+      cand[n_cand++] = i + (j - i) / 2;
+    i = j + 1;
+  }
+  /* keep the prominent ones: the valley down to the next higher maximum (or the edge) on each side,
+   * the higher of the two, at most half the height (an empty bucket always separates) */
+  g_autofree uint32_t *keep = g_new(uint32_t, n_cand + 1);
+  uint32_t n_keep = 0;
+  for (uint32_t c = 0; c < n_cand; c++) {
+    uint64_t h = counts[cand[c]], left_min = h, right_min = h;
+    for (int64_t i = (int64_t)cand[c] - 1; i >= 0 && counts[i] <= h; i--)
+      left_min = MIN(left_min, counts[i]);
+    bool left_edge = true;
+    for (int64_t i = (int64_t)cand[c] - 1; i >= 0; i--)
+      if (counts[i] > h) { left_edge = false; break; }
+    for (uint32_t i = cand[c] + 1; i < n && counts[i] <= h; i++)
+      right_min = MIN(right_min, counts[i]);
+    bool right_edge = true;
+    for (uint32_t i = cand[c] + 1; i < n; i++)
+      if (counts[i] > h) { right_edge = false; break; }
+    /* toward an edge with nothing higher, the slope down to the edge counts as fully prominent */
+    uint64_t lmin = left_edge ? 0 : left_min, rmin = right_edge ? 0 : right_min;
+    uint64_t base = MAX(lmin, rmin);
+    if (base == 0 || (h - base) * 2 >= h)
+      keep[n_keep++] = cand[c];
+  }
+  for (uint32_t k = 0; k < n_keep && k < max; k++) {
+    uint32_t lo = 0, hi = n - 1;
+    if (k > 0) { /* split at the lowest bucket between this and the previous peak (it goes left) */
+      uint32_t m = keep[k - 1] + 1;
+      for (uint32_t i = m; i < keep[k]; i++)
+        if (counts[i] < counts[m])
+          m = i;
+      lo = m + 1;
+    }
+    if (k + 1 < n_keep) {
+      uint32_t m = keep[k] + 1;
+      for (uint32_t i = m; i < keep[k + 1]; i++)
+        if (counts[i] < counts[m])
+          m = i;
+      hi = m;
+    }
+    /* trim empty buckets at the ends of the span */
+    while (lo < keep[k] && counts[lo] == 0)
+      lo++;
+    while (hi > keep[k] && counts[hi] == 0)
+      hi--;
+    first[k] = lo;
+    top[k] = keep[k];
+    last[k] = hi;
+  }
+  return n_keep;
+}
+
+static int by_bucket_then_order(const void *a, const void *b, void *user_data)
+{
+  const rsp_profile_instance *x = a, *y = b;
+  unsigned r = GPOINTER_TO_UINT(user_data);
+  int32_t bx = rsp_profile_bucket_of(x->ns, r), by = rsp_profile_bucket_of(y->ns, r);
+  if (bx != by)
+    return bx < by ? -1 : 1;
+  return 0; /* g_qsort_with_data is stable: time order stays */
+}
+
+/* Fills the buckets and peaks of P from its instances. */
+void rsp_profile_finish(rsp_profile *p)
+{
+  p->count = p->n_instances;
+  p->total_ns = 0;
+  if (p->n_instances == 0) {
+    p->n_buckets = 0;
+    p->n_peaks = 0;
+    return;
+  }
+  g_qsort_with_data(p->instances, (gint)p->n_instances, sizeof *p->instances, by_bucket_then_order,
+                    GUINT_TO_POINTER(p->resolution));
+  int32_t lo = rsp_profile_bucket_of(p->instances[0].ns, p->resolution);
+  int32_t hi = rsp_profile_bucket_of(p->instances[p->n_instances - 1].ns, p->resolution);
+  p->min_index = lo;
+  p->n_buckets = (uint32_t)(hi - lo + 1);
+  p->buckets = g_new0(rsp_profile_bucket, p->n_buckets);
+  for (uint32_t i = 0; i < p->n_buckets; i++) {
+    rsp_profile_bucket *b = &p->buckets[i];
+    b->index = lo + (int32_t)i;
+    b->lo_ns = rsp_profile_bucket_lo(b->index, p->resolution);
+    b->hi_ns = rsp_profile_bucket_lo(b->index + 1, p->resolution);
+  }
+  for (uint32_t i = 0; i < p->n_instances; i++) {
+    const rsp_profile_instance *in = &p->instances[i];
+    rsp_profile_bucket *b = &p->buckets[rsp_profile_bucket_of(in->ns, p->resolution) - lo];
+    if (b->n_instances == 0)
+      b->first_instance = i;
+    b->n_instances++;
+    b->count++;
+    b->total_ns += in->ns;
+    b->causes[in->cause < RSP_N_CATEGORIES ? in->cause : RSP_CAT_UNACCOUNTED]++;
+    p->total_ns += in->ns;
+  }
+
+  g_autofree uint64_t *counts = g_new(uint64_t, p->n_buckets);
+  for (uint32_t i = 0; i < p->n_buckets; i++)
+    counts[i] = p->buckets[i].count;
+  uint32_t n = p->n_buckets;
+  g_autofree uint32_t *first = g_new(uint32_t, n), *top = g_new(uint32_t, n), *last = g_new(uint32_t, n);
+  p->n_peaks = rsp_profile_find_peaks(counts, n, first, top, last, n);
+  p->peaks = g_new0(rsp_profile_peak, MAX(p->n_peaks, 1));
+  for (uint32_t k = 0; k < p->n_peaks; k++) {
+    rsp_profile_peak *pk = &p->peaks[k];
+    pk->index = lo + (int32_t)top[k];
+    pk->first_index = lo + (int32_t)first[k];
+    pk->last_index = lo + (int32_t)last[k];
+    pk->lo_ns = p->buckets[first[k]].lo_ns;
+    pk->hi_ns = p->buckets[last[k]].hi_ns;
+    uint64_t causes[RSP_N_CATEGORIES] = { 0 }, total = 0;
+    GHashTable *wakers = g_hash_table_new(NULL, NULL);
+    for (uint32_t i = first[k]; i <= last[k]; i++) {
+      const rsp_profile_bucket *b = &p->buckets[i];
+      pk->count += b->count;
+      total += b->total_ns;
+      for (int c = 0; c < RSP_N_CATEGORIES; c++)
+        causes[c] += b->causes[c];
+      for (uint32_t j = 0; j < b->n_instances; j++) {
+        rsp_task_id w = p->instances[b->first_instance + j].waker;
+        if (w != RSP_NO_ID) {
+          gpointer key = GUINT_TO_POINTER(w + 1);
+          g_hash_table_insert(wakers, key,
+                              GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(wakers, key)) + 1));
+        }
+      }
+    }
+    pk->avg_ns = pk->count ? total / pk->count : 0;
+    pk->cause = RSP_CAT_UNACCOUNTED;
+    for (int c = 0; c < RSP_N_CATEGORIES; c++)
+      if (causes[c] > pk->cause_count) {
+        pk->cause_count = causes[c];
+        pk->cause = (uint8_t)c;
+      }
+    pk->waker = RSP_NO_ID;
+    guint best = 0;
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, wakers);
+    while (g_hash_table_iter_next(&it, &key, &value))
+      if (GPOINTER_TO_UINT(value) > best ||
+          (GPOINTER_TO_UINT(value) == best && GPOINTER_TO_UINT(key) - 1 < pk->waker)) {
+        best = GPOINTER_TO_UINT(value);
+        pk->waker = GPOINTER_TO_UINT(key) - 1;
+      }
+    g_hash_table_destroy(wakers);
+  }
+}
+
+rsp_profile *rsp_profile_from_counts(unsigned resolution, int32_t min_index, const uint64_t *counts,
+                                     uint32_t n)
+{
+  rsp_profile *p = g_new0(rsp_profile, 1);
+  p->resolution = resolution ? resolution : 1;
+  p->name = p->site = "";
+  p->process = "*";
+  p->pid = -1;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < n; i++)
+    total += counts[i];
+  p->instances = g_new0(rsp_profile_instance, MAX(total, 1));
+  for (uint32_t i = 0; i < n; i++)
+    for (uint64_t k = 0; k < counts[i]; k++)
+      p->instances[p->n_instances++] = (rsp_profile_instance){
+        .ns = rsp_profile_bucket_lo(min_index + (int32_t)i, p->resolution), .id = RSP_NO_ID,
+        .cause = RSP_CAT_UNACCOUNTED, .waker = RSP_NO_ID };
+  rsp_profile_finish(p);
+  return p;
+}
+
+void rsp_profile_free(rsp_profile *p)
+{
+  if (!p)
+    return;
+  g_free(p->buckets);
+  g_free(p->instances);
+  g_free(p->peaks);
+  g_free(p);
+}
+
+/* ---- Causes ----------------------------------------------------------------------------------
+ * What one sleep waited for, from how it ended (the model's end cause). Stands in for
+ * rsp_category_of_sleep() of the categories module; without end causes (an older model) a sleep
+ * with a recorded wakeup counts as woken by another task. */
+static rsp_category profile_cause_of_sleep(const rsp_model *model, const rsp_sleep *s, rsp_task_id *waker)
+{
+  *waker = RSP_NO_ID;
+  if (s->preempted)
+    return RSP_CAT_INVOLUNTARY;
+  switch (s->end_cause) {
+  case RSP_SLEEP_END_DISK: return RSP_CAT_BLOCKING_IO;
+  case RSP_SLEEP_END_NETWORK: return RSP_CAT_NETWORK;
+  case RSP_SLEEP_END_INTERRUPT: return RSP_CAT_HARDWARE;
+  case RSP_SLEEP_END_TIMEOUT: return RSP_CAT_TIMED_OUT;
+  case RSP_SLEEP_END_PREEMPTED: return RSP_CAT_INVOLUNTARY;
+  case RSP_SLEEP_END_WOKEN:
+  case RSP_SLEEP_END_SIGNAL:
+    if (s->wake_link < rsp_model_n_links(model)) {
+      const rsp_link *l = rsp_model_link(model, s->wake_link);
+      if (l && l->from_run != RSP_NO_ID && l->from_run < rsp_model_n_runs(model))
+        *waker = rsp_model_run(model, l->from_run)->task;
+    }
+    return RSP_CAT_OTHER_PATH;
+  default:
+    return s->wake_time && s->end_cause == RSP_SLEEP_END_UNKNOWN && rsp_model_n_links(model) == 0
+               ? RSP_CAT_OTHER_PATH
+               : RSP_CAT_MISC_KERNEL;
+  }
+}
+
+/* ---- Building a set ------------------------------------------------------------------------- */
+
+static const char *const kind_names[RSP_N_PROFILE_KINDS] = {
+  [RSP_PROFILE_WAIT] = "wait",          [RSP_PROFILE_DISK_QUEUE] = "disk-queue",
+  [RSP_PROFILE_DISK_SERVICE] = "disk-service", [RSP_PROFILE_DISK_TOTAL] = "disk-total",
+  [RSP_PROFILE_NETWORK] = "network",    [RSP_PROFILE_SCHED_DELAY] = "sched-delay",
+  [RSP_PROFILE_RUN] = "run",            [RSP_PROFILE_PREEMPTION] = "preemption",
+};
+
+typedef struct builder {
+  rsp_profile_set *set;
+  const rsp_model *model;
+  const rsp_profile_options *opt;
+  GHashTable *by_key;   /* "kind\x1fsite\x1fgroup" -> rsp_profile * (instances in a GArray meanwhile) */
+  GHashTable *arrays;   /* rsp_profile * -> GArray of rsp_profile_instance */
+  GHashTable *pid_comm; /* pid -> comm of its main thread */
+} builder;
+
+static const char *process_comm(builder *bd, int32_t pid)
+{
+  const char *c = g_hash_table_lookup(bd->pid_comm, GINT_TO_POINTER(pid));
+  return c && *c ? c : "?";
+}
+
+static void add_one(builder *bd, rsp_profile_kind kind, rsp_instance_kind ikind, const char *site,
+                    int32_t pid, const char *process, const rsp_profile_instance *in)
+{
+  g_autofree char *key = g_strdup_printf("%d\x1f%s\x1f%d\x1f%s", kind, site, pid, process);
+  rsp_profile *p = g_hash_table_lookup(bd->by_key, key);
+  if (!p) {
+    p = g_new0(rsp_profile, 1);
+    p->kind = kind;
+    p->instance_kind = ikind;
+    p->site = g_string_chunk_insert_const(bd->set->strings, site);
+    g_autofree char *name = *site ? g_strdup_printf("%s %s", kind_names[kind], site) : g_strdup(kind_names[kind]);
+    p->name = g_string_chunk_insert_const(bd->set->strings, name);
+    p->pid = pid;
+    p->process = g_string_chunk_insert_const(bd->set->strings, process);
+    p->resolution = bd->opt->resolution;
+    g_hash_table_insert(bd->by_key, g_steal_pointer(&key), p);
+    g_hash_table_insert(bd->arrays, p, g_array_new(FALSE, FALSE, sizeof(rsp_profile_instance)));
+  }
+  g_array_append_val((GArray *)g_hash_table_lookup(bd->arrays, p), *in);
+}
+
+/* One instance into its process's profile (or command's) and the system-wide one. */
+static void add(builder *bd, rsp_profile_kind kind, rsp_instance_kind ikind, const char *site,
+                const rsp_task *task, uint64_t start, uint64_t ns, uint32_t id, rsp_category cause,
+                rsp_task_id waker)
+{
+  const rsp_profile_options *o = bd->opt;
+  if ((o->range_start || o->range_end) && (start < o->range_start || start >= o->range_end))
+    return;
+  int32_t pid = task ? (task->pid >= 0 ? task->pid : task->tid) : -1;
+  if (o->pid >= 0 && pid != o->pid)
+    return;
+  rsp_profile_instance in = { .ns = ns, .id = id, .cause = (uint8_t)cause, .waker = waker };
+  if (task) {
+    if (o->by_command)
+      add_one(bd, kind, ikind, site, -1, process_comm(bd, pid), &in);
+    else
+      add_one(bd, kind, ikind, site, pid, process_comm(bd, pid), &in);
+  }
+  if (o->system_wide)
+    add_one(bd, kind, ikind, site, -1, "*", &in);
+}
+
+static const char *wait_site(const rsp_model *model, const rsp_sleep *s, char *buf, size_t size)
+{
+  if (s->stack != RSP_NO_ID && s->stack < rsp_model_n_stacks(model)) {
+    const rsp_model_frame *f = rsp_model_stack_label(model, s->stack);
+    if (f && f->function)
+      return f->function;
+  }
+  snprintf(buf, size, "[state %c]", s->state ? s->state : '?');
+  return buf;
+}
+
+static void add_tasks(builder *bd)
+{
+  const rsp_model *m = bd->model;
+  for (rsp_task_id t = 0; t < rsp_model_n_tasks(m); t++) {
+    const rsp_task *task = rsp_model_task(m, t);
+    for (uint32_t i = 0; i < task->n_runs; i++) {
+      rsp_run_id rid = rsp_model_task_run(m, t, i);
+      const rsp_run *r = rsp_model_run(m, rid);
+      if (r->flags & (RSP_RUN_OPEN_AT_START | RSP_RUN_OPEN_AT_END))
+        continue; /* cut by the recording: not its length */
+      add(bd, RSP_PROFILE_RUN, RSP_INSTANCE_RUN, "", task, r->start, r->end - r->start, rid,
+          r->n_samples ? RSP_CAT_UNDERSTOOD : RSP_CAT_UNSAMPLED, RSP_NO_ID);
+    }
+    for (uint32_t i = 0; i < task->n_sleeps; i++) {
+      rsp_sleep_id sid = rsp_model_task_sleep(m, t, i);
+      const rsp_sleep *s = rsp_model_sleep(m, sid);
+      if (s->end < s->start)
+        continue;
+      if (s->preempted) {
+        add(bd, RSP_PROFILE_PREEMPTION, RSP_INSTANCE_SLEEP, "", task, s->start, s->end - s->start, sid,
+            RSP_CAT_INVOLUNTARY, RSP_NO_ID);
+        continue;
+      }
+      if (s->state == 'X' || s->state == 'Z')
+        continue;
+      char buf[32];
+      rsp_task_id waker;
+      rsp_category cause = profile_cause_of_sleep(m, s, &waker);
+      add(bd, RSP_PROFILE_WAIT, RSP_INSTANCE_SLEEP, wait_site(m, s, buf, sizeof buf), task, s->start,
+          s->end - s->start, sid, cause, waker);
+      if (s->wake_time && s->wake_time >= s->start && s->wake_time <= s->end)
+        add(bd, RSP_PROFILE_SCHED_DELAY, RSP_INSTANCE_SLEEP, "", task, s->wake_time, s->end - s->wake_time,
+            sid, RSP_CAT_SCHEDULER, RSP_NO_ID);
+    }
+  }
+}
+
+static void add_disk_ops(builder *bd)
+{
+  const rsp_model *m = bd->model;
+  for (rsp_disk_op_id d = 0; d < rsp_model_n_disk_ops(m); d++) {
+    const rsp_disk_op *op = rsp_model_disk_op(m, d);
+    if (!op)
+      continue;
+    const rsp_task *task = op->task != RSP_NO_ID && op->task < rsp_model_n_tasks(m) ? rsp_model_task(m, op->task) : NULL;
+    char dir = strchr(op->rwbs, 'W') ? 'W' : strchr(op->rwbs, 'R') ? 'R' : strchr(op->rwbs, 'D') ? 'D' : 'F';
+    char site[48];
+    snprintf(site, sizeof site, "%u:%u %c", op->dev >> 20, op->dev & 0xfffff, dir);
+    bool issued = !(op->flags & RSP_DISK_ISSUE_INFERRED), inserted = !(op->flags & RSP_DISK_NO_INSERT);
+    bool completed = !(op->flags & RSP_DISK_NO_COMPLETE);
+    if (issued && inserted && op->issue_time >= op->insert_time)
+      add(bd, RSP_PROFILE_DISK_QUEUE, RSP_INSTANCE_DISK, site, task, op->insert_time,
+          op->issue_time - op->insert_time, d, RSP_CAT_IO_QUEUE, RSP_NO_ID);
+    if (issued && completed && op->complete_time >= op->issue_time)
+      add(bd, RSP_PROFILE_DISK_SERVICE, RSP_INSTANCE_DISK, site, task, op->issue_time,
+          op->complete_time - op->issue_time, d, RSP_CAT_BLOCKING_IO, RSP_NO_ID);
+    if (completed && op->complete_time >= op->insert_time)
+      add(bd, RSP_PROFILE_DISK_TOTAL, RSP_INSTANCE_DISK, site, task, op->insert_time,
+          op->complete_time - op->insert_time, d, RSP_CAT_BLOCKING_IO, RSP_NO_ID);
+  }
+}
+
+static void add_net_ops(builder *bd)
+{
+  const rsp_model *m = bd->model;
+  for (rsp_net_op_id n = 0; n < rsp_model_n_net_ops(m); n++) {
+    const rsp_net_op *op = rsp_model_net_op(m, n);
+    if (!op || op->end < op->start)
+      continue;
+    const rsp_task *task = op->task != RSP_NO_ID && op->task < rsp_model_n_tasks(m) ? rsp_model_task(m, op->task) : NULL;
+    const char *proto = op->protocol == 6 ? "tcp" : op->protocol == 17 ? "udp" : "socket";
+    char site[128];
+    if (op->remote)
+      snprintf(site, sizeof site, "%s %s", proto, op->remote);
+    else if (op->dport)
+      snprintf(site, sizeof site, "%s port %u", proto, op->dport);
+    else
+      snprintf(site, sizeof site, "%s", proto);
+    add(bd, RSP_PROFILE_NETWORK, RSP_INSTANCE_NET, site, task, op->start, op->end - op->start, n,
+        RSP_CAT_NETWORK, RSP_NO_ID);
+  }
+}
+
+static int by_total_latency(gconstpointer a, gconstpointer b)
+{
+  const rsp_profile *x = *(rsp_profile *const *)a, *y = *(rsp_profile *const *)b;
+  if (x->total_ns != y->total_ns)
+    return x->total_ns < y->total_ns ? 1 : -1;
+  int c = strcmp(x->name, y->name);
+  if (c)
+    return c;
+  c = strcmp(x->process, y->process);
+  if (c)
+    return c;
+  return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+rsp_profile_set *rsp_profile_set_build(const rsp_model *model, const rsp_profile_options *options,
+                                       GError **error)
+{
+  rsp_profile_options opt = options ? *options : (rsp_profile_options){ .pid = -1, .system_wide = true };
+  if (opt.resolution == 0)
+    opt.resolution = 1;
+  if (opt.resolution != 1 && opt.resolution != 2 && opt.resolution != 4) {
+    g_set_error(error, g_quark_from_static_string("rsp-profile"), 1,
+                "resolution %u: must be 1, 2 or 4 buckets per octave", opt.resolution);
+    return NULL;
+  }
+  builder bd = { .model = model, .opt = &opt };
+  bd.pid_comm = g_hash_table_new(NULL, NULL);
+  bool pid_found = false;
+  for (rsp_task_id t = 0; t < rsp_model_n_tasks(model); t++) {
+    const rsp_task *task = rsp_model_task(model, t);
+    int32_t pid = task->pid >= 0 ? task->pid : task->tid;
+    if (pid == opt.pid)
+      pid_found = true;
+    /* the main thread's (latest generation's) command names the process */
+    if (task->tid == pid || !g_hash_table_contains(bd.pid_comm, GINT_TO_POINTER(pid)))
+      g_hash_table_insert(bd.pid_comm, GINT_TO_POINTER(pid), (gpointer)task->comm);
+  }
+  if (opt.pid >= 0 && !pid_found) {
+    g_set_error(error, g_quark_from_static_string("rsp-profile"), 2, "no process with pid %d in the recording", opt.pid);
+    g_hash_table_destroy(bd.pid_comm);
+    return NULL;
+  }
+  rsp_profile_set *set = g_new0(rsp_profile_set, 1);
+  set->model = model;
+  set->strings = g_string_chunk_new(4096);
+  set->profiles = g_ptr_array_new_with_free_func((GDestroyNotify)rsp_profile_free);
+  bd.set = set;
+  bd.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  bd.arrays = g_hash_table_new(NULL, NULL);
+
+  add_tasks(&bd);
+  add_disk_ops(&bd);
+  add_net_ops(&bd);
+
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, bd.arrays);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    rsp_profile *p = key;
+    GArray *a = value;
+    p->n_instances = a->len;
+    p->instances = (rsp_profile_instance *)(void *)g_array_free(a, FALSE);
+    rsp_profile_finish(p);
+    g_ptr_array_add(set->profiles, p);
+  }
+  g_ptr_array_sort(set->profiles, by_total_latency);
+  g_hash_table_destroy(bd.arrays);
+  g_hash_table_destroy(bd.by_key);
+  g_hash_table_destroy(bd.pid_comm);
+  return set;
+}
+
+void rsp_profile_set_free(rsp_profile_set *set)
+{
+  if (!set)
+    return;
+  g_ptr_array_free(set->profiles, TRUE);
+  g_string_chunk_free(set->strings);
+  g_free(set);
+}
+
+uint32_t rsp_profile_set_n(const rsp_profile_set *set)
+{
+  return set->profiles->len;
+}
+
+const rsp_profile *rsp_profile_set_get(const rsp_profile_set *set, uint32_t i)
+{
+  return i < set->profiles->len ? g_ptr_array_index(set->profiles, i) : NULL;
+}
+
+const rsp_model *rsp_profile_set_model(const rsp_profile_set *set)
+{
+  return set->model;
+}
+
+const rsp_profile *rsp_profile_set_find(const rsp_profile_set *set, const char *name, const char *process,
+                                        int32_t pid)
+{
+  for (guint i = 0; i < set->profiles->len; i++) {
+    const rsp_profile *p = g_ptr_array_index(set->profiles, i);
+    if (strcmp(p->name, name) == 0 && strcmp(p->process, process) == 0 && (pid < 0 || p->pid == pid))
+      return p;
+  }
+  return NULL;
+}

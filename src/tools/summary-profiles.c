@@ -1,0 +1,215 @@
+/* rsp-summary --profiles: every latency profile of a recording, by total latency, as text
+ * histograms (one line per bucket) or JSON. */
+#include "summary-profiles.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+static gboolean opt_profiles;
+static gint opt_resolution = 1;
+static gint opt_pid = -1;
+
+GOptionGroup *summary_profiles_option_group(void)
+{
+  static GOptionEntry entries[] = {
+    { "profiles", 0, 0, G_OPTION_ARG_NONE, &opt_profiles,
+      "Latency profiles (OSprof): log2 histograms of waits by site, disk I/O, network operations, "
+      "scheduler delay, run lengths and preemptions, per process and system-wide, with the cause of each bucket",
+      NULL },
+    { "resolution", 0, 0, G_OPTION_ARG_INT, &opt_resolution,
+      "With --profiles: buckets per octave, 1 (default), 2 or 4", "R" },
+    { "pid", 0, 0, G_OPTION_ARG_INT, &opt_pid, "With --profiles: only the profiles of process PID", "PID" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  GOptionGroup *g = g_option_group_new("profiles", "Latency profiles", "Show latency profile options", NULL, NULL);
+  g_option_group_add_entries(g, entries);
+  return g;
+}
+
+bool summary_profiles_requested(void)
+{
+  return opt_profiles;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+  putc('"', out);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(out, "\\%c", c);
+    else if (c < 0x20 || c >= 0x7f)
+      fprintf(out, "\\u%04x", c);
+    else
+      putc(c, out);
+  }
+  putc('"', out);
+}
+
+static rsp_category dominant(const uint64_t *causes)
+{
+  int best = RSP_CAT_UNACCOUNTED;
+  uint64_t n = 0;
+  for (int c = 0; c < RSP_N_CATEGORIES; c++)
+    if (causes[c] > n) {
+      n = causes[c];
+      best = c;
+    }
+  return (rsp_category)best;
+}
+
+static const char *waker_comm(const rsp_model *m, rsp_task_id t)
+{
+  if (t == RSP_NO_ID || t >= rsp_model_n_tasks(m))
+    return NULL;
+  return rsp_model_task(m, t)->comm;
+}
+
+static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out)
+{
+  fprintf(out, "[");
+  for (uint32_t i = 0; i < rsp_profile_set_n(set); i++) {
+    const rsp_profile *p = rsp_profile_set_get(set, i);
+    fprintf(out, "%s\n  {\"class\": ", i ? "," : "");
+    json_string(out, p->name);
+    fprintf(out, ", \"process\": ");
+    json_string(out, p->process);
+    fprintf(out, ", \"pid\": %" PRId32 ", \"resolution\": %u, \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
+                 ", \"buckets\": [",
+            p->pid, p->resolution, p->count, p->total_ns);
+    bool first = true;
+    for (uint32_t b = 0; b < p->n_buckets; b++) {
+      const rsp_profile_bucket *bk = &p->buckets[b];
+      if (!bk->count)
+        continue;
+      fprintf(out, "%s{\"index\": %" PRId32 ", \"lo_ns\": %" PRIu64 ", \"hi_ns\": %" PRIu64 ", \"count\": %" PRIu64
+                   ", \"total_ns\": %" PRIu64 ", \"causes\": {",
+              first ? "" : ", ", bk->index, bk->lo_ns, bk->hi_ns, bk->count, bk->total_ns);
+      first = false;
+      bool fc = true;
+      for (int c = 0; c < RSP_N_CATEGORIES; c++)
+        if (bk->causes[c]) {
+          fprintf(out, "%s\"%s\": %" PRIu64, fc ? "" : ", ", rsp_profile_cause_key((rsp_category)c), bk->causes[c]);
+          fc = false;
+        }
+      fprintf(out, "}}");
+    }
+    fprintf(out, "], \"peaks\": [");
+    for (uint32_t k = 0; k < p->n_peaks; k++) {
+      const rsp_profile_peak *pk = &p->peaks[k];
+      fprintf(out, "%s{\"index\": %" PRId32 ", \"lo_ns\": %" PRIu64 ", \"hi_ns\": %" PRIu64 ", \"count\": %" PRIu64
+                   ", \"avg_ns\": %" PRIu64 ", \"cause\": \"%s\", \"cause_count\": %" PRIu64,
+              k ? ", " : "", pk->index, pk->lo_ns, pk->hi_ns, pk->count, pk->avg_ns,
+              rsp_profile_cause_key((rsp_category)pk->cause), pk->cause_count);
+      const char *w = waker_comm(m, pk->waker);
+      if (w) {
+        fprintf(out, ", \"waker\": ");
+        json_string(out, w);
+      }
+      fprintf(out, "}");
+    }
+    fprintf(out, "]}");
+  }
+  fprintf(out, "%s]\n", rsp_profile_set_n(set) ? "\n" : "");
+}
+
+static void print_times(const rsp_characteristic_times *t, FILE *out)
+{
+  char a[32], b[32], c[32], d[32];
+  fprintf(out, "characteristic times (measured from this recording; - = not seen): context switch %s (%u), "
+               "timer tick %s, disk service %s (median of %u), loopback round trip %s (median of %u)\n\n",
+          t->context_switch_ns ? rsp_profile_format_ns(t->context_switch_ns, a, sizeof a) : "-", t->n_context_switches,
+          t->timer_tick_ns ? rsp_profile_format_ns(t->timer_tick_ns, b, sizeof b) : "-",
+          t->disk_service_ns ? rsp_profile_format_ns(t->disk_service_ns, c, sizeof c) : "-", t->n_disk_ops,
+          t->loopback_rtt_ns ? rsp_profile_format_ns(t->loopback_rtt_ns, d, sizeof d) : "-", t->n_loopback_ops);
+}
+
+/* Which characteristic time falls in [lo, hi), as a marker. */
+static const char *marker(const rsp_characteristic_times *t, uint64_t lo, uint64_t hi)
+{
+  if (t->context_switch_ns >= lo && t->context_switch_ns < hi)
+    return " <- context switch";
+  if (t->timer_tick_ns >= lo && t->timer_tick_ns < hi)
+    return " <- timer tick";
+  if (t->disk_service_ns >= lo && t->disk_service_ns < hi)
+    return " <- disk service";
+  if (t->loopback_rtt_ns >= lo && t->loopback_rtt_ns < hi)
+    return " <- loopback RTT";
+  return "";
+}
+
+static void print_text(const rsp_model *m, const rsp_profile_set *set, const rsp_characteristic_times *t, FILE *out)
+{
+  enum { BAR = 40 };
+  print_times(t, out);
+  for (uint32_t i = 0; i < rsp_profile_set_n(set); i++) {
+    const rsp_profile *p = rsp_profile_set_get(set, i);
+    char total[32];
+    if (p->pid >= 0)
+      fprintf(out, "%s  [%s, pid %" PRId32 "]", p->name, p->process, p->pid);
+    else
+      fprintf(out, "%s  [%s]", p->name, strcmp(p->process, "*") ? p->process : "system-wide");
+    fprintf(out, "  %" PRIu64 " ops, total %s\n", p->count, rsp_profile_format_ns(p->total_ns, total, sizeof total));
+    uint64_t max = 1;
+    for (uint32_t b = 0; b < p->n_buckets; b++)
+      max = MAX(max, p->buckets[b].count);
+    for (uint32_t b = 0; b < p->n_buckets; b++) {
+      const rsp_profile_bucket *bk = &p->buckets[b];
+      char lo[32], hi[32], bar[BAR + 1];
+      uint32_t empty = 0;
+      while (b + empty < p->n_buckets && p->buckets[b + empty].count == 0)
+        empty++;
+      if (empty >= 3) { /* a long gap: one line */
+        fprintf(out, "  %4s [%9s, %9s) (%u empty buckets)\n", "..", rsp_profile_format_ns(bk->lo_ns, lo, sizeof lo),
+                rsp_profile_format_ns(p->buckets[b + empty - 1].hi_ns, hi, sizeof hi), empty);
+        b += empty - 1;
+        continue;
+      }
+      /* bars on a log scale, as OSprof draws its y axis */
+      int len = bk->count ? (int)lround(BAR * log1p((double)bk->count) / log1p((double)max)) : 0;
+      len = MAX(len, bk->count ? 1 : 0);
+      memset(bar, '#', (size_t)len);
+      bar[len] = 0;
+      fprintf(out, "  %4" PRId32 " [%9s, %9s) %-*s %8" PRIu64 "  %s%s\n", bk->index,
+              rsp_profile_format_ns(bk->lo_ns, lo, sizeof lo), rsp_profile_format_ns(bk->hi_ns, hi, sizeof hi), BAR, bar,
+              bk->count, bk->count ? rsp_profile_cause_key(dominant(bk->causes)) : "", marker(t, bk->lo_ns, bk->hi_ns));
+    }
+    for (uint32_t k = 0; k < p->n_peaks; k++) {
+      const rsp_profile_peak *pk = &p->peaks[k];
+      char lo[32], hi[32], avg[32];
+      const char *w = waker_comm(m, pk->waker);
+      fprintf(out, "  peak %u: %s-%s, %" PRIu64 " ops, average %s, mostly %s (%" PRIu64 ")%s%s\n", k + 1,
+              rsp_profile_format_ns(pk->lo_ns, lo, sizeof lo), rsp_profile_format_ns(pk->hi_ns, hi, sizeof hi), pk->count,
+              rsp_profile_format_ns(pk->avg_ns, avg, sizeof avg), rsp_profile_cause_key((rsp_category)pk->cause),
+              pk->cause_count, w ? ", woken by " : "", w ? w : "");
+    }
+    fprintf(out, "\n");
+  }
+}
+
+int summary_profiles_print(const rsp_model *model, const char *path, bool json, FILE *out)
+{
+  rsp_profile_options o = { .resolution = (unsigned)MAX(opt_resolution, 0), .pid = opt_pid,
+                            .system_wide = opt_pid < 0 };
+  if (opt_resolution != 1 && opt_resolution != 2 && opt_resolution != 4) {
+    fprintf(stderr, "rsp-summary: --resolution %d: must be 1, 2 or 4\n", opt_resolution);
+    return 2;
+  }
+  GError *error = NULL;
+  rsp_profile_set *set = rsp_profile_set_build(model, &o, &error);
+  if (!set) {
+    fprintf(stderr, "rsp-summary: %s: %s\n", path, error->message);
+    g_error_free(error);
+    return 1;
+  }
+  if (json)
+    print_json(model, set, out);
+  else {
+    rsp_characteristic_times t;
+    rsp_characteristic_times_measure(model, &t);
+    print_text(model, set, &t, out);
+  }
+  rsp_profile_set_free(set);
+  return 0;
+}
