@@ -73,8 +73,8 @@ const char *rsp_profile_format_ns(uint64_t ns, char *buf, size_t size)
 uint32_t rsp_profile_find_peaks(const uint64_t *counts, uint32_t n, uint32_t *first, uint32_t *top,
                                 uint32_t *last, uint32_t max)
 {
-  /* candidate maxima: the middle of each plateau higher than both neighbours */
-  g_autofree uint32_t *cand = g_new(uint32_t, n + 1);
+  /* candidate maxima: each plateau higher than both neighbours (its middle bucket stands for it) */
+  g_autofree uint32_t *cand = g_new(uint32_t, n + 1), *plo = g_new(uint32_t, n + 1), *phi = g_new(uint32_t, n + 1);
   uint32_t n_cand = 0;
   for (uint32_t i = 0; i < n;) {
     uint32_t j = i;
@@ -82,30 +82,38 @@ uint32_t rsp_profile_find_peaks(const uint64_t *counts, uint32_t n, uint32_t *fi
       j++;
     bool left_lower = i == 0 || counts[i - 1] < counts[i];
     bool right_lower = j + 1 >= n || counts[j + 1] < counts[i];
-    if (counts[i] > 0 && left_lower && right_lower)
+    if (counts[i] > 0 && left_lower && right_lower) {
+      plo[n_cand] = i;
+      phi[n_cand] = j;
       cand[n_cand++] = i + (j - i) / 2;
+    }
     i = j + 1;
   }
-  /* keep the prominent ones: the valley down to the next higher maximum (or the edge) on each side,
-   * the higher of the two, at most half the height (an empty bucket always separates) */
+  /* keep the prominent ones. The valley on each side is the lowest bucket before a bucket as high
+   * (on the left; strictly higher on the right, so of equal maxima the first stands) or the edge,
+   * where the slope down to the edge counts as the full height; the higher valley must be at most
+   * half the height. */
   g_autofree uint32_t *keep = g_new(uint32_t, n_cand + 1);
   uint32_t n_keep = 0;
   for (uint32_t c = 0; c < n_cand; c++) {
-    uint64_t h = counts[cand[c]], left_min = h, right_min = h;
-    for (int64_t i = (int64_t)cand[c] - 1; i >= 0 && counts[i] <= h; i--)
-      left_min = MIN(left_min, counts[i]);
-    bool left_edge = true;
-    for (int64_t i = (int64_t)cand[c] - 1; i >= 0; i--)
-      if (counts[i] > h) { left_edge = false; break; }
-    for (uint32_t i = cand[c] + 1; i < n && counts[i] <= h; i++)
-      right_min = MIN(right_min, counts[i]);
-    bool right_edge = true;
-    for (uint32_t i = cand[c] + 1; i < n; i++)
-      if (counts[i] > h) { right_edge = false; break; }
-    /* toward an edge with nothing higher, the slope down to the edge counts as fully prominent */
-    uint64_t lmin = left_edge ? 0 : left_min, rmin = right_edge ? 0 : right_min;
+    uint64_t h = counts[cand[c]], lmin = 0, rmin = 0, m = h;
+    for (int64_t i = (int64_t)plo[c] - 1; i >= 0; i--) {
+      if (counts[i] >= h) {
+        lmin = m;
+        break;
+      }
+      m = MIN(m, counts[i]);
+    }
+    m = h;
+    for (uint32_t i = phi[c] + 1; i < n; i++) {
+      if (counts[i] > h) {
+        rmin = m;
+        break;
+      }
+      m = MIN(m, counts[i]);
+    }
     uint64_t base = MAX(lmin, rmin);
-    if (base == 0 || (h - base) * 2 >= h)
+    if ((h - base) * 2 >= h)
       keep[n_keep++] = cand[c];
   }
   for (uint32_t k = 0; k < n_keep && k < max; k++) {
