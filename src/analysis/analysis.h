@@ -195,6 +195,8 @@ typedef struct rsp_profile_options {
   int32_t pid;          /* >= 0: that process's profiles only; < 0: every process's */
   bool system_wide;     /* also the classes over all processes (process "*") */
   bool by_command;      /* group processes by command, not pid (to compare two recordings) */
+  bool workload_only;   /* only process WORKLOAD_PID and the processes it started (forks, their forks) */
+  int32_t workload_pid;
   uint64_t range_start, range_end; /* both 0: everything; else instances that start in [start, end) */
 } rsp_profile_options;
 

@@ -319,6 +319,7 @@ typedef struct builder {
   GHashTable *by_key;   /* "kind\x1fsite\x1fgroup" -> rsp_profile * (instances in a GArray meanwhile) */
   GHashTable *arrays;   /* rsp_profile * -> GArray of rsp_profile_instance */
   GHashTable *pid_comm; /* pid -> comm of its main thread */
+  GHashTable *workload; /* pids of the workload's process tree, with workload_only */
 } builder;
 
 static const char *process_comm(builder *bd, int32_t pid)
@@ -358,6 +359,8 @@ static void add(builder *bd, rsp_profile_kind kind, rsp_instance_kind ikind, con
     return;
   int32_t pid = task ? (task->pid >= 0 ? task->pid : task->tid) : -1;
   if (o->pid >= 0 && pid != o->pid)
+    return;
+  if (bd->workload && (!task || !g_hash_table_contains(bd->workload, GINT_TO_POINTER(pid))))
     return;
   rsp_profile_instance in = { .ns = ns, .id = id, .cause = (uint8_t)cause, .waker = waker };
   if (task) {
@@ -506,6 +509,27 @@ rsp_profile_set *rsp_profile_set_build(const rsp_model *model, const rsp_profile
     g_hash_table_destroy(bd.pid_comm);
     return NULL;
   }
+  if (opt.workload_only) {
+    /* the workload and every process a task of the tree forked, to a fixed point (parents are not
+     * always created before their children in the task array: tids are reused) */
+    bd.workload = g_hash_table_new(NULL, NULL);
+    g_hash_table_add(bd.workload, GINT_TO_POINTER(opt.workload_pid));
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (rsp_task_id t = 0; t < rsp_model_n_tasks(model); t++) {
+        const rsp_task *task = rsp_model_task(model, t);
+        int32_t pid = task->pid >= 0 ? task->pid : task->tid;
+        if (g_hash_table_contains(bd.workload, GINT_TO_POINTER(pid)) || task->parent == RSP_NO_ID)
+          continue;
+        const rsp_task *parent = rsp_model_task(model, task->parent);
+        int32_t ppid = parent->pid >= 0 ? parent->pid : parent->tid;
+        if (g_hash_table_contains(bd.workload, GINT_TO_POINTER(ppid))) {
+          g_hash_table_add(bd.workload, GINT_TO_POINTER(pid));
+          grew = true;
+        }
+      }
+    }
+  }
   rsp_profile_set *set = g_new0(rsp_profile_set, 1);
   set->model = model;
   set->strings = g_string_chunk_new(4096);
@@ -533,6 +557,8 @@ rsp_profile_set *rsp_profile_set_build(const rsp_model *model, const rsp_profile
   g_hash_table_destroy(bd.arrays);
   g_hash_table_destroy(bd.by_key);
   g_hash_table_destroy(bd.pid_comm);
+  if (bd.workload)
+    g_hash_table_destroy(bd.workload);
   return set;
 }
 

@@ -9,6 +9,22 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The process rsp-record ran (FILE.meta), or -1. */
+static int32_t workload_pid(const char *path)
+{
+  GKeyFile *meta = rsp_metadata_load(path);
+  if (!meta)
+    return -1;
+  GError *error = NULL;
+  gint pid = g_key_file_get_integer(meta, "recording", "workload_pid", &error);
+  g_key_file_unref(meta);
+  if (error) {
+    g_error_free(error);
+    return -1;
+  }
+  return pid > 0 ? pid : -1;
+}
+
 static rsp_model *load(const char *path, bool no_switch)
 {
   GError *error = NULL;
@@ -62,7 +78,7 @@ int main(int argc, char **argv)
   char *method_name = NULL, *flame_out = NULL;
   double threshold = 0.1, min_weight = 0.001;
   gint resolution = 1, top = 20, min_ops = 10;
-  gboolean no_switch = FALSE;
+  gboolean no_switch = FALSE, all = FALSE;
   GOptionEntry entries[] = {
     { "method", 0, 0, G_OPTION_ARG_STRING, &method_name,
       "How pairs are ranked: emd (Earth Mover's Distance, default), chi2, ops (total operations), latency "
@@ -78,6 +94,9 @@ int main(int argc, char **argv)
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Print at most N ranked pairs (default 20; 0: all)", "N" },
     { "flame-out", 0, 0, G_OPTION_ARG_FILENAME, &flame_out,
       "Write a differential consolidated flame graph to FILE.svg", "FILE" },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &all,
+      "Compare every process's profiles and the system-wide ones, not only the recorded command's process tree",
+      NULL },
     { "no-switch-records", 0, 0, G_OPTION_ARG_NONE, &no_switch,
       "Ignore PERF_RECORD_SWITCH records: build runs from sched:sched_switch", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -121,8 +140,15 @@ int main(int argc, char **argv)
   status = 1;
   if (!(ma = load(argv[1], no_switch)) || !(mb = load(argv[2], no_switch)))
     goto out;
-  rsp_profile_options po = { .resolution = (unsigned)resolution, .pid = -1, .system_wide = true, .by_command = true };
-  if (!(sa = rsp_profile_set_build(ma, &po, &error)) || !(sb = rsp_profile_set_build(mb, &po, &error))) {
+  /* OSprof's complete set is the profiled workload's: with rsp-record's notes, the command it ran
+   * and the processes that command started; else (or with --all) everything, system-wide too */
+  int32_t wa = all ? -1 : workload_pid(argv[1]), wb = all ? -1 : workload_pid(argv[2]);
+  bool scoped = wa >= 0 && wb >= 0;
+  rsp_profile_options po = { .resolution = (unsigned)resolution, .pid = -1, .system_wide = !scoped,
+                             .by_command = true, .workload_only = scoped, .workload_pid = wa };
+  if ((sa = rsp_profile_set_build(ma, &po, &error)))
+    po.workload_pid = wb;
+  if (!sa || !(sb = rsp_profile_set_build(mb, &po, &error))) {
     fprintf(stderr, "rsp-diff: %s\n", error->message);
     g_error_free(error);
     goto out;
@@ -133,7 +159,13 @@ int main(int argc, char **argv)
                                     .min_ops = min_ops > 0 ? (uint64_t)min_ops : 1 };
   diff = rsp_profile_diff_compute(sa, sb, &dopt);
 
-  printf("A: %s (%u profiles)\nB: %s (%u profiles)\n", argv[1], rsp_profile_set_n(sa), argv[2], rsp_profile_set_n(sb));
+  if (scoped)
+    printf("A: %s (%u profiles of the recorded command, pid %d, and its children)\n"
+           "B: %s (%u profiles of the recorded command, pid %d, and its children)\n",
+           argv[1], rsp_profile_set_n(sa), wa, argv[2], rsp_profile_set_n(sb), wb);
+  else
+    printf("A: %s (%u profiles, every process and system-wide)\nB: %s (%u profiles, every process and "
+           "system-wide)\n", argv[1], rsp_profile_set_n(sa), argv[2], rsp_profile_set_n(sb));
   printf("phase 1: dropped %u pairs with similar totals, %u with fewer than %d operations, %u of negligible "
          "weight; %u ranked by %s\n\n",
          diff->n_similar, diff->n_few, min_ops, diff->n_negligible, diff->n_pairs, rsp_distance_method_name(method));
@@ -158,7 +190,7 @@ int main(int argc, char **argv)
   uint64_t ca[RSP_N_CATEGORIES], cb[RSP_N_CATEGORIES];
   cause_totals(sa, ca);
   cause_totals(sb, cb);
-  printf("\nlatency by cause over all processes' waits, runs, preemptions and scheduler delays "
+  printf("\nlatency by cause of the compared processes' waits, runs, preemptions and scheduler delays "
          "(the categories of control paths are not computed by this build):\n");
   printf("%-14s %14s %14s %14s\n", "CAUSE", "A ms", "B ms", "DELTA ms");
   for (int c = 0; c < RSP_N_CATEGORIES; c++)
