@@ -282,11 +282,15 @@ void rsp_profile_diff_free(rsp_profile_diff *diff);
  * Measured from the recording itself (OSprof 3.1, "prior knowledge"); 0 when it does not show. */
 typedef struct rsp_characteristic_times {
   uint64_t context_switch_ns; /* median gap between one task's switch-out and the next's switch-in
-                                 on a cpu that did not go idle */
-  uint64_t timer_tick_ns;     /* the kernel tick, from the spacing of preemptions on each cpu */
+                                 on a cpu that did not go idle (0 with sched_switch alone: one event) */
+  uint64_t timer_tick_ns;     /* the kernel tick: the period (of HZ 100, 250, 300, 1000) on whose
+                                 lattice the wakeups of kernel threads' timed-out idle waits lie */
+  uint64_t slice_ns;          /* median spacing of the preemptions on a cpu not caused by a wakeup:
+                                 the time slice the scheduler enforces */
   uint64_t disk_service_ns;   /* median issue -> complete of disk requests */
   uint64_t loopback_rtt_ns;   /* median network operation with a loopback peer */
-  uint32_t n_context_switches, n_preemptions, n_disk_ops, n_loopback_ops; /* what each came from */
+  uint32_t n_context_switches, n_tick_wakeups, n_preemptions, n_disk_ops, n_loopback_ops; /* what each
+                                 came from */
 } rsp_characteristic_times;
 
 void rsp_characteristic_times_measure(const rsp_model *model, rsp_characteristic_times *out);

@@ -2,6 +2,7 @@
  * knowledge-based analysis": peaks near these times are probably caused by them). */
 #include "analysis/analysis.h"
 
+#include <math.h>
 #include <string.h>
 
 static int cmp_u64(const void *a, const void *b)
@@ -42,23 +43,36 @@ static rsp_sleep_id *sleeps_around_runs(const rsp_model *m, rsp_sleep_id **after
   return before;
 }
 
-/* The largest of the kernel's possible ticks (HZ 100, 250, 300, 1000) of which at least 70% of the
- * spacings between tick preemptions are a multiple, within 10%. */
-static uint64_t fit_tick(GArray *spacings)
+/* Jiffy timeouts (schedule_timeout, the timer wheel) expire on ticks, and the ticks of all cpus
+ * are aligned: the wakeups of such sleeps lie on a lattice of period HZ^-1. Of the kernel's possible
+ * ticks (HZ 100, 250, 300, 1000), the largest whose lattice holds at least half of WAKES within 5%
+ * of the period (random times would put 10% there) is the tick. */
+static uint64_t fit_tick(GArray *wakes, uint32_t *n_fit)
 {
   static const uint64_t ticks[] = { 10000000, 4000000, 3333333, 1000000 };
-  if (spacings->len < 10)
+  *n_fit = 0;
+  if (wakes->len < 10)
     return 0;
   for (size_t k = 0; k < G_N_ELEMENTS(ticks); k++) {
+    /* the lattice's phase: the circular mean of the phases */
+    double sx = 0, sy = 0;
+    for (guint i = 0; i < wakes->len; i++) {
+      double a = 2 * G_PI * (double)(g_array_index(wakes, uint64_t, i) % ticks[k]) / (double)ticks[k];
+      sx += cos(a);
+      sy += sin(a);
+    }
+    double mean = atan2(sy, sx);
     uint32_t fit = 0;
-    for (guint i = 0; i < spacings->len; i++) {
-      uint64_t d = g_array_index(spacings, uint64_t, i), rem = d % ticks[k];
-      uint64_t off = MIN(rem, ticks[k] - rem);
-      if (d + ticks[k] / 10 >= ticks[k] && off * 10 <= ticks[k])
+    for (guint i = 0; i < wakes->len; i++) {
+      double a = 2 * G_PI * (double)(g_array_index(wakes, uint64_t, i) % ticks[k]) / (double)ticks[k];
+      double d = fabs(remainder(a - mean, 2 * G_PI));
+      if (d <= 2 * G_PI * 0.05)
         fit++;
     }
-    if (fit * 10 >= spacings->len * 7)
+    if (fit * 2 >= wakes->len) {
+      *n_fit = fit;
       return ticks[k];
+    }
   }
   return 0;
 }
@@ -96,7 +110,6 @@ void rsp_characteristic_times_measure(const rsp_model *m, rsp_characteristic_tim
     const rsp_sleep *ps = after[prev_id] != RSP_NO_ID ? rsp_model_sleep(m, after[prev_id]) : NULL;
     bool by_wakeup = !s->preempted && s->wake_time && prev->end - MIN(prev->end, s->wake_time) < 20000;
     if (ps && ps->preempted && !by_wakeup) {
-      out->n_preemptions++;
       uint64_t *last = g_hash_table_lookup(last_tick, cpu_key);
       if (last) {
         uint64_t d = prev->end - *last;
@@ -112,7 +125,21 @@ void rsp_characteristic_times_measure(const rsp_model *m, rsp_characteristic_tim
   }
   out->n_context_switches = switches->len;
   out->context_switch_ns = median(switches);
-  out->timer_tick_ns = fit_tick(spacings);
+  out->n_preemptions = spacings->len;
+  out->slice_ns = median(spacings);
+
+  /* the wakeups of kernel threads' idle waits ('I'): mostly jiffy timeouts */
+  GArray *wakes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  for (rsp_sleep_id i = 0; i < rsp_model_n_sleeps(m); i++) {
+    const rsp_sleep *sl = rsp_model_sleep(m, i);
+    /* a timer's wakeup comes from an interrupt: a timeout, or one no event explains */
+    bool timed_out = sl->end_cause == RSP_SLEEP_END_TIMEOUT || sl->end_cause == RSP_SLEEP_END_INTERRUPT ||
+                     sl->end_cause == RSP_SLEEP_END_UNKNOWN;
+    if (sl->state == 'I' && timed_out && sl->wake_time)
+      g_array_append_val(wakes, sl->wake_time);
+  }
+  out->timer_tick_ns = fit_tick(wakes, &out->n_tick_wakeups);
+  g_array_free(wakes, TRUE);
 
   GArray *disk = g_array_new(FALSE, FALSE, sizeof(uint64_t));
   for (rsp_disk_op_id d = 0; d < rsp_model_n_disk_ops(m); d++) {

@@ -116,11 +116,13 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
 
 static void print_times(const rsp_characteristic_times *t, FILE *out)
 {
-  char a[32], b[32], c[32], d[32];
-  fprintf(out, "characteristic times (measured from this recording; - = not seen): context switch %s (%u), "
-               "timer tick %s, disk service %s (median of %u), loopback round trip %s (median of %u)\n\n",
+  char a[32], b[32], c[32], d[32], e[32];
+  fprintf(out, "characteristic times (measured from this recording; - = not seen): context switch %s (median of %u), "
+               "timer tick %s (%u wakeups on its lattice), time slice %s (median of %u preemptions), "
+               "disk service %s (median of %u), loopback round trip %s (median of %u)\n\n",
           t->context_switch_ns ? rsp_profile_format_ns(t->context_switch_ns, a, sizeof a) : "-", t->n_context_switches,
-          t->timer_tick_ns ? rsp_profile_format_ns(t->timer_tick_ns, b, sizeof b) : "-",
+          t->timer_tick_ns ? rsp_profile_format_ns(t->timer_tick_ns, b, sizeof b) : "-", t->n_tick_wakeups,
+          t->slice_ns ? rsp_profile_format_ns(t->slice_ns, e, sizeof e) : "-", t->n_preemptions,
           t->disk_service_ns ? rsp_profile_format_ns(t->disk_service_ns, c, sizeof c) : "-", t->n_disk_ops,
           t->loopback_rtt_ns ? rsp_profile_format_ns(t->loopback_rtt_ns, d, sizeof d) : "-", t->n_loopback_ops);
 }
@@ -132,6 +134,8 @@ static const char *marker(const rsp_characteristic_times *t, uint64_t lo, uint64
     return " <- context switch";
   if (t->timer_tick_ns >= lo && t->timer_tick_ns < hi)
     return " <- timer tick";
+  if (t->slice_ns >= lo && t->slice_ns < hi)
+    return " <- time slice";
   if (t->disk_service_ns >= lo && t->disk_service_ns < hi)
     return " <- disk service";
   if (t->loopback_rtt_ns >= lo && t->loopback_rtt_ns < hi)

@@ -295,6 +295,56 @@ static void test_selection(void)
   rsp_model_free(mb);
 }
 
+enum { X = 300, Y = 400, K = 500 };
+
+/* Two cpu hogs X and Y share cpu 0, each preempted after 3 ms for the other, which is switched in
+ * 2 us later; kernel thread K on cpu 1 sleeps idle ('I') and is woken by the timer on a 4 ms lattice
+ * (offset 123 us), but for three wakeups off it. */
+static void test_characteristic_times(void)
+{
+  tb *t = tb_new(true);
+  tb_switch_in(t, 1000 * US, 0, X, IDLE);
+  int32_t cur = X, other = Y;
+  uint64_t k_wakes[15];
+  for (int i = 0; i < 15; i++)
+    k_wakes[i] = i == 4 ? 9777 * US : i == 8 ? 25001 * US : i == 12 ? 41555 * US : (4000 * (uint64_t)(i + 1) + 123) * US;
+  int next_k = 0;
+  tb_switch_in(t, 1001 * US, 1, K, IDLE);
+  tb_sched_switch(t, 1010 * US, 1, K, "I", IDLE);
+  tb_switch_out(t, 1011 * US, 1, K, IDLE, false);
+  for (int k = 0; k < 20; k++) {
+    uint64_t end = (1000 + 3000 * (uint64_t)(k + 1)) * US;
+    while (next_k < 15 && k_wakes[next_k] + 20 * US < end) { /* K's wakeups that come first */
+      uint64_t w = k_wakes[next_k++];
+      tb_wakeup(t, w, 1, IDLE, K, 1);
+      tb_switch_out(t, w + 4 * US, 1, IDLE, K, false);
+      tb_switch_in(t, w + 5 * US, 1, K, IDLE);
+      tb_sched_switch(t, w + 14 * US, 1, K, "I", IDLE);
+      tb_switch_out(t, w + 15 * US, 1, K, IDLE, false);
+      tb_switch_in(t, w + 16 * US, 1, IDLE, K);
+    }
+    tb_sched_switch(t, end - 1 * US, 0, cur, "R+", other);
+    tb_switch_out(t, end, 0, cur, other, true);
+    tb_switch_in(t, end + 2 * US, 0, other, cur);
+    int32_t swap = cur;
+    cur = other;
+    other = swap;
+  }
+  tb_sample(t, 70000 * US, 0, cur);
+  rsp_model *m = tb_finish(t);
+  rsp_characteristic_times ct;
+  rsp_characteristic_times_measure(m, &ct);
+  /* the first switch to Y is not counted (Y had not run: no sleep says it was runnable) */
+  CHECK_EQ(ct.n_context_switches, 19);
+  CHECK_EQ(ct.context_switch_ns, 2 * US);
+  CHECK_EQ(ct.slice_ns, 3000 * US);
+  CHECK_EQ(ct.timer_tick_ns, 4000 * US);
+  CHECK_EQ(ct.n_tick_wakeups, 12);          /* the three off the lattice are not on it */
+  CHECK_EQ(ct.disk_service_ns, 0);          /* no disk request, no network: not seen */
+  CHECK_EQ(ct.loopback_rtt_ns, 0);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_bucket_function();
@@ -302,6 +352,7 @@ int main(void)
   test_peaks();
   test_two_peaks();
   test_selection();
+  test_characteristic_times();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;

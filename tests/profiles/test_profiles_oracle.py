@@ -11,6 +11,8 @@ oracles that do not use rsp: perf script's text of perf's own switch records, an
     (rsp splits a run at the exec and leaves out the runs cut by the recording's ends).
 (b) base.data / added-5ms.data: the same command with 40 added 5 ms sleeps. The oracle confirms the change
     (sleeps of [4.19 ms, 8.39 ms) only in B); rsp-diff, by each method, must rank profsleep's waits first.
+(c) The timer tick rsp measures (the lattice of kernel threads' timed-out wakeups) against CONFIG_HZ of the
+    running kernel (/proc/config.gz), on the fixtures recorded on this kernel (perf's "os release" header).
 Skipped (77) without perf.
 """
 import json
@@ -160,12 +162,49 @@ def test_diff():
     check(out.returncode == 1 and 'missing.data' in out.stderr, 'missing file not reported')
 
 
+def kernel_hz():
+    import gzip
+    try:
+        with gzip.open('/proc/config.gz', 'rt') as f:
+            for line in f:
+                if line.startswith('CONFIG_HZ='):
+                    return int(line.split('=')[1])
+    except OSError:
+        return None
+    return None
+
+
+def test_tick():
+    hz = kernel_hz()
+    if not hz:
+        print('no /proc/config.gz: tick not checked')
+        return
+    release = os.uname().release
+    checked = 0
+    for rel in ('tests/model/data/grep-pingpong.data', 'tests/data/sched-block-irq-sock.data', 'tests/data/zstd.data'):
+        path = os.path.join(SRC, rel)
+        if not os.path.exists(path):
+            continue
+        hdr = subprocess.run(['perf', 'report', '--header-only', '-i', path], capture_output=True, text=True).stdout
+        m = re.search(r'# os release : (\S+)', hdr)
+        if not m or m[1] != release:
+            print(f'{rel}: recorded on {m[1] if m else "?"}, not {release}: tick not checked')
+            continue
+        out = subprocess.run([SUMMARY, '--profiles', path], capture_output=True, text=True).stdout
+        t = re.search(r'timer tick ([\d.]+) ms', out)
+        print(f'{rel}: timer tick {t[1] if t else "-"} ms, CONFIG_HZ={hz}')
+        check(t is not None and abs(float(t[1]) - 1000 / hz) < 0.01, f'{rel}: timer tick is not 1/{hz} s')
+        checked += 1
+    print(f'tick checked on {checked} fixtures')
+
+
 def main():
     if not shutil.which('perf'):
         print('perf not found: skipped')
         return 77
     test_sleeps()
     test_diff()
+    test_tick()
     if failures:
         print(f'{len(failures)} failures')
         return 1
