@@ -7,7 +7,8 @@
 #     perf record -a -g -k CLOCK_MONOTONIC --switch-events -e sched:sched_switch,sched:sched_wakeup,sched:sched_waking \
 #       -e cpu-clock/freq=997/ -o FILE -- python3 pingpong.py SECONDS
 # Prints, for `rsp-summary --tasks` (runs from the switch records, then with --no-switch-records from the tracepoint),
-# `rsp-dump --stats` (the reader alone, to separate decoding from model building) and `perf sched timehist -s`
+# `rsp-dump --stats` (the reader alone, to separate decoding from model building), the whole model with and
+# without stacks (tests/model/model-json --quiet [--no-stacks]) and `perf sched timehist -s`
 # (perf's own per-task runtime summary): wall time (best of 3; perf once), events/s, peak RSS and peak RSS per
 # million events.
 set -euo pipefail
@@ -39,9 +40,10 @@ PY
   cat /proc/kallsyms > "$file.kallsyms"
 fi
 
-python3 - "$summary" "$dump" "$file" <<'PY'
+model_json=${RSP_MODEL_JSON:-build/tests/model/model-json}
+python3 - "$summary" "$dump" "$file" "$model_json" <<'PY'
 import json, os, re, subprocess, sys
-summary, dump, path = sys.argv[1:]
+summary, dump, path, model_json = sys.argv[1:]
 
 def measure(cmd, runs):
     """Best wall time of RUNS runs and the peak RSS (KB) of that run, each in a fresh child."""
@@ -69,6 +71,14 @@ rows = [
     ('rsp-summary --tasks', [summary, '--tasks', path], 3),
     ('rsp-summary --tasks --no-switch-records', [summary, '--tasks', '--no-switch-records', path], 3),
     ('rsp-dump --stats (reader alone)', [dump, '--stats', path], 3),
+]
+if os.access(model_json, os.X_OK):
+    # the whole model (stacks, links, sleep ends, disk and network) with and without symbolizing
+    rows += [
+        ('model (tests/model/model-json --quiet)', [model_json, path, '--quiet'], 3),
+        ('model without stacks (--no-stacks)', [model_json, path, '--quiet', '--no-stacks'], 3),
+    ]
+rows += [
     ('perf sched timehist -s', ['perf', 'sched', 'timehist', '-s', '-i', path] + kallsyms, 1),
 ]
 results = [(label, *measure(cmd, runs)) for label, cmd, runs in rows]
@@ -77,7 +87,7 @@ print(f'  {"":42s} {"wall":>8s} {"M events/s":>11s} {"x perf":>8s} {"peak RSS":>
 for label, wall, rss in results:
     print(f'  {label:42s} {wall:7.3f}s {n / wall / 1e6:11.2f} {perf_wall / wall:7.1f}x {rss / 1024:8.1f}MB '
           f'{rss / 1024 / (n / 1e6):11.1f}MB')
-model_s = results[0][1] - results[2][1]
+model_s = results[0][1] - results[2][1]  # rsp-summary minus rsp-dump
 print(f'  model building alone (rsp-summary minus the reader): {model_s:.3f} s, '
       f'{n / model_s / 1e6 if model_s > 0 else float("inf"):.2f} M events/s')
 PY

@@ -17,7 +17,63 @@ struct rsp_model {
   uint64_t n_switch_events;
   uint64_t n_events;
   uint64_t time_first, time_last;
+  /* stacks.c */
+  GArray *frames;       /* rsp_model_frame, by frame id */
+  GArray *stack_frames; /* rsp_model_frame of every stack, concatenated (copies of frames) */
+  GArray *stacks;       /* rsp_stack_span, by stack id */
+  GArray *samples;      /* rsp_sample, grouped by run */
+  /* links.c */
+  GArray *links;        /* rsp_link, grouped by to_run (run order), by time within */
+  GArray *run_out_first;/* uint32_t per run + 1: offsets into run_out */
+  GArray *run_out;      /* rsp_link_id grouped by from_run */
+  /* disk-io.c, network.c */
+  GArray *disk_ops;     /* rsp_disk_op, in insert (first seen) order */
+  GArray *net_ops;      /* rsp_net_op, in start order */
+  int32_t workload_pid; /* from the metadata, else -1 (then the first exec) */
 };
+
+typedef struct rsp_stack_span {
+  uint32_t first, n; /* into stack_frames */
+  uint32_t classes;  /* RSP_FRAMES_* of its frames */
+} rsp_stack_span;
+
+/* Kinds of frames that tell why a task woke or what it slept in (stacks.c has the names). */
+enum {
+  RSP_FRAMES_TIMER = 1 << 0,       /* hrtimer_wakeup, process_timeout, it_real_fn... */
+  RSP_FRAMES_IRQ = 1 << 1,         /* interrupt or softirq entry: common_interrupt, __do_softirq... */
+  RSP_FRAMES_SIGNAL = 1 << 2,      /* kill, tgkill, signal_wake_up_state... */
+  RSP_FRAMES_TIMED_SLEEP = 1 << 3, /* nanosleep, clock_nanosleep... */
+  RSP_FRAMES_WAIT = 1 << 4,        /* wait4, waitid, do_wait... */
+  RSP_FRAMES_DISK_WAKE = 1 << 5,   /* bio_endio, blk_mq_end_request... */
+  RSP_FRAMES_TASK_PATH = 1 << 6,   /* back in task context after an interrupt: exit_to_user_mode_loop,
+                                      get_signal, do_exit... */
+  RSP_FRAMES_IN_IRQ = 1 << 7,      /* a stack's innermost IRQ frame comes before (inside) any TASK_PATH
+                                      one: its top runs in interrupt context (per stack, not per frame) */
+};
+
+/* The context of a wake event (sched_waking or sched_wakeup) of a sleep. */
+typedef struct rsp_wake_ctx {
+  uint64_t time;          /* 0: none */
+  rsp_task_id waker;      /* the task in whose context it fired, RSP_NO_ID: the idle task */
+  rsp_run_id waker_run;   /* that task's open run then (builder ids before finish: remapped) */
+  rsp_stack_id stack;     /* its callchain */
+} rsp_wake_ctx;
+
+/* Builder-side facts about a sleep, parallel to model->sleeps (before trailing sleeps are dropped). */
+typedef struct rsp_sleep_facts {
+  rsp_wake_ctx waking, wakeup; /* the first of each inside the sleep */
+} rsp_sleep_facts;
+
+/* A raw socket event, kept for the network pass. */
+typedef enum { NET_SEND, NET_RECV, NET_DATA_READY, NET_STATE } rsp_net_kind;
+typedef struct rsp_net_event {
+  uint64_t time;
+  uint64_t sk;
+  rsp_task_id task;  /* the context task (RSP_NO_ID: idle/irq) */
+  uint8_t kind;      /* rsp_net_kind */
+  uint16_t protocol, sport, dport;
+  const char *remote; /* NET_STATE: interned "addr:port" */
+} rsp_net_event;
 
 /* Builder-only state of a task, parallel to model->tasks. */
 typedef struct rsp_task_state {
@@ -27,6 +83,7 @@ typedef struct rsp_task_state {
   /* a sched_switch with prev = this task not yet given to a sleep */
   uint64_t pending_state_time;
   uint64_t pending_state_event;
+  rsp_stack_id pending_state_stack;
   char pending_state;
   /* the first sched_wakeup(_new) since the last run ended (or ever), for inferring switch-ins */
   bool woken;
@@ -56,6 +113,28 @@ typedef struct rsp_model_builder {
   GHashTable *tid_task;  /* tid -> current generation's task id + 1 */
   GArray *cpus;          /* rsp_cpu_state, by cpu */
   GPtrArray *evsels;     /* evsel info (model.c), by rsp_evsel.index */
+  /* The context of the event being fed (model.c sets them before dispatching a sample). */
+  rsp_task_id cur_task;  /* the task in whose context it fired, RSP_NO_ID: idle */
+  rsp_stack_id cur_stack;/* its interned callchain, RSP_NO_ID: none or not wanted */
+  /* stacks.c */
+  struct rsp_symbolizer *sym; /* not owned; NULL: no symbolization (tests may set fake_symbol) */
+  const char *(*fake_symbol)(uint64_t addr, void *data); /* tests: names an address */
+  void *fake_symbol_data;
+  GHashTable *frame_ids; /* frame key -> id + 1 */
+  GHashTable *stack_ids; /* frame-id sequence -> id + 1 */
+  GHashTable *chain_ids; /* (pid, raw callchain) -> stack id + 1 */
+  GArray *scratch_ids;   /* uint32_t */
+  GArray *frame_classes; /* uint32_t RSP_FRAMES_* by frame id */
+  /* runs.c */
+  GArray *sleep_facts;   /* rsp_sleep_facts by builder sleep id */
+  GArray *run_remap;     /* uint32_t builder run id -> final run id (after finish) */
+  GArray *sleep_remap;   /* uint32_t builder sleep id -> final sleep id or RSP_NO_ID */
+  /* disk-io.c */
+  GHashTable *disk_pending; /* (dev, sector) -> op index + 1 of the last op not completed */
+  /* network.c */
+  GArray *net_events;    /* rsp_net_event */
+  /* tasks: the first exec seen (for the workload pid) */
+  int32_t first_exec_pid;
 } rsp_model_builder;
 
 /* model.c: the internal entry point, also used by the unit tests with fabricated events: feed
@@ -113,6 +192,41 @@ void rsp_runs_evidence(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint
 void rsp_runs_sample(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time);
 /* Closes open runs at the last event, drops trailing sleeps, builds the per-task indexes. */
 void rsp_runs_finish(rsp_model_builder *b);
+
+/* runs.c: a cpu-clock sample's stack is b->cur_stack. */
+
+/* stacks.c */
+void rsp_stacks_init(rsp_model_builder *b);
+void rsp_stacks_free_builder(rsp_model_builder *b);
+/* The interned stack of EV's callchain (context task PID), or RSP_NO_ID. */
+rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev);
+/* Interns a stack of function names, innermost first (tests, and callers with no symbolizer). */
+rsp_stack_id rsp_stacks_intern_names(rsp_model_builder *b, const char *const *names, uint32_t n, bool kernel);
+/* The RSP_FRAMES_* classes of STACK's frames (0 for RSP_NO_ID). */
+uint32_t rsp_stack_classes(const rsp_model *m, rsp_stack_id stack);
+
+/* disk-io.c */
+typedef enum { DISK_INSERT, DISK_ISSUE, DISK_COMPLETE } rsp_disk_kind;
+void rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time, uint32_t dev, uint64_t sector,
+                    uint32_t bytes, const char *rwbs);
+/* After runs and sleeps are final: completes inferred, sleep ends by disk. */
+void rsp_disk_finish(rsp_model_builder *b);
+
+/* network.c */
+void rsp_net_event_add(rsp_model_builder *b, const rsp_net_event *ev);
+void rsp_net_finish(rsp_model_builder *b);
+
+/* links.c */
+#define RSP_LINK_ENDS_SLEEP_ (1u << 7) /* builder only: this link is its sleep's wake_link */
+rsp_link_id rsp_links_add(rsp_model *m, const rsp_link *link);
+/* The first run of TASK starting at or after TIME, else RSP_NO_ID; the last run starting at or before. */
+rsp_run_id rsp_links_run_from(const rsp_model *m, rsp_task_id task, uint64_t time);
+rsp_run_id rsp_links_run_before(const rsp_model *m, rsp_task_id task, uint64_t time);
+/* Builds every link and sleep end cause (after runs_finish), then the link indexes. */
+void rsp_links_finish(rsp_model_builder *b);
+
+/* sleep-ends.c */
+void rsp_sleep_ends_finish(rsp_model_builder *b);
 
 /* loss.c */
 /* A recording's evsel: notes tracepoints that were sampled (frequency mode or period > 1). */

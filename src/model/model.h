@@ -128,7 +128,9 @@ typedef struct rsp_sleep {
 /* ---- Stacks ---------------------------------------------------------------------------------
  * Callchains of samples and of the sched_switch that began each sleep, symbolized while the model
  * is built (the symbolizer follows the maps as they stream) and interned: equal chains share an id.
- * Frames are innermost first, context markers dropped, kernel frames then user frames. */
+ * Frames are innermost first, context markers dropped, kernel frames then user frames. A frame is
+ * interned by (function, dso) when resolved (addr is then the first address seen in it), by
+ * (address, dso) when not. */
 typedef struct rsp_model_frame {
   const char *function; /* interned; "[unknown]" style "0x7f12..." text when unresolved */
   const char *dso;      /* interned; "[kernel.kallsyms]", a path, or "[unknown]" */
@@ -173,7 +175,12 @@ typedef struct rsp_link {
 } rsp_link;
 
 uint32_t rsp_model_n_links(const rsp_model *model);
-const rsp_link *rsp_model_link(const rsp_model *model, rsp_link_id id); /* in time order */
+/* Links are grouped by the run they end at, in run (start) order, by time within a run; links
+ * whose to_run is RSP_NO_ID come last. (Strict time order and consecutive ids per run cannot both
+ * hold; since a link precedes the run it causes, this is close to time order.) A sleep ended by
+ * the network on loopback has two incoming links: NETWORK (its wake_link) and the WAKEUP from the
+ * sender's run that fired it. */
+const rsp_link *rsp_model_link(const rsp_model *model, rsp_link_id id);
 /* The links that end at RUN (usually 0 or 1); *N set. Ids are consecutive. */
 rsp_link_id rsp_model_run_links_in(const rsp_model *model, rsp_run_id run, uint32_t *n);
 /* The links that leave RUN; *N set. */
@@ -218,8 +225,12 @@ typedef struct rsp_net_op {
   uint16_t protocol;     /* IPPROTO_TCP, IPPROTO_UDP, or 0 when unknown */
   uint16_t sport, dport; /* host order; 0 when the trace did not say */
   const char *remote;    /* interned "addr:port" when the trace gave it (inet_sock_set_state), else NULL */
-  uint32_t flags;
+  uint32_t flags;        /* RSP_NET_* */
 } rsp_net_op;
+
+enum {
+  RSP_NET_NO_SEND = 1 << 0, /* data arrived with no send seen on the socket: start = its arrival */
+};
 
 uint32_t rsp_model_n_net_ops(const rsp_model *model);
 const rsp_net_op *rsp_model_net_op(const rsp_model *model, rsp_net_op_id id); /* in start order */
@@ -250,6 +261,7 @@ typedef struct rsp_model_loss {
   uint64_t wakeups_without_run;   /* wakeup links whose waker ran in no known run */
   uint64_t disk_no_insert, disk_issue_inferred, disk_no_complete, disk_complete_inferred;
   uint64_t sleeps_end_inferred;   /* sleeps whose end cause was guessed (rsp_sleep.end_inferred) */
+  uint64_t sleeps_end_unknown;    /* blocked sleeps with no wakeup and nothing to guess from */
   uint64_t idle_samples;          /* cpu-clock samples of the idle task (not a loss; for totals) */
   bool sampled_tracepoints;       /* some tracepoint was in frequency mode or period > 1: the
                                      kernel kept only some of its events, runs and sleeps are wrong */

@@ -2,6 +2,7 @@
  * between two of its runs, and the samples attached to them. */
 #include "model/model-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static rsp_run *run_at(rsp_model *m, rsp_run_id id)
@@ -77,7 +78,8 @@ static void begin_run(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint6
     sl->end = time >= sl->start ? time : sl->start;
     s->open_sleep = RSP_NO_ID;
   }
-  rsp_run r = { .start = time, .end = time, .task = task, .cpu = cpu, .flags = flags };
+  rsp_run r = { .start = time, .end = time, .task = task, .cpu = cpu, .flags = flags,
+                .first_link_in = RSP_NO_ID };
   g_array_append_val(m->runs, r);
   s->open_run = m->runs->len - 1;
   s->woken = false;
@@ -110,18 +112,23 @@ static void end_run(rsp_model_builder *b, rsp_task_id task, uint64_t time, bool 
   if (!sleeps)
     return;
   rsp_sleep sl = { .start = r->end, .end = r->end, .task = task, .preempted = preempt,
-                   .switch_event = RSP_NO_EVENT };
+                   .switch_event = RSP_NO_EVENT, .stack = RSP_NO_ID, .wake_link = RSP_NO_ID,
+                   .disk_op = RSP_NO_ID, .net_op = RSP_NO_ID };
   /* The sched_switch tracepoint fires before perf's switch-out record: just before, or, when the
    * stopper thread migrates the task, up to a millisecond before; any one inside the run counts. */
   if (s->pending_state && s->pending_state_time >= r->start) {
     sl.state = s->pending_state;
     sl.switch_event = s->pending_state_event;
+    sl.stack = s->pending_state_stack;
   }
   s->pending_state = 0;
   if (sl.state == 'R')
     sl.preempted = true;
   g_array_append_val(m->sleeps, sl);
   s->open_sleep = m->sleeps->len - 1;
+  rsp_sleep_facts facts = { .waking = { .waker = RSP_NO_ID, .waker_run = RSP_NO_ID, .stack = RSP_NO_ID },
+                            .wakeup = { .waker = RSP_NO_ID, .waker_run = RSP_NO_ID, .stack = RSP_NO_ID } };
+  g_array_append_val(b->sleep_facts, facts);
 }
 
 void rsp_runs_switch_in(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time, int32_t prev_tid)
@@ -200,6 +207,7 @@ void rsp_runs_switch_state(rsp_model_builder *b, rsp_task_id task, uint64_t time
         time <= sl->start + b->opts.sample_window_ns) {
       sl->state = state;
       sl->switch_event = b->event;
+      sl->stack = b->cur_stack;
       if (state == 'R')
         sl->preempted = true;
       return;
@@ -208,6 +216,7 @@ void rsp_runs_switch_state(rsp_model_builder *b, rsp_task_id task, uint64_t time
   s->pending_state = state;
   s->pending_state_time = time;
   s->pending_state_event = b->event;
+  s->pending_state_stack = b->cur_stack;
 }
 
 void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint8_t kind, int32_t target_cpu)
@@ -226,6 +235,15 @@ void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint
   if (s->open_sleep == RSP_NO_ID)
     return;
   rsp_sleep *sl = sleep_at(b->m, s->open_sleep);
+  /* The first waking and the first wakeup, with the context they fired in (the waker). */
+  rsp_sleep_facts *facts = &g_array_index(b->sleep_facts, rsp_sleep_facts, s->open_sleep);
+  rsp_wake_ctx *ctx = kind == RSP_WAKE_WAKING ? &facts->waking : &facts->wakeup;
+  if (!ctx->time) {
+    ctx->time = time;
+    ctx->waker = b->cur_task;
+    ctx->waker_run = b->cur_task != RSP_NO_ID ? rsp_tstate_at(b, b->cur_task)->open_run : RSP_NO_ID;
+    ctx->stack = b->cur_stack;
+  }
   /* Runnable from the first sched_wakeup; a sched_waking (try_to_wake_up began) stands in for it
    * when it was not recorded. */
   if (sl->wake_kind == RSP_WAKE_NONE || (kind == RSP_WAKE_WAKEUP && sl->wake_kind == RSP_WAKE_WAKING)) {
@@ -276,6 +294,12 @@ void rsp_runs_evidence(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint
   begin_run(b, task, cpu, start, flags, -1);
 }
 
+static void add_sample(rsp_model_builder *b, rsp_run_id run, uint64_t time)
+{
+  rsp_sample smp = { .time = time, .run = run, .stack = b->cur_stack };
+  g_array_append_val(b->m->samples, smp);
+}
+
 void rsp_runs_sample(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time)
 {
   rsp_model *m = b->m;
@@ -284,12 +308,14 @@ void rsp_runs_sample(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64
     rsp_run *r = run_at(m, s->open_run);
     if (r->cpu == cpu || cpu < 0) {
       r->n_samples++;
+      add_sample(b, s->open_run, time);
       return;
     }
   } else if (s->last_run != RSP_NO_ID) {
     rsp_run *last = run_at(m, s->last_run);
     if ((last->cpu == cpu || cpu < 0) && time <= last->end + b->opts.sample_window_ns) {
       last->n_samples++;
+      add_sample(b, s->last_run, time);
       return;
     }
   }
@@ -329,10 +355,57 @@ static void group_by_task(rsp_model *m, GArray *array, size_t elem_size, size_t 
   }
 }
 
-static int by_start(const void *a, const void *b)
+typedef struct start_id {
+  uint64_t start;
+  uint32_t id;
+} start_id;
+
+static int by_start_id(const void *a, const void *b)
 {
-  const rsp_run *x = a, *y = b;
-  return x->start < y->start ? -1 : x->start > y->start;
+  const start_id *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int sample_by_run_time(const void *a, const void *b)
+{
+  const rsp_sample *x = a, *y = b;
+  if (x->run != y->run)
+    return x->run < y->run ? -1 : 1;
+  return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static uint32_t remap_run(const rsp_model_builder *b, rsp_run_id id)
+{
+  return id == RSP_NO_ID || id >= b->run_remap->len ? RSP_NO_ID : g_array_index(b->run_remap, uint32_t, id);
+}
+
+/* Builder run ids -> final ones in the sleeps' wake facts and the samples; samples grouped by run. */
+static void remap_facts_and_samples(rsp_model_builder *b)
+{
+  rsp_model *m = b->m;
+  for (guint i = 0; i < b->sleep_facts->len; i++) {
+    rsp_sleep_facts *f = &g_array_index(b->sleep_facts, rsp_sleep_facts, i);
+    f->waking.waker_run = remap_run(b, f->waking.waker_run);
+    f->wakeup.waker_run = remap_run(b, f->wakeup.waker_run);
+  }
+  bool grouped = true;
+  for (guint i = 0; i < m->samples->len; i++) {
+    rsp_sample *smp = &g_array_index(m->samples, rsp_sample, i);
+    smp->run = remap_run(b, smp->run);
+    if (i && sample_by_run_time(smp - 1, smp) > 0)
+      grouped = false;
+  }
+  if (!grouped)
+    g_array_sort(m->samples, sample_by_run_time);
+  for (guint i = 0; i < m->runs->len; i++)
+    run_at(m, i)->first_sample = RSP_NO_ID;
+  for (guint i = m->samples->len; i-- > 0;)
+    run_at(m, g_array_index(m->samples, rsp_sample, i).run)->first_sample = i;
+  for (guint i = 0; i < m->runs->len; i++)
+    if (run_at(m, i)->first_sample == RSP_NO_ID)
+      run_at(m, i)->first_sample = m->samples->len;
 }
 
 void rsp_runs_finish(rsp_model_builder *b)
@@ -350,23 +423,47 @@ void rsp_runs_finish(rsp_model_builder *b)
   }
   /* A sleep after a task's last run is not between two runs: drop it. */
   guint kept = 0;
+  g_array_set_size(b->sleep_remap, m->sleeps->len);
   for (guint i = 0; i < m->sleeps->len; i++) {
     rsp_sleep *sl = sleep_at(m, i);
-    if (rsp_tstate_at(b, sl->task)->open_sleep == i)
+    if (rsp_tstate_at(b, sl->task)->open_sleep == i) {
+      g_array_index(b->sleep_remap, uint32_t, i) = RSP_NO_ID;
       continue;
-    if (kept != i)
+    }
+    g_array_index(b->sleep_remap, uint32_t, i) = kept;
+    if (kept != i) {
       *sleep_at(m, kept) = *sl;
+      g_array_index(b->sleep_facts, rsp_sleep_facts, kept) = g_array_index(b->sleep_facts, rsp_sleep_facts, i);
+    }
     kept++;
   }
   g_array_set_size(m->sleeps, kept);
+  g_array_set_size(b->sleep_facts, kept);
   /* Runs are appended at their switch-in, so in start order, except the ones begun at the
    * recording's start when their cpu's first event came: a stable sort puts them first. Nothing
    * refers to a run by id yet (the builder's state is done with), so reordering is safe. */
   bool sorted = true;
   for (guint i = 1; i < m->runs->len && sorted; i++)
     sorted = run_at(m, i - 1)->start <= run_at(m, i)->start;
-  if (!sorted)
-    g_array_sort(m->runs, by_start); /* stable since GLib 2.32 */
+  g_array_set_size(b->run_remap, m->runs->len);
+  for (guint i = 0; i < m->runs->len; i++)
+    g_array_index(b->run_remap, uint32_t, i) = i;
+  if (!sorted) {
+    /* Sort the ids (by start, then id: stable), then apply the permutation. */
+    start_id *order = g_new(start_id, m->runs->len);
+    for (guint i = 0; i < m->runs->len; i++)
+      order[i] = (start_id){ run_at(m, i)->start, i };
+    qsort(order, m->runs->len, sizeof *order, by_start_id);
+    GArray *sorted_runs = g_array_sized_new(FALSE, FALSE, sizeof(rsp_run), m->runs->len);
+    for (guint i = 0; i < m->runs->len; i++) {
+      g_array_append_val(sorted_runs, *run_at(m, order[i].id));
+      g_array_index(b->run_remap, uint32_t, order[i].id) = i;
+    }
+    g_free(order);
+    g_array_free(m->runs, TRUE);
+    m->runs = sorted_runs;
+  }
+  remap_facts_and_samples(b);
   group_by_task(m, m->runs, sizeof(rsp_run), G_STRUCT_OFFSET(rsp_run, task), m->task_runs,
                 G_STRUCT_OFFSET(rsp_task, first_run_), G_STRUCT_OFFSET(rsp_task, n_runs));
   group_by_task(m, m->sleeps, sizeof(rsp_sleep), G_STRUCT_OFFSET(rsp_sleep, task), m->task_sleeps,

@@ -30,15 +30,100 @@ static const rsp_field syscall_fields[] = {
   { .name = "fd", .kind = RSP_FIELD_UNSIGNED, .offset = 16, .size = 8 },
 };
 
-enum { EV_SWITCH, EV_WAKING, EV_WAKEUP, EV_CLOCK, EV_SYSCALL, EV_DUMMY, N_EVSELS };
+/* block/block_rq_{insert,issue,complete}, sock/{sock_send_length,sock_recv_length,sk_data_ready,
+ * inet_sock_set_state} as /work/shared/platform/tracepoints.txt gives them. */
+static const rsp_field block_fields[] = {
+  { .name = "common_type", .kind = RSP_FIELD_UNSIGNED, .offset = 0, .size = 2, .common = true },
+  { .name = "common_pid", .kind = RSP_FIELD_SIGNED, .offset = 4, .size = 4, .common = true },
+  { .name = "dev", .kind = RSP_FIELD_UNSIGNED, .offset = 8, .size = 4 },
+  { .name = "sector", .kind = RSP_FIELD_UNSIGNED, .offset = 16, .size = 8 },
+  { .name = "nr_sector", .kind = RSP_FIELD_UNSIGNED, .offset = 24, .size = 4 },
+  { .name = "bytes", .kind = RSP_FIELD_UNSIGNED, .offset = 28, .size = 4 },
+  { .name = "rwbs", .kind = RSP_FIELD_STRING, .offset = 34, .size = 10, .elem_size = 1 },
+};
+static const rsp_field complete_fields[] = {
+  { .name = "common_type", .kind = RSP_FIELD_UNSIGNED, .offset = 0, .size = 2, .common = true },
+  { .name = "common_pid", .kind = RSP_FIELD_SIGNED, .offset = 4, .size = 4, .common = true },
+  { .name = "dev", .kind = RSP_FIELD_UNSIGNED, .offset = 8, .size = 4 },
+  { .name = "sector", .kind = RSP_FIELD_UNSIGNED, .offset = 16, .size = 8 },
+  { .name = "nr_sector", .kind = RSP_FIELD_UNSIGNED, .offset = 24, .size = 4 },
+  { .name = "error", .kind = RSP_FIELD_SIGNED, .offset = 28, .size = 4 },
+  { .name = "rwbs", .kind = RSP_FIELD_STRING, .offset = 34, .size = 10, .elem_size = 1 },
+};
+static const rsp_field sock_len_fields[] = {
+  { .name = "common_type", .kind = RSP_FIELD_UNSIGNED, .offset = 0, .size = 2, .common = true },
+  { .name = "common_pid", .kind = RSP_FIELD_SIGNED, .offset = 4, .size = 4, .common = true },
+  { .name = "sk", .kind = RSP_FIELD_UNSIGNED, .offset = 8, .size = 8 },
+  { .name = "family", .kind = RSP_FIELD_UNSIGNED, .offset = 16, .size = 2 },
+  { .name = "protocol", .kind = RSP_FIELD_UNSIGNED, .offset = 18, .size = 2 },
+  { .name = "ret", .kind = RSP_FIELD_SIGNED, .offset = 20, .size = 4 },
+};
+static const rsp_field ready_fields[] = {
+  { .name = "common_type", .kind = RSP_FIELD_UNSIGNED, .offset = 0, .size = 2, .common = true },
+  { .name = "common_pid", .kind = RSP_FIELD_SIGNED, .offset = 4, .size = 4, .common = true },
+  { .name = "skaddr", .kind = RSP_FIELD_UNSIGNED, .offset = 8, .size = 8 },
+  { .name = "family", .kind = RSP_FIELD_UNSIGNED, .offset = 16, .size = 2 },
+  { .name = "protocol", .kind = RSP_FIELD_UNSIGNED, .offset = 18, .size = 2 },
+};
+static const rsp_field state_fields[] = {
+  { .name = "common_type", .kind = RSP_FIELD_UNSIGNED, .offset = 0, .size = 2, .common = true },
+  { .name = "common_pid", .kind = RSP_FIELD_SIGNED, .offset = 4, .size = 4, .common = true },
+  { .name = "skaddr", .kind = RSP_FIELD_UNSIGNED, .offset = 8, .size = 8 },
+  { .name = "oldstate", .kind = RSP_FIELD_SIGNED, .offset = 16, .size = 4 },
+  { .name = "newstate", .kind = RSP_FIELD_SIGNED, .offset = 20, .size = 4 },
+  { .name = "sport", .kind = RSP_FIELD_UNSIGNED, .offset = 24, .size = 2 },
+  { .name = "dport", .kind = RSP_FIELD_UNSIGNED, .offset = 26, .size = 2 },
+  { .name = "family", .kind = RSP_FIELD_UNSIGNED, .offset = 28, .size = 2 },
+  { .name = "protocol", .kind = RSP_FIELD_UNSIGNED, .offset = 30, .size = 2 },
+  { .name = "saddr", .kind = RSP_FIELD_ARRAY, .offset = 32, .size = 4, .elem_size = 1 },
+  { .name = "daddr", .kind = RSP_FIELD_ARRAY, .offset = 36, .size = 4, .elem_size = 1 },
+};
+
+enum { EV_SWITCH, EV_WAKING, EV_WAKEUP, EV_CLOCK, EV_SYSCALL, EV_DUMMY, EV_INSERT, EV_ISSUE, EV_COMPLETE,
+       EV_SEND, EV_RECV, EV_READY, EV_STATE, N_EVSELS };
+
+#define SYM_BASE 0xffffffff81000000ull
+#define USER_BASE 0x400000ull
 
 struct tb {
   rsp_model_builder *b;
   rsp_evsel evsels[N_EVSELS];
   GHashTable *pids; /* tid -> pid, for threads */
   uint64_t fed;
-  uint8_t raw[64];
+  uint8_t raw[96];
+  GPtrArray *names;        /* function names; name i is at address SYM_BASE + 16 * i */
+  uint64_t next_chain[64]; /* tb_next_stack's callchain for the next sample */
+  uint32_t next_chain_nr;
 };
+
+static const char *fake_symbol(uint64_t addr, void *data)
+{
+  tb *t = data;
+  uint64_t base = addr >= SYM_BASE ? SYM_BASE : USER_BASE;
+  uint64_t i = (addr - base) / 16;
+  return i < t->names->len ? g_ptr_array_index(t->names, i) : NULL;
+}
+
+void tb_next_stack(tb *t, const char *frames)
+{
+  char **halves = g_strsplit(frames, "|", 2);
+  t->next_chain_nr = 0;
+  for (int h = 0; halves[h] && h < 2; h++) {
+    t->next_chain[t->next_chain_nr++] = (uint64_t)(h ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL);
+    char **parts = g_strsplit(halves[h], ",", -1);
+    for (char **p = parts; *p && t->next_chain_nr < 60; p++) {
+      guint i;
+      for (i = 0; i < t->names->len; i++)
+        if (strcmp(g_ptr_array_index(t->names, i), *p) == 0)
+          break;
+      if (i == t->names->len)
+        g_ptr_array_add(t->names, g_strdup(*p));
+      t->next_chain[t->next_chain_nr++] = (h ? USER_BASE : SYM_BASE) + 16 * i + 4;
+    }
+    g_strfreev(parts);
+  }
+  g_strfreev(halves);
+}
 
 tb *tb_new(bool switch_records)
 {
@@ -69,6 +154,21 @@ tb *tb_new_with(const rsp_model_options *options, bool switch_records)
   t->evsels[EV_DUMMY].attr.type = PERF_TYPE_SOFTWARE;
   t->evsels[EV_DUMMY].attr.config = PERF_COUNT_SW_DUMMY;
   t->evsels[EV_DUMMY].attr.context_switch = switch_records;
+  static const struct { unsigned ev; const char *sys, *name; const rsp_field *fields; unsigned n; } tps[] = {
+    { EV_INSERT, "block", "block_rq_insert", block_fields, G_N_ELEMENTS(block_fields) },
+    { EV_ISSUE, "block", "block_rq_issue", block_fields, G_N_ELEMENTS(block_fields) },
+    { EV_COMPLETE, "block", "block_rq_complete", complete_fields, G_N_ELEMENTS(complete_fields) },
+    { EV_SEND, "sock", "sock_send_length", sock_len_fields, G_N_ELEMENTS(sock_len_fields) },
+    { EV_RECV, "sock", "sock_recv_length", sock_len_fields, G_N_ELEMENTS(sock_len_fields) },
+    { EV_READY, "sock", "sk_data_ready", ready_fields, G_N_ELEMENTS(ready_fields) },
+    { EV_STATE, "sock", "inet_sock_set_state", state_fields, G_N_ELEMENTS(state_fields) },
+  };
+  for (unsigned i = 0; i < G_N_ELEMENTS(tps); i++)
+    t->evsels[tps[i].ev] = (rsp_evsel){ .name = tps[i].name, .tp_system = tps[i].sys, .tp_name = tps[i].name,
+                                        .fields = tps[i].fields, .n_fields = tps[i].n };
+  t->names = g_ptr_array_new_with_free_func(g_free);
+  t->b->fake_symbol = fake_symbol;
+  t->b->fake_symbol_data = t;
   for (unsigned i = 0; i < N_EVSELS; i++) {
     t->evsels[i].index = i;
     if (t->evsels[i].tp_system)
@@ -84,6 +184,7 @@ rsp_model *tb_finish(tb *t)
 {
   rsp_model *m = rsp_model_builder_finish(t->b);
   g_hash_table_destroy(t->pids);
+  g_ptr_array_free(t->names, TRUE);
   g_free(t);
   return m;
 }
@@ -120,6 +221,16 @@ static rsp_event base(const tb *t, uint32_t type, uint64_t ns, int32_t cpu, int3
 
 static void feed(tb *t, const rsp_event *ev)
 {
+  if (t->next_chain_nr && ev->type == PERF_RECORD_SAMPLE) {
+    rsp_event copy = *ev;
+    copy.present |= PERF_SAMPLE_CALLCHAIN;
+    copy.callchain = t->next_chain;
+    copy.callchain_nr = t->next_chain_nr;
+    rsp_model_builder_feed(t->b, &copy);
+    t->next_chain_nr = 0;
+    t->fed++;
+    return;
+  }
   rsp_model_builder_feed(t->b, ev);
   t->fed++;
 }
@@ -294,4 +405,59 @@ void tb_lost_samples(tb *t, uint64_t ns, uint64_t lost)
   rsp_event ev = record(t, PERF_RECORD_LOST_SAMPLES, ns, 0, -1);
   ev.u.lost_samples.lost = lost;
   feed(t, &ev);
+}
+
+static void tp_sample(tb *t, unsigned evsel, uint64_t ns, int32_t cpu, int32_t tid)
+{
+  memcpy(t->raw + 4, &tid, 4);
+  rsp_event ev = base(t, PERF_RECORD_SAMPLE, ns, cpu, tid);
+  if (tid == 0)
+    ev.pid = 0;
+  ev.present |= PERF_SAMPLE_RAW;
+  ev.evsel = &t->evsels[evsel];
+  ev.raw = t->raw;
+  ev.raw_size = sizeof t->raw;
+  ev.period = 1;
+  feed(t, &ev);
+}
+
+void tb_block(tb *t, tb_block_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint32_t dev, uint64_t sector,
+              uint32_t bytes)
+{
+  memset(t->raw, 0, sizeof t->raw);
+  uint32_t nr = bytes / 512;
+  memcpy(t->raw + 8, &dev, 4);
+  memcpy(t->raw + 16, &sector, 8);
+  memcpy(t->raw + 24, &nr, 4);
+  if (kind != TB_COMPLETE)
+    memcpy(t->raw + 28, &bytes, 4);
+  memcpy(t->raw + 34, "R", 1);
+  tp_sample(t, kind == TB_INSERT ? EV_INSERT : kind == TB_ISSUE ? EV_ISSUE : EV_COMPLETE, ns, cpu, tid);
+}
+
+void tb_sock(tb *t, tb_sock_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk)
+{
+  memset(t->raw, 0, sizeof t->raw);
+  uint16_t family = 2, protocol = 6;
+  memcpy(t->raw + 8, &sk, 8);
+  memcpy(t->raw + 16, &family, 2);
+  memcpy(t->raw + 18, &protocol, 2);
+  tp_sample(t, kind == TB_SEND ? EV_SEND : kind == TB_RECV ? EV_RECV : EV_READY, ns, cpu, tid);
+}
+
+void tb_sock_state(tb *t, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk, uint16_t sport, uint16_t dport,
+                   const uint8_t daddr[4])
+{
+  memset(t->raw, 0, sizeof t->raw);
+  int32_t oldstate = 2 /* SYN_SENT */, newstate = 1 /* ESTABLISHED */;
+  uint16_t family = 2, protocol = 6;
+  memcpy(t->raw + 8, &sk, 8);
+  memcpy(t->raw + 16, &oldstate, 4);
+  memcpy(t->raw + 20, &newstate, 4);
+  memcpy(t->raw + 24, &sport, 2);
+  memcpy(t->raw + 26, &dport, 2);
+  memcpy(t->raw + 28, &family, 2);
+  memcpy(t->raw + 30, &protocol, 2);
+  memcpy(t->raw + 36, daddr, 4);
+  tp_sample(t, EV_STATE, ns, cpu, tid);
 }

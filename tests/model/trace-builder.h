@@ -44,3 +44,18 @@ void tb_fork(tb *t, uint64_t ns, int32_t cpu, int32_t ptid, int32_t tid);
 void tb_exit(tb *t, uint64_t ns, int32_t cpu, int32_t tid);
 void tb_lost(tb *t, uint64_t ns, uint64_t lost);
 void tb_lost_samples(tb *t, uint64_t ns, uint64_t lost);
+
+/* The next sample fed (tracepoint or cpu-clock) carries this callchain: kernel function names,
+ * innermost first, comma-separated ("hrtimer_wakeup,__hrtimer_run_queues"); a name after a "|" is
+ * a user frame. The model resolves them through the builder's test symbolizer. */
+void tb_next_stack(tb *t, const char *frames);
+/* block:block_rq_insert / issue / complete in TID's context (0: an interrupt on an idle cpu). */
+typedef enum { TB_INSERT, TB_ISSUE, TB_COMPLETE } tb_block_kind;
+void tb_block(tb *t, tb_block_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint32_t dev, uint64_t sector,
+              uint32_t bytes);
+/* sock:sock_send_length / sock_recv_length / sk_data_ready on socket SK in TID's context. */
+typedef enum { TB_SEND, TB_RECV, TB_DATA_READY } tb_sock_kind;
+void tb_sock(tb *t, tb_sock_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk);
+/* sock:inet_sock_set_state of SK (IPv4) to ESTABLISHED with these ports and remote address. */
+void tb_sock_state(tb *t, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk, uint16_t sport, uint16_t dport,
+                   const uint8_t daddr[4]);

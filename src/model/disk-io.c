@@ -1,0 +1,211 @@
+/* Disk I/O (paper, "Disk IO"): block_rq_insert / block_rq_issue / block_rq_complete matched by
+ * (dev, sector) into operations, missing events inferred and marked; then the sleeps whose end a
+ * completion explains. */
+#include "model/model-private.h"
+
+#include <string.h>
+
+static GBytes *key_of(uint32_t dev, uint64_t sector)
+{
+  uint8_t k[12];
+  memcpy(k, &dev, 4);
+  memcpy(k + 4, &sector, 8);
+  return g_bytes_new(k, sizeof k);
+}
+
+static rsp_disk_op *op_at(rsp_model *m, uint32_t i)
+{
+  return &g_array_index(m->disk_ops, rsp_disk_op, i);
+}
+
+static uint32_t new_op(rsp_model_builder *b, uint64_t time, uint32_t dev, uint64_t sector, uint32_t bytes,
+                       const char *rwbs, uint32_t flags)
+{
+  rsp_disk_op op = { .insert_time = time, .issue_time = time, .sector = sector, .dev = dev, .bytes = bytes,
+                     .task = b->cur_task, .sleep = RSP_NO_ID, .flags = flags };
+  g_strlcpy(op.rwbs, rwbs, sizeof op.rwbs);
+  g_array_append_val(b->m->disk_ops, op);
+  return b->m->disk_ops->len - 1;
+}
+
+void rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time, uint32_t dev, uint64_t sector,
+                    uint32_t bytes, const char *rwbs)
+{
+  rsp_model *m = b->m;
+  GBytes *key = key_of(dev, sector);
+  gpointer v = g_hash_table_lookup(b->disk_pending, key);
+  uint32_t idx = v ? GPOINTER_TO_UINT(v) - 1 : RSP_NO_ID;
+  switch (kind) {
+  case DISK_INSERT:
+    /* A request of that (dev, sector) still pending lost its completion; this is a new one. */
+    idx = new_op(b, time, dev, sector, bytes, rwbs, RSP_DISK_ISSUE_INFERRED);
+    op_at(m, idx)->issue_time = 0;
+    g_hash_table_replace(b->disk_pending, key, GUINT_TO_POINTER(idx + 1));
+    return;
+  case DISK_ISSUE:
+    if (idx != RSP_NO_ID && !(op_at(m, idx)->flags & RSP_DISK_ISSUE_INFERRED)) {
+      /* Issued again without a completion: a requeue keeps the request; take the last issue. */
+      op_at(m, idx)->issue_time = time;
+      g_bytes_unref(key);
+      return;
+    }
+    if (idx != RSP_NO_ID) {
+      rsp_disk_op *op = op_at(m, idx);
+      op->issue_time = time;
+      op->flags &= ~(uint32_t)RSP_DISK_ISSUE_INFERRED;
+      if (op->task == RSP_NO_ID)
+        op->task = b->cur_task;
+      g_bytes_unref(key);
+      return;
+    }
+    /* Issued straight to the driver (blk-mq direct issue fires no insert), or inserted before. */
+    idx = new_op(b, time, dev, sector, bytes, rwbs, RSP_DISK_NO_INSERT);
+    g_hash_table_replace(b->disk_pending, key, GUINT_TO_POINTER(idx + 1));
+    return;
+  case DISK_COMPLETE:
+    if (idx == RSP_NO_ID) {
+      /* Only its completion was seen (issued before the recording, or both events lost). */
+      idx = new_op(b, time, dev, sector, bytes, rwbs, RSP_DISK_NO_INSERT | RSP_DISK_ISSUE_INFERRED);
+      op_at(m, idx)->task = RSP_NO_ID; /* the completion's context is not the issuer */
+      op_at(m, idx)->complete_time = time;
+      g_bytes_unref(key);
+      return;
+    }
+    rsp_disk_op *op = op_at(m, idx);
+    op->complete_time = time;
+    if (op->flags & RSP_DISK_ISSUE_INFERRED)
+      op->issue_time = op->insert_time; /* issued right after the insert (paper) */
+    g_hash_table_remove(b->disk_pending, key);
+    g_bytes_unref(key);
+    return;
+  }
+  g_bytes_unref(key);
+}
+
+/* Completions in time order, for the window searches. */
+typedef struct completion {
+  uint64_t time;
+  uint32_t op;
+} completion;
+
+static int by_time(const void *a, const void *b)
+{
+  const completion *x = a, *y = b;
+  return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* The latest completion in [FROM, TO], preferring one issued by TASK; RSP_NO_ID when none. Only
+ * completions that ended no sleep yet count. */
+static uint32_t find_completion(rsp_model *m, const GArray *done, uint64_t from, uint64_t to, rsp_task_id task,
+                                bool task_only)
+{
+  /* first index with time > TO */
+  guint lo = 0, hi = done->len;
+  while (lo < hi) {
+    guint mid = (lo + hi) / 2;
+    if (g_array_index(done, completion, mid).time <= to)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint32_t any = RSP_NO_ID;
+  for (guint i = lo; i-- > 0;) {
+    const completion *c = &g_array_index(done, completion, i);
+    if (c->time < from)
+      break;
+    const rsp_disk_op *op = op_at(m, c->op);
+    if (op->sleep != RSP_NO_ID)
+      continue;
+    if (op->task == task)
+      return c->op;
+    if (any == RSP_NO_ID && !task_only)
+      any = c->op;
+  }
+  return any;
+}
+
+void rsp_disk_finish(rsp_model_builder *b)
+{
+  rsp_model *m = b->m;
+  uint64_t window = b->opts.disk_wake_window_ns ? b->opts.disk_wake_window_ns : RSP_DISK_WAKE_WINDOW_NS;
+  GArray *done = g_array_new(FALSE, FALSE, sizeof(completion));
+  for (guint i = 0; i < m->disk_ops->len; i++) {
+    rsp_disk_op *op = op_at(m, i);
+    if (op->flags & RSP_DISK_ISSUE_INFERRED && !op->complete_time)
+      op->issue_time = op->insert_time; /* neither issue nor completion: issued after the insert */
+    if (op->complete_time) {
+      completion c = { op->complete_time, i };
+      g_array_append_val(done, c);
+    }
+  }
+  g_array_sort(done, by_time);
+  for (guint i = 0; i < m->sleeps->len && m->disk_ops->len; i++) {
+    rsp_sleep *sl = &g_array_index(m->sleeps, rsp_sleep, i);
+    if (sl->preempted)
+      continue;
+    const rsp_sleep_facts *f = &g_array_index(b->sleep_facts, rsp_sleep_facts, i);
+    rsp_stack_id wstack = f->waking.stack != RSP_NO_ID ? f->waking.stack : f->wakeup.stack;
+    bool endio = (rsp_stack_classes(m, wstack) & RSP_FRAMES_DISK_WAKE) != 0;
+    uint64_t at = sl->wake_kind != RSP_WAKE_NONE ? sl->wake_time : sl->end;
+    uint64_t from = at > window ? at - window : 0;
+    if (from < sl->start)
+      from = sl->start;
+    uint32_t found = RSP_NO_ID;
+    bool inferred = false;
+    if (endio) {
+      /* The wakeup ran the completion path: the woken task's most recent completed request. */
+      found = find_completion(m, done, sl->start, at, sl->task, false);
+      if (found == RSP_NO_ID) {
+        /* Its completion was lost: the task's last request issued before and never completed. */
+        for (guint j = m->disk_ops->len; j-- > 0;) {
+          rsp_disk_op *op = op_at(m, j);
+          if (op->task == sl->task && !op->complete_time && op->issue_time <= at && op->sleep == RSP_NO_ID) {
+            op->complete_time = at;
+            op->flags |= RSP_DISK_COMPLETE_INFERRED;
+            found = j;
+            break;
+          }
+        }
+      }
+    } else if (sl->state == 'D' && wstack == RSP_NO_ID) {
+      /* No callchain says who woke it: a completion of its own request just before the wakeup
+       * (or, with the wakeup lost, before the switch-in). */
+      found = find_completion(m, done, from, at, sl->task, sl->wake_kind != RSP_WAKE_NONE);
+      inferred = true;
+      if (found != RSP_NO_ID && sl->wake_kind != RSP_WAKE_NONE && op_at(m, found)->task == sl->task &&
+          f->waking.waker_run == RSP_NO_ID && f->wakeup.waker_run == RSP_NO_ID)
+        inferred = false; /* its own request, woken from interrupt context: as good as a stack */
+    }
+    if (found == RSP_NO_ID)
+      continue;
+    op_at(m, found)->sleep = i;
+    sl->disk_op = found;
+    sl->end_cause = RSP_SLEEP_END_DISK;
+    sl->end_inferred = inferred;
+  }
+  g_array_free(done, TRUE);
+  for (guint i = 0; i < m->disk_ops->len; i++) {
+    rsp_disk_op *op = op_at(m, i);
+    if (!op->complete_time)
+      op->flags |= RSP_DISK_NO_COMPLETE;
+    if (op->flags & RSP_DISK_NO_INSERT)
+      m->loss.disk_no_insert++;
+    if (op->flags & RSP_DISK_ISSUE_INFERRED)
+      m->loss.disk_issue_inferred++;
+    if (op->flags & RSP_DISK_NO_COMPLETE)
+      m->loss.disk_no_complete++;
+    if (op->flags & RSP_DISK_COMPLETE_INFERRED)
+      m->loss.disk_complete_inferred++;
+  }
+}
+
+uint32_t rsp_model_n_disk_ops(const rsp_model *m)
+{
+  return m->disk_ops->len;
+}
+
+const rsp_disk_op *rsp_model_disk_op(const rsp_model *m, rsp_disk_op_id id)
+{
+  g_return_val_if_fail(id < m->disk_ops->len, NULL);
+  return &g_array_index(m->disk_ops, rsp_disk_op, id);
+}

@@ -1,0 +1,200 @@
+/* Links: "a link marks one run causing another" (paper, "Recursive Systemic Profiler"). Their
+ * storage and indexes, the run/sleep of a task at a time, and the fork and exec links; the links
+ * that end sleeps are made by sleep-ends.c. */
+#include "model/model-private.h"
+
+#include <string.h>
+
+rsp_link_id rsp_links_add(rsp_model *m, const rsp_link *link)
+{
+  g_array_append_val(m->links, *link);
+  return m->links->len - 1;
+}
+
+static const rsp_run *run_of(const rsp_model *m, const rsp_task *t, uint32_t i)
+{
+  return &g_array_index(m->runs, rsp_run, g_array_index(m->task_runs, uint32_t, t->first_run_ + i));
+}
+
+/* The number of TASK's runs starting at or before TIME. */
+static uint32_t runs_started_by(const rsp_model *m, const rsp_task *t, uint64_t time)
+{
+  uint32_t lo = 0, hi = t->n_runs;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (run_of(m, t, mid)->start <= time)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+rsp_run_id rsp_links_run_from(const rsp_model *m, rsp_task_id task, uint64_t time)
+{
+  if (task >= m->tasks->len)
+    return RSP_NO_ID;
+  const rsp_task *t = &g_array_index(m->tasks, rsp_task, task);
+  /* first run with start >= time */
+  uint32_t lo = 0, hi = t->n_runs;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (run_of(m, t, mid)->start < time)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < t->n_runs ? g_array_index(m->task_runs, uint32_t, t->first_run_ + lo) : RSP_NO_ID;
+}
+
+rsp_run_id rsp_links_run_before(const rsp_model *m, rsp_task_id task, uint64_t time)
+{
+  if (task >= m->tasks->len)
+    return RSP_NO_ID;
+  const rsp_task *t = &g_array_index(m->tasks, rsp_task, task);
+  uint32_t n = runs_started_by(m, t, time);
+  return n ? g_array_index(m->task_runs, uint32_t, t->first_run_ + n - 1) : RSP_NO_ID;
+}
+
+rsp_run_id rsp_model_run_at(const rsp_model *m, rsp_task_id task, uint64_t time)
+{
+  rsp_run_id id = rsp_links_run_before(m, task, time);
+  if (id == RSP_NO_ID)
+    return RSP_NO_ID;
+  const rsp_run *r = &g_array_index(m->runs, rsp_run, id);
+  return time < r->end || (time == r->start && r->start == r->end) ? id : RSP_NO_ID;
+}
+
+rsp_sleep_id rsp_model_sleep_at(const rsp_model *m, rsp_task_id task, uint64_t time)
+{
+  if (task >= m->tasks->len)
+    return RSP_NO_ID;
+  const rsp_task *t = &g_array_index(m->tasks, rsp_task, task);
+  uint32_t lo = 0, hi = t->n_sleeps;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    const rsp_sleep *s = &g_array_index(m->sleeps, rsp_sleep,
+                                        g_array_index(m->task_sleeps, uint32_t, t->first_sleep_ + mid));
+    if (s->start <= time)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (!lo)
+    return RSP_NO_ID;
+  rsp_sleep_id id = g_array_index(m->task_sleeps, uint32_t, t->first_sleep_ + lo - 1);
+  return time < g_array_index(m->sleeps, rsp_sleep, id).end ? id : RSP_NO_ID;
+}
+
+/* Fork: the forking run -> the child's first run. Exec: the old generation's last run -> the new
+ * generation's first run. */
+static void fork_and_exec_links(rsp_model *m)
+{
+  for (guint i = 0; i < m->tasks->len; i++) {
+    const rsp_task *t = &g_array_index(m->tasks, rsp_task, i);
+    if (!t->start || !t->n_runs)
+      continue;
+    rsp_run_id first = g_array_index(m->task_runs, uint32_t, t->first_run_);
+    if (t->prev_generation != RSP_NO_ID) {
+      const rsp_task *old = &g_array_index(m->tasks, rsp_task, t->prev_generation);
+      rsp_link l = { .time = t->start, .from_run = RSP_NO_ID, .to_run = first, .sleep = RSP_NO_ID,
+                     .op = RSP_NO_ID, .kind = RSP_LINK_EXEC };
+      if (old->n_runs)
+        l.from_run = g_array_index(m->task_runs, uint32_t, old->first_run_ + old->n_runs - 1);
+      rsp_links_add(m, &l);
+    } else if (t->parent != RSP_NO_ID) {
+      /* The FORK record is written in the parent's context, inside its run (or just after it). */
+      rsp_link l = { .time = t->start, .from_run = rsp_links_run_before(m, t->parent, t->start),
+                     .to_run = first, .sleep = RSP_NO_ID, .op = RSP_NO_ID, .kind = RSP_LINK_FORK };
+      rsp_links_add(m, &l);
+    }
+  }
+}
+
+static int link_order(const void *a, const void *b)
+{
+  const rsp_link *x = a, *y = b;
+  if (x->to_run != y->to_run)
+    return x->to_run < y->to_run ? -1 : 1; /* RSP_NO_ID (the recording ended first) last */
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+void rsp_links_finish(rsp_model_builder *b)
+{
+  rsp_model *m = b->m;
+  fork_and_exec_links(m);
+  /* Grouped by the run they end at (runs are in start order, and a link precedes its run: close
+   * to time order), so that each run's incoming links have consecutive ids. */
+  g_array_sort(m->links, link_order);
+  for (guint i = 0; i < m->runs->len; i++)
+    g_array_index(m->runs, rsp_run, i).first_link_in = RSP_NO_ID;
+  for (guint i = m->links->len; i-- > 0;) {
+    const rsp_link *l = &g_array_index(m->links, rsp_link, i);
+    if (l->to_run != RSP_NO_ID)
+      g_array_index(m->runs, rsp_run, l->to_run).first_link_in = i;
+  }
+  /* Sleeps point at the link that ended them (marked RSP_LINK_ENDS_SLEEP_ by sleep-ends.c). */
+  for (guint i = 0; i < m->links->len; i++) {
+    rsp_link *l = &g_array_index(m->links, rsp_link, i);
+    if (l->flags & RSP_LINK_ENDS_SLEEP_) {
+      l->flags &= (uint8_t)~RSP_LINK_ENDS_SLEEP_;
+      if (l->sleep != RSP_NO_ID)
+        g_array_index(m->sleeps, rsp_sleep, l->sleep).wake_link = i;
+    }
+  }
+  /* Outgoing: counting sort by from_run. */
+  g_array_set_size(m->run_out_first, m->runs->len + 1);
+  memset(m->run_out_first->data, 0, (m->runs->len + 1) * sizeof(uint32_t));
+  uint32_t *first = (uint32_t *)(void *)m->run_out_first->data;
+  for (guint i = 0; i < m->links->len; i++) {
+    const rsp_link *l = &g_array_index(m->links, rsp_link, i);
+    if (l->from_run != RSP_NO_ID)
+      first[l->from_run + 1]++;
+  }
+  for (guint i = 0; i < m->runs->len; i++)
+    first[i + 1] += first[i];
+  g_array_set_size(m->run_out, first[m->runs->len]);
+  uint32_t *fill = g_new0(uint32_t, m->runs->len + 1);
+  for (guint i = 0; i < m->links->len; i++) {
+    const rsp_link *l = &g_array_index(m->links, rsp_link, i);
+    if (l->from_run != RSP_NO_ID)
+      g_array_index(m->run_out, uint32_t, first[l->from_run] + fill[l->from_run]++) = i;
+  }
+  g_free(fill);
+}
+
+uint32_t rsp_model_n_links(const rsp_model *m)
+{
+  return m->links->len;
+}
+
+const rsp_link *rsp_model_link(const rsp_model *m, rsp_link_id id)
+{
+  g_return_val_if_fail(id < m->links->len, NULL);
+  return &g_array_index(m->links, rsp_link, id);
+}
+
+rsp_link_id rsp_model_run_links_in(const rsp_model *m, rsp_run_id run, uint32_t *n)
+{
+  *n = 0;
+  g_return_val_if_fail(run < m->runs->len, RSP_NO_ID);
+  rsp_link_id first = g_array_index(m->runs, rsp_run, run).first_link_in;
+  if (first == RSP_NO_ID)
+    return RSP_NO_ID;
+  uint32_t k = 0;
+  while (first + k < m->links->len && g_array_index(m->links, rsp_link, first + k).to_run == run)
+    k++;
+  *n = k;
+  return first;
+}
+
+const rsp_link_id *rsp_model_run_links_out(const rsp_model *m, rsp_run_id run, uint32_t *n)
+{
+  *n = 0;
+  g_return_val_if_fail(run < m->runs->len, NULL);
+  const uint32_t *first = (const uint32_t *)(const void *)m->run_out_first->data;
+  *n = first[run + 1] - first[run];
+  return *n ? &g_array_index(m->run_out, uint32_t, first[run]) : NULL;
+}

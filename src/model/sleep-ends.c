@@ -1,0 +1,177 @@
+/* Sleep ends (paper, "Categories"): why each sleep ended, and the link from the run that caused
+ * its end to the run after it. Disk and network ends were found by disk-io.c and network.c; the
+ * rest is read from the wakeup: who fired it (the waker's run, an interrupt on an idle cpu) and
+ * the callchain it fired with (timer, interrupt, signal, exit frames). A lost wakeup leaves the
+ * end to a guess from the sleep's own stack, marked end_inferred. */
+#include "model/model-private.h"
+
+#include <string.h>
+
+static bool stack_has(const rsp_model *m, rsp_stack_id s, uint32_t classes)
+{
+  return (rsp_stack_classes(m, s) & classes) != 0;
+}
+
+static bool is_child_of(const rsp_model *m, rsp_task_id child, rsp_task_id parent)
+{
+  const rsp_task *c = &g_array_index(m->tasks, rsp_task, child);
+  const rsp_task *p = &g_array_index(m->tasks, rsp_task, parent);
+  /* forked by the sleeper or by a thread of its process (or an earlier generation of it) */
+  if (c->parent == RSP_NO_ID)
+    return false;
+  const rsp_task *f = &g_array_index(m->tasks, rsp_task, c->parent);
+  return c->parent == parent || (f->pid > 0 && f->pid == p->pid);
+}
+
+static rsp_run_id last_run(const rsp_model *m, rsp_task_id task)
+{
+  const rsp_task *t = &g_array_index(m->tasks, rsp_task, task);
+  return t->n_runs ? g_array_index(m->task_runs, uint32_t, t->first_run_ + t->n_runs - 1) : RSP_NO_ID;
+}
+
+static void add(rsp_model *m, uint64_t time, rsp_run_id from, rsp_run_id to, rsp_sleep_id sleep, uint32_t op,
+                rsp_link_kind kind, bool inferred, bool ends)
+{
+  rsp_link l = { .time = time, .from_run = from, .to_run = to, .sleep = sleep, .op = op, .kind = (uint8_t)kind,
+                 .flags = (uint8_t)((inferred ? RSP_LINK_INFERRED : 0) | (ends ? RSP_LINK_ENDS_SLEEP_ : 0)) };
+  rsp_links_add(m, &l);
+}
+
+/* A child of the sleeper that exited inside the sleep (a wait whose wakeup was lost). */
+static rsp_task_id exited_child(const rsp_model *m, const rsp_sleep *sl)
+{
+  rsp_task_id best = RSP_NO_ID;
+  for (guint i = 0; i < m->tasks->len; i++) {
+    const rsp_task *t = &g_array_index(m->tasks, rsp_task, i);
+    if (t->exit_time && t->exit_time >= sl->start && t->exit_time <= sl->end && is_child_of(m, i, sl->task) &&
+        (best == RSP_NO_ID || t->exit_time > g_array_index(m->tasks, rsp_task, best).exit_time))
+      best = i;
+  }
+  return best;
+}
+
+/* The runs before and after each sleep: a task's K-th sleep lies between its K-th and K+1-th
+ * runs (every run but the last ends in a sleep, trailing sleeps are dropped); checked, with a
+ * search by time where that does not hold. */
+static rsp_run_id *runs_around_sleeps(const rsp_model *m)
+{
+  rsp_run_id *around = g_new(rsp_run_id, 2 * (size_t)m->sleeps->len + 2);
+  for (guint t = 0; t < m->tasks->len; t++) {
+    const rsp_task *task = &g_array_index(m->tasks, rsp_task, t);
+    for (uint32_t k = 0; k < task->n_sleeps; k++) {
+      rsp_sleep_id sid = g_array_index(m->task_sleeps, uint32_t, task->first_sleep_ + k);
+      const rsp_sleep *sl = &g_array_index(m->sleeps, rsp_sleep, sid);
+      rsp_run_id before = RSP_NO_ID, after = RSP_NO_ID;
+      if (k + 1 < task->n_runs) {
+        before = g_array_index(m->task_runs, uint32_t, task->first_run_ + k);
+        after = g_array_index(m->task_runs, uint32_t, task->first_run_ + k + 1);
+      }
+      if (before == RSP_NO_ID || g_array_index(m->runs, rsp_run, before).end != sl->start ||
+          g_array_index(m->runs, rsp_run, after).start != sl->end) {
+        before = rsp_links_run_before(m, t, sl->start);
+        after = rsp_links_run_from(m, t, sl->end);
+      }
+      around[2 * sid] = before;
+      around[2 * sid + 1] = after;
+    }
+  }
+  return around;
+}
+
+void rsp_sleep_ends_finish(rsp_model_builder *b)
+{
+  rsp_model *m = b->m;
+  rsp_run_id *around = runs_around_sleeps(m);
+  for (guint i = 0; i < m->sleeps->len; i++) {
+    rsp_sleep *sl = &g_array_index(m->sleeps, rsp_sleep, i);
+    const rsp_sleep_facts *f = &g_array_index(b->sleep_facts, rsp_sleep_facts, i);
+    rsp_run_id to = around[2 * i + 1];
+    rsp_run_id before = around[2 * i];
+    /* the waking fires in the waker's context, with its stack; the wakeup may fire on the target
+     * cpu (an IPI on idle) */
+    const rsp_wake_ctx *ctx = f->waking.time ? &f->waking : f->wakeup.time ? &f->wakeup : NULL;
+    if (ctx && ctx->stack == RSP_NO_ID && f->wakeup.time && f->wakeup.stack != RSP_NO_ID)
+      ctx = &f->wakeup;
+    if (sl->preempted) {
+      sl->end_cause = RSP_SLEEP_END_PREEMPTED;
+      continue;
+    }
+    if (sl->disk_op != RSP_NO_ID) {
+      const rsp_disk_op *op = &g_array_index(m->disk_ops, rsp_disk_op, sl->disk_op);
+      rsp_run_id from = op->task != RSP_NO_ID ? rsp_links_run_before(m, op->task, op->insert_time) : RSP_NO_ID;
+      add(m, op->complete_time, from, to, i, sl->disk_op, RSP_LINK_DISK,
+          sl->end_inferred || (op->flags & RSP_DISK_COMPLETE_INFERRED), true);
+      if (sl->end_inferred)
+        m->loss.sleeps_end_inferred++;
+      continue;
+    }
+    if (sl->net_op != RSP_NO_ID) {
+      const rsp_net_op *op = &g_array_index(m->net_ops, rsp_net_op, sl->net_op);
+      add(m, ctx ? ctx->time : sl->end, rsp_links_run_before(m, op->task, op->start), to, i, sl->net_op,
+          RSP_LINK_NETWORK, sl->end_inferred, true);
+      /* On loopback the sender's own run fired the wakeup: keep that link too. */
+      if (ctx && ctx->waker_run != RSP_NO_ID && ctx->waker != sl->task)
+        add(m, ctx->time, ctx->waker_run, to, i, RSP_NO_ID, RSP_LINK_WAKEUP, false, false);
+      if (sl->end_inferred)
+        m->loss.sleeps_end_inferred++;
+      continue;
+    }
+    if (!ctx) {
+      /* No wakeup recorded. */
+      sl->end_cause = RSP_SLEEP_END_UNKNOWN;
+      if (!rsp_sleep_expects_wakeup(sl))
+        continue;
+      rsp_task_id child = stack_has(m, sl->stack, RSP_FRAMES_WAIT) ? exited_child(m, sl) : RSP_NO_ID;
+      if (child != RSP_NO_ID) {
+        sl->end_cause = RSP_SLEEP_END_WOKEN;
+        sl->end_inferred = true;
+        add(m, g_array_index(m->tasks, rsp_task, child).exit_time, last_run(m, child), to, i, RSP_NO_ID,
+            RSP_LINK_EXIT_WAIT, true, true);
+      } else if (stack_has(m, sl->stack, RSP_FRAMES_TIMED_SLEEP)) {
+        sl->end_cause = RSP_SLEEP_END_TIMEOUT;
+        sl->end_inferred = true;
+        add(m, sl->end, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, true, true);
+      }
+      if (sl->end_inferred)
+        m->loss.sleeps_end_inferred++;
+      else
+        m->loss.sleeps_end_unknown++;
+      continue;
+    }
+    rsp_stack_id ws = ctx->stack;
+    rsp_task_id waker = ctx->waker;
+    bool in_irq = stack_has(m, ws, RSP_FRAMES_IN_IRQ);
+    uint64_t waker_exit = waker != RSP_NO_ID ? g_array_index(m->tasks, rsp_task, waker).exit_time : 0;
+    if (waker != RSP_NO_ID && waker != sl->task && !in_irq && waker_exit && ctx->time >= waker_exit &&
+        is_child_of(m, waker, sl->task)) {
+      /* The exiting child notified its parent (do_notify_parent): exit -> wait. */
+      sl->end_cause = RSP_SLEEP_END_WOKEN;
+      rsp_run_id from = ctx->waker_run != RSP_NO_ID ? ctx->waker_run : last_run(m, waker);
+      add(m, ctx->time, from, to, i, RSP_NO_ID, RSP_LINK_EXIT_WAIT, ctx->waker_run == RSP_NO_ID, true);
+      continue;
+    }
+    if (stack_has(m, ws, RSP_FRAMES_TIMER)) {
+      sl->end_cause = RSP_SLEEP_END_TIMEOUT;
+      add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, false, true);
+      continue;
+    }
+    if (in_irq || waker == RSP_NO_ID || ctx->waker_run == RSP_NO_ID || waker == sl->task) {
+      if (waker != RSP_NO_ID && ctx->waker_run == RSP_NO_ID && !in_irq)
+        m->loss.wakeups_without_run++;
+      /* Fired from an interrupt (or on an idle cpu): a wait for hardware, or for a timer when the
+       * sleep was a timed one and no callchain says otherwise. */
+      if (ws == RSP_NO_ID && waker == RSP_NO_ID && stack_has(m, sl->stack, RSP_FRAMES_TIMED_SLEEP)) {
+        sl->end_cause = RSP_SLEEP_END_TIMEOUT;
+        sl->end_inferred = true;
+        m->loss.sleeps_end_inferred++;
+      } else {
+        sl->end_cause = RSP_SLEEP_END_INTERRUPT;
+      }
+      add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, sl->end_inferred, true);
+      continue;
+    }
+    sl->end_cause = stack_has(m, ws, RSP_FRAMES_SIGNAL) ? RSP_SLEEP_END_SIGNAL : RSP_SLEEP_END_WOKEN;
+    add(m, ctx->time, ctx->waker_run, to, i, RSP_NO_ID, RSP_LINK_WAKEUP, false, true);
+  }
+  g_free(around);
+}

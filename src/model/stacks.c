@@ -1,0 +1,341 @@
+/* Stacks: callchains symbolized while the model is built and interned, equal chains sharing one
+ * id. A frame is interned once by (function, dso) when resolved, by (address, dso) when not; a
+ * stack is interned by its sequence of frame ids. A raw callchain already seen in the same process
+ * is not symbolized again. */
+#include "model/model-private.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_FRAMES 256
+
+/* Frames that tell why a task woke or what it slept in (rsp_stack_classes). */
+static const char *const timer_names[] = {
+  "hrtimer_wakeup", "process_timeout", "it_real_fn", "call_timer_fn", "timerfd_tmrproc", "posix_timer_fn",
+  NULL,
+};
+static const char *const irq_names[] = {
+  "do_IRQ", "common_interrupt", "asm_common_interrupt", "asm_sysvec_apic_timer_interrupt",
+  "__sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt", "irq_exit", "irq_exit_rcu", "__irq_exit_rcu",
+  "handle_softirqs", "__do_softirq", "do_softirq", "handle_irq_event", "handle_edge_irq", "handle_fasteoi_irq",
+  "asm_sysvec_call_function_single", "sysvec_call_function_single", "__sysvec_call_function_single",
+  "flush_smp_call_function_queue", "sched_ttwu_pending", "vring_interrupt", "blk_done_softirq",
+  NULL,
+};
+static const char *const signal_names[] = {
+  "kill_pid_info", "kill_pid_info_type", "__x64_sys_kill", "__x64_sys_tgkill", "__x64_sys_tkill", "do_tkill",
+  "do_send_sig_info", "send_signal_locked", "__send_signal_locked", "signal_wake_up_state", "complete_signal",
+  "kill_something_info", "group_send_sig_info", "__kill_pgrp_info", "do_send_specific",
+  NULL,
+};
+static const char *const timed_sleep_names[] = {
+  "do_nanosleep", "hrtimer_nanosleep", "__x64_sys_nanosleep", "__x64_sys_clock_nanosleep", "common_nsleep",
+  "nanosleep", "clock_nanosleep", "__clock_nanosleep", "usleep", "sleep", "__nanosleep",
+  NULL,
+};
+static const char *const wait_names[] = {
+  "do_wait", "kernel_wait4", "__do_sys_wait4", "__x64_sys_wait4", "kernel_waitid", "__do_sys_waitid",
+  "__x64_sys_waitid", "wait4", "waitpid", "__waitpid", "waitid",
+  NULL,
+};
+
+static const char *const task_path_names[] = {
+  "irqentry_exit_to_user_mode", "exit_to_user_mode_loop", "exit_to_user_mode_prepare", "arch_do_signal_or_restart",
+  "irqentry_exit", "get_signal", "do_group_exit", "do_exit", "preempt_schedule_irq", "syscall_exit_to_user_mode",
+  NULL,
+};
+static const char *const disk_wake_names[] = {
+  "bio_endio", "blk_mq_end_request", "__blk_mq_end_request", "blk_update_request", "blk_mq_complete_request",
+  "end_bio_bh_io_sync", "blk_mq_end_request_batch", "scsi_end_request", "virtblk_done", "nvme_complete_rq",
+  NULL,
+};
+
+static GHashTable *class_table(void)
+{
+  static GHashTable *table;
+  if (g_once_init_enter(&table)) {
+    GHashTable *t = g_hash_table_new(g_str_hash, g_str_equal);
+    static const struct { const char *const *names; uint32_t cls; } sets[] = {
+      { timer_names, RSP_FRAMES_TIMER }, { irq_names, RSP_FRAMES_IRQ }, { signal_names, RSP_FRAMES_SIGNAL },
+      { timed_sleep_names, RSP_FRAMES_TIMED_SLEEP }, { wait_names, RSP_FRAMES_WAIT },
+      { disk_wake_names, RSP_FRAMES_DISK_WAKE }, { task_path_names, RSP_FRAMES_TASK_PATH },
+    };
+    for (unsigned i = 0; i < G_N_ELEMENTS(sets); i++)
+      for (const char *const *n = sets[i].names; *n; n++) {
+        uint32_t cls = GPOINTER_TO_UINT(g_hash_table_lookup(t, *n)) | sets[i].cls;
+        g_hash_table_insert(t, (gpointer)*n, GUINT_TO_POINTER(cls));
+      }
+    g_once_init_leave(&table, t);
+  }
+  return table;
+}
+
+static uint32_t classes_of(const char *function)
+{
+  uint32_t c = GPOINTER_TO_UINT(g_hash_table_lookup(class_table(), function));
+  if (g_str_has_prefix(function, "asm_sysvec_") || g_str_has_prefix(function, "sysvec_") ||
+      g_str_has_prefix(function, "__sysvec_"))
+    c |= RSP_FRAMES_IRQ;
+  return c;
+}
+
+typedef struct frame_key {
+  const void *sym, *dso; /* the symbolizer's (or the model's) interned strings */
+  uint64_t addr;         /* 0 when sym is set */
+  bool kernel;
+} frame_key;
+
+static guint frame_key_hash(gconstpointer p)
+{
+  const frame_key *k = p;
+  uint64_t h = (uint64_t)(uintptr_t)k->sym * 0x9e3779b97f4a7c15ull;
+  h ^= (uint64_t)(uintptr_t)k->dso + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+  h ^= k->addr * 0xff51afd7ed558ccdull + k->kernel;
+  return (guint)(h ^ (h >> 32));
+}
+
+static gboolean frame_key_equal(gconstpointer a, gconstpointer b)
+{
+  const frame_key *x = a, *y = b;
+  return x->sym == y->sym && x->dso == y->dso && x->addr == y->addr && x->kernel == y->kernel;
+}
+
+/* A sequence of uint32_t (frame ids), or of uint64_t words (raw chains), with its length first. */
+typedef struct seq_key {
+  uint32_t n;
+  uint32_t words; /* bytes / 4 */
+  uint32_t data[];
+} seq_key;
+
+static guint seq_hash(gconstpointer p)
+{
+  const seq_key *k = p;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ k->n;
+  uint32_t i = 0;
+  for (; i + 2 <= k->words; i += 2) {
+    uint64_t w;
+    memcpy(&w, &k->data[i], 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  if (i < k->words)
+    h = (h ^ k->data[i]) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 32;
+  return (guint)h;
+}
+
+static gboolean seq_equal(gconstpointer a, gconstpointer b)
+{
+  const seq_key *x = a, *y = b;
+  return x->n == y->n && x->words == y->words && memcmp(x->data, y->data, x->words * 4u) == 0;
+}
+
+static seq_key *seq_new(uint32_t n, const void *data, uint32_t bytes)
+{
+  seq_key *k = g_malloc(sizeof *k + bytes);
+  k->n = n;
+  k->words = bytes / 4;
+  memcpy(k->data, data, bytes);
+  return k;
+}
+
+void rsp_stacks_init(rsp_model_builder *b)
+{
+  rsp_model *m = b->m;
+  m->frames = g_array_new(FALSE, TRUE, sizeof(rsp_model_frame));
+  m->stack_frames = g_array_new(FALSE, FALSE, sizeof(rsp_model_frame));
+  m->stacks = g_array_new(FALSE, TRUE, sizeof(rsp_stack_span));
+  b->frame_ids = g_hash_table_new_full(frame_key_hash, frame_key_equal, g_free, NULL);
+  b->stack_ids = g_hash_table_new_full(seq_hash, seq_equal, g_free, NULL);
+  b->chain_ids = g_hash_table_new_full(seq_hash, seq_equal, g_free, NULL);
+  b->scratch_ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  b->frame_classes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+}
+
+void rsp_stacks_free_builder(rsp_model_builder *b)
+{
+  g_hash_table_destroy(b->frame_ids);
+  g_hash_table_destroy(b->stack_ids);
+  g_hash_table_destroy(b->chain_ids);
+  g_array_free(b->scratch_ids, TRUE);
+  g_array_free(b->frame_classes, TRUE);
+}
+
+static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso, uint64_t addr, bool kernel)
+{
+  frame_key k = { .sym = sym, .dso = dso, .addr = sym ? 0 : addr, .kernel = kernel };
+  gpointer v = g_hash_table_lookup(b->frame_ids, &k);
+  if (v)
+    return GPOINTER_TO_UINT(v) - 1;
+  rsp_model *m = b->m;
+  char hex[32];
+  if (!sym) {
+    snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
+  }
+  rsp_model_frame f = {
+    .function = rsp_model_intern(m, sym ? sym : hex),
+    .dso = rsp_model_intern(m, dso ? dso : "[unknown]"),
+    .addr = addr,
+    .kernel = kernel,
+  };
+  g_array_append_val(m->frames, f);
+  g_array_append_val(b->frame_classes, (uint32_t){ classes_of(f.function) });
+  uint32_t id = m->frames->len - 1;
+  g_hash_table_insert(b->frame_ids, g_memdup2(&k, sizeof k), GUINT_TO_POINTER(id + 1));
+  return id;
+}
+
+static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32_t n)
+{
+  if (n == 0)
+    return RSP_NO_ID;
+  rsp_model *m = b->m;
+  seq_key *k = seq_new(n, ids, n * 4u);
+  gpointer v = g_hash_table_lookup(b->stack_ids, k);
+  if (v) {
+    g_free(k);
+    return GPOINTER_TO_UINT(v) - 1;
+  }
+  rsp_stack_span span = { .first = m->stack_frames->len, .n = n };
+  for (uint32_t i = 0; i < n; i++) {
+    g_array_append_val(m->stack_frames, g_array_index(m->frames, rsp_model_frame, ids[i]));
+    span.classes |= g_array_index(b->frame_classes, uint32_t, ids[i]);
+  }
+  /* In interrupt context when, from the innermost frame out, an interrupt frame comes before any
+   * frame of the way back to the task (a task killed in an interrupt's return exits in its own
+   * context, with the interrupt entry further out). */
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t c = g_array_index(b->frame_classes, uint32_t, ids[i]);
+    if (c & RSP_FRAMES_TASK_PATH)
+      break;
+    if (c & RSP_FRAMES_IRQ) {
+      span.classes |= RSP_FRAMES_IN_IRQ;
+      break;
+    }
+  }
+  g_array_append_val(m->stacks, span);
+  rsp_stack_id id = m->stacks->len - 1;
+  g_hash_table_insert(b->stack_ids, k, GUINT_TO_POINTER(id + 1));
+  return id;
+}
+
+rsp_stack_id rsp_stacks_intern_names(rsp_model_builder *b, const char *const *names, uint32_t n, bool kernel)
+{
+  g_array_set_size(b->scratch_ids, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    /* The model's own interned copy keys the frame (the same name always gives the same pointer). */
+    const char *sym = rsp_model_intern(b->m, names[i]);
+    uint32_t id = frame_id(b, sym, kernel ? "[kernel.kallsyms]" : "[unknown]", 0, kernel);
+    g_array_append_val(b->scratch_ids, id);
+  }
+  return intern_ids(b, (const uint32_t *)(void *)b->scratch_ids->data, n);
+}
+
+rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
+{
+  if (b->opts.no_stacks || !ev->callchain || ev->callchain_nr == 0 || (!b->sym && !b->fake_symbol))
+    return RSP_NO_ID;
+  uint32_t nr = ev->callchain_nr > MAX_FRAMES ? MAX_FRAMES : ev->callchain_nr;
+  /* The raw chain with the process: the same addresses in the same process resolve the same way
+   * (an exec makes a new pid namespace of maps only in a new generation, which the symbolizer
+   * follows; a chain cached across an exec of the same pid is the rare exception). */
+  size_t bytes = (size_t)nr * 8 + 8;
+  uint64_t stackbuf[MAX_FRAMES + 1];
+  stackbuf[0] = (uint64_t)(uint32_t)ev->pid;
+  memcpy(stackbuf + 1, ev->callchain, (size_t)nr * 8);
+  seq_key *k = seq_new(nr, stackbuf, (uint32_t)bytes);
+  gpointer v = g_hash_table_lookup(b->chain_ids, k);
+  if (v) {
+    g_free(k);
+    return GPOINTER_TO_UINT(v) - 1;
+  }
+  uint32_t ids[MAX_FRAMES];
+  uint32_t n = 0;
+  if (b->sym) {
+    rsp_frame frames[MAX_FRAMES];
+    rsp_event copy = *ev;
+    copy.callchain_nr = nr;
+    unsigned got = rsp_symbolizer_callchain(b->sym, &copy, frames, MAX_FRAMES);
+    for (unsigned i = 0; i < got; i++)
+      ids[n++] = frame_id(b, frames[i].sym, frames[i].dso, frames[i].addr, frames[i].kernel);
+  } else {
+    bool kernel = false;
+    for (uint32_t i = 0; i < nr; i++) {
+      uint64_t a = ev->callchain[i];
+      if (rsp_is_context_marker(a)) {
+        kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
+        continue;
+      }
+      const char *name = b->fake_symbol(a, b->fake_symbol_data);
+      ids[n++] = frame_id(b, name ? rsp_model_intern(b->m, name) : NULL,
+                          kernel ? "[kernel.kallsyms]" : NULL, a, kernel);
+    }
+  }
+  rsp_stack_id id = intern_ids(b, ids, n);
+  g_hash_table_insert(b->chain_ids, k, GUINT_TO_POINTER(id + 1));
+  return id;
+}
+
+uint32_t rsp_model_n_stacks(const rsp_model *m)
+{
+  return m->stacks->len;
+}
+
+const rsp_model_frame *rsp_model_stack(const rsp_model *m, rsp_stack_id stack, uint32_t *n_frames)
+{
+  *n_frames = 0;
+  if (stack >= m->stacks->len)
+    return NULL;
+  const rsp_stack_span *s = &g_array_index(m->stacks, rsp_stack_span, stack);
+  *n_frames = s->n;
+  return &g_array_index(m->stack_frames, rsp_model_frame, s->first);
+}
+
+static bool is_scheduler(const char *f)
+{
+  static const char *const names[] = {
+    "schedule", "__schedule", "schedule_idle", "schedule_timeout", "schedule_hrtimeout",
+    "schedule_hrtimeout_range", "schedule_hrtimeout_range_clock", "schedule_preempt_disabled",
+    "io_schedule", "io_schedule_timeout", "preempt_schedule", "preempt_schedule_common",
+    "preempt_schedule_irq", "preempt_schedule_notrace", "__cond_resched", "_cond_resched",
+    "schedule_timeout_uninterruptible", "schedule_timeout_interruptible", "schedule_timeout_killable",
+    "__traceiter_sched_switch", "perf_trace_sched_switch", "bit_wait_io", "rwsem_down_read_slowpath",
+    NULL,
+  };
+  if (g_str_has_prefix(f, "__traceiter_") || g_str_has_prefix(f, "perf_trace_") ||
+      g_str_has_prefix(f, "trace_event_raw_event_"))
+    return true;
+  for (const char *const *n = names; *n; n++)
+    if (strcmp(f, *n) == 0)
+      return true;
+  return false;
+}
+
+const rsp_model_frame *rsp_model_stack_label(const rsp_model *m, rsp_stack_id stack)
+{
+  uint32_t n;
+  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
+  for (uint32_t i = 0; i < n; i++)
+    if (!f[i].kernel)
+      return &f[i];
+  for (uint32_t i = 0; i < n; i++)
+    if (!is_scheduler(f[i].function))
+      return &f[i];
+  return NULL;
+}
+
+bool rsp_model_stack_has(const rsp_model *m, rsp_stack_id stack, const char *name)
+{
+  uint32_t n;
+  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
+  for (uint32_t i = 0; i < n; i++)
+    if (strcmp(f[i].function, name) == 0)
+      return true;
+  return false;
+}
+
+uint32_t rsp_stack_classes(const rsp_model *m, rsp_stack_id stack)
+{
+  return stack < m->stacks->len ? g_array_index(m->stacks, rsp_stack_span, stack).classes : 0;
+}
