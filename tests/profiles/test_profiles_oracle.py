@@ -7,7 +7,7 @@ oracles that do not use rsp: perf script's text of perf's own switch records, an
     computed here. rsp-summary --profiles --pid --format=json, its wait profiles summed, must hold the same
     histogram (within 2 instances in all, the exec splitting nothing here), at r = 1 and 2; its largest wait
     profile must show exactly two peaks, at the buckets of 600 us (+ slack) and 12 ms, holding the workload's
-    200 and 20 sleeps. Run lengths (IN to OUT) against rsp's run profile: the same histogram within 3 instances
+    200 and 20 sleeps, a wait site naming nanosleep and the cause timed_out. Run lengths (IN to OUT) against rsp's run profile: the same histogram within 3 instances
     (rsp splits a run at the exec and leaves out the runs cut by the recording's ends).
 (b) base.data / added-5ms.data: the same command with 40 added 5 ms sleeps. The oracle confirms the change
     (sleeps of [4.19 ms, 8.39 ms) only in B); rsp-diff, by each method, must rank profsleep's waits first.
@@ -125,6 +125,11 @@ def test_sleeps():
                       and abs(peaks[0][1] - 200) <= 2, f'r={r}: first peak holds {peaks[0][1]}')
                 check(peaks[1][1] == sum(1 for d in sleeps[tid] if 8_388_608 <= d < 16_777_216)
                       and abs(peaks[1][1] - 20) <= 1, f'r={r}: second peak holds {peaks[1][1]}')
+            # the workload's truth: every sleep is a nanosleep that expired
+            check('nanosleep' in main['class'], f'wait site {main["class"]!r} is not nanosleep')
+            for k in main['peaks']:
+                check(k['cause'] == 'timed_out' and k['cause_count'] >= k['count'] - 1,
+                      f'r={r}: peak at {k["index"]} mostly {k["cause"]} ({k["cause_count"]} of {k["count"]})')
             # every bucket's causes sum to its count
             for b in main['buckets']:
                 check(sum(b['causes'].values()) == b['count'], f'bucket {b["index"]}: causes do not sum')
