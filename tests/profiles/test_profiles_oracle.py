@@ -13,6 +13,10 @@ oracles that do not use rsp: perf script's text of perf's own switch records, an
     (sleeps of [4.19 ms, 8.39 ms) only in B); rsp-diff, by each method, must rank profsleep's waits first.
 (c) The timer tick rsp measures (the lattice of kernel threads' timed-out wakeups) against CONFIG_HZ of the
     running kernel (/proc/config.gz), on the fixtures recorded on this kernel (perf's "os release" header).
+(d) Disk service times (block_rq_issue -> block_rq_complete of the same dev and sector, from perf script's
+    tracepoint text) of tests/data/sched-block-irq-sock.data, bucketed here per device and direction, against
+    rsp's system-wide disk-service profiles (within 2 instances each); and rsp's median disk service time
+    against the median of those intervals (within 1%).
 Skipped (77) without perf.
 """
 import json
@@ -79,7 +83,8 @@ def switch_intervals(path):
 
 
 def summary_json(path, pid, r):
-    out = subprocess.run([SUMMARY, '--profiles', '--format=json', '--pid', str(pid), '--resolution', str(r), path],
+    pid_args = ['--pid', str(pid)] if pid >= 0 else []
+    out = subprocess.run([SUMMARY, '--profiles', '--format=json', '--resolution', str(r)] + pid_args + [path],
                          capture_output=True, text=True)
     check(out.returncode == 0, f'rsp-summary --profiles {path}: exit {out.returncode}: {out.stderr}')
     return json.loads(out.stdout)
@@ -203,6 +208,51 @@ def test_tick():
     print(f'tick checked on {checked} fixtures')
 
 
+BLOCK = re.compile(r'^\s*(\d+)\.(\d+):\s+block:(block_rq_issue|block_rq_complete): (\d+),(\d+) (\S+) (?:\d+ )?\(\S*\) (\d+) \+ (\d+)')
+
+
+def test_disk():
+    path = os.path.join(SRC, 'tests', 'data', 'sched-block-irq-sock.data')
+    if not os.path.exists(path):
+        print('no sched-block-irq-sock.data: disk not checked')
+        return
+    out = subprocess.run(['perf', 'script', '-i', path, '--ns', '-F', 'time,event,trace'], capture_output=True,
+                         text=True, check=True, env=dict(os.environ, PERF_BUILDID_DIR='/nonexistent')).stdout
+    issued = {}
+    service = defaultdict(list)
+    for line in out.splitlines():
+        m = BLOCK.match(line)
+        if not m:
+            continue
+        t = int(m[1]) * 10**9 + int(m[2].ljust(9, '0'))
+        key = (int(m[4]), int(m[5]), int(m[7]))
+        rwbs = m[6]
+        direction = 'W' if 'W' in rwbs else 'R' if 'R' in rwbs else 'D' if 'D' in rwbs else 'F'
+        if m[3] == 'block_rq_issue':
+            issued[key] = (t, direction)
+        elif key in issued:
+            start, d = issued.pop(key)
+            service[f'{key[0]}:{key[1]} {d}'].append(t - start)
+    check(sum(len(v) for v in service.values()) >= 50, 'oracle: fewer than 50 disk requests')
+    profiles = summary_json(path, -1, 1)
+    for site, durations in service.items():
+        oracle = Counter(bucket(d, 1) for d in durations)
+        mine = Counter()
+        for p in profiles:
+            if p['class'] == 'disk-service ' + site and p['process'] == '*':
+                for b in p['buckets']:
+                    mine[b['index']] += b['count']
+        print(f'disk-service {site}: oracle {sorted(oracle.items())}\n                  rsp    {sorted(mine.items())}')
+        check(distance(oracle, mine) <= 2, f'disk-service {site}: differs from perf script by {distance(oracle, mine)}')
+    allv = sorted(d for v in service.values() for d in v)
+    text = subprocess.run([SUMMARY, '--profiles', path], capture_output=True, text=True).stdout
+    m = re.search(r'disk service ([\d.]+) (us|ms)', text)
+    median = allv[len(allv) // 2]
+    print(f'median disk service: rsp {m[0] if m else "-"}, perf script {median} ns')
+    check(m is not None and abs(float(m[1]) * (1000 if m[2] == 'us' else 10**6) - median) <= 0.01 * median + 1000,
+          'median disk service time differs')
+
+
 def main():
     if not shutil.which('perf'):
         print('perf not found: skipped')
@@ -210,6 +260,7 @@ def main():
     test_sleeps()
     test_diff()
     test_tick()
+    test_disk()
     if failures:
         print(f'{len(failures)} failures')
         return 1
