@@ -5,18 +5,39 @@
 #include <math.h>
 #include <string.h>
 
-static int cmp_u64(const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
+/* The element of rank len / 2 (Hoare's selection: no full sort of a million gaps). */
 static uint64_t median(GArray *v)
 {
   if (v->len == 0)
     return 0;
-  qsort(v->data, v->len, sizeof(uint64_t), cmp_u64);
-  return g_array_index(v, uint64_t, v->len / 2);
+  uint64_t *a = (uint64_t *)(void *)v->data;
+  size_t lo = 0, hi = v->len - 1, k = v->len / 2;
+  while (lo < hi) {
+    uint64_t pivot = a[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (a[i] < pivot)
+        i++;
+      while (a[j] > pivot)
+        j--;
+      if (i <= j) {
+        uint64_t t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        if (j == 0)
+          break;
+        j--;
+      }
+    }
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      break;
+  }
+  return a[k];
 }
 
 /* The sleep just before each run of its task (RSP_NO_ID for a first run), and into AFTER the one

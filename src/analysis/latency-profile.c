@@ -30,14 +30,41 @@ const char *rsp_profile_cause_key(rsp_category cat)
 
 /* ---- The bucket function -------------------------------------------------------------------- */
 
+/* The smallest ns of bucket b at resolutions 2 and 4, for every b a uint64_t can reach. */
+static uint64_t lo_table[5][64 * 4 + 1];
+
+static uint64_t bucket_lo_exact(int32_t bucket, unsigned resolution)
+{
+  if (bucket % (int32_t)resolution == 0)
+    return (uint64_t)1 << (bucket / (int32_t)resolution);
+  /* the smallest integer ns with ns >= 2^(b/r); 2^(b/r) is irrational here, so ceil is exact
+   * up to long double's 64-bit mantissa */
+  long double v = ceill(exp2l((long double)bucket / (long double)resolution));
+  return v >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)v;
+}
+
+static void init_lo_table(void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter(&done)) {
+    for (unsigned r = 2; r <= 4; r += 2)
+      for (int32_t b = 0; b <= 64 * (int32_t)r; b++)
+        lo_table[r][b] = b >= 64 * (int32_t)r ? UINT64_MAX : bucket_lo_exact(b, r);
+    g_once_init_leave(&done, 1);
+  }
+}
+
 int32_t rsp_profile_bucket_of(uint64_t ns, unsigned resolution)
 {
   if (ns == 0)
     ns = 1;
   int32_t octave = 63 - __builtin_clzll(ns); /* floor(log2(ns)) */
+  if (resolution <= 1)
+    return octave;
+  init_lo_table();
   int32_t b = octave * (int32_t)resolution;
-  /* the sub-buckets of the octave: ns >= lo(b + 1) moves up; lo() is exact for integers */
-  while (b + 1 < (octave + 1) * (int32_t)resolution && ns >= rsp_profile_bucket_lo(b + 1, resolution))
+  /* the sub-buckets of the octave: ns >= lo(b + 1) moves up */
+  while (b + 1 < (octave + 1) * (int32_t)resolution && ns >= lo_table[resolution][b + 1])
     b++;
   return b;
 }
@@ -46,11 +73,12 @@ uint64_t rsp_profile_bucket_lo(int32_t bucket, unsigned resolution)
 {
   if (bucket <= 0)
     return bucket < 0 ? 0 : 1;
-  if (bucket % (int32_t)resolution == 0)
-    return (uint64_t)1 << (bucket / (int32_t)resolution);
-  /* the smallest integer ns with ns >= 2^(b/r); 2^(b/r) is irrational here, so ceil is exact
-   * up to long double's 64-bit mantissa */
-  return (uint64_t)ceill(exp2l((long double)bucket / (long double)resolution));
+  if (resolution <= 1)
+    return bucket >= 64 ? UINT64_MAX : (uint64_t)1 << bucket;
+  if (resolution != 2 && resolution != 4)
+    return bucket_lo_exact(bucket, resolution);
+  init_lo_table();
+  return bucket >= 64 * (int32_t)resolution ? UINT64_MAX : lo_table[resolution][bucket];
 }
 
 const char *rsp_profile_format_ns(uint64_t ns, char *buf, size_t size)
@@ -144,16 +172,6 @@ uint32_t rsp_profile_find_peaks(const uint64_t *counts, uint32_t n, uint32_t *fi
   return n_keep;
 }
 
-static int by_bucket_then_order(const void *a, const void *b, void *user_data)
-{
-  const rsp_profile_instance *x = a, *y = b;
-  unsigned r = GPOINTER_TO_UINT(user_data);
-  int32_t bx = rsp_profile_bucket_of(x->ns, r), by = rsp_profile_bucket_of(y->ns, r);
-  if (bx != by)
-    return bx < by ? -1 : 1;
-  return 0; /* g_qsort_with_data is stable: time order stays */
-}
-
 /* Fills the buckets and peaks of P from its instances. */
 void rsp_profile_finish(rsp_profile *p)
 {
@@ -164,10 +182,14 @@ void rsp_profile_finish(rsp_profile *p)
     p->n_peaks = 0;
     return;
   }
-  g_qsort_with_data(p->instances, (gint)p->n_instances, sizeof *p->instances, by_bucket_then_order,
-                    GUINT_TO_POINTER(p->resolution));
-  int32_t lo = rsp_profile_bucket_of(p->instances[0].ns, p->resolution);
-  int32_t hi = rsp_profile_bucket_of(p->instances[p->n_instances - 1].ns, p->resolution);
+  /* a counting sort by bucket: stable, so time order stays inside a bucket */
+  g_autofree int32_t *bucket_of = g_new(int32_t, p->n_instances);
+  int32_t lo = INT32_MAX, hi = INT32_MIN;
+  for (uint32_t i = 0; i < p->n_instances; i++) {
+    bucket_of[i] = rsp_profile_bucket_of(p->instances[i].ns, p->resolution);
+    lo = MIN(lo, bucket_of[i]);
+    hi = MAX(hi, bucket_of[i]);
+  }
   p->min_index = lo;
   p->n_buckets = (uint32_t)(hi - lo + 1);
   p->buckets = g_new0(rsp_profile_bucket, p->n_buckets);
@@ -177,16 +199,29 @@ void rsp_profile_finish(rsp_profile *p)
     b->lo_ns = rsp_profile_bucket_lo(b->index, p->resolution);
     b->hi_ns = rsp_profile_bucket_lo(b->index + 1, p->resolution);
   }
+  for (uint32_t i = 0; i < p->n_instances; i++)
+    p->buckets[bucket_of[i] - lo].n_instances++;
+  for (uint32_t i = 0, at = 0; i < p->n_buckets; i++) {
+    p->buckets[i].first_instance = at;
+    at += p->buckets[i].n_instances;
+    p->buckets[i].n_instances = 0;
+  }
+  rsp_profile_instance *sorted = g_new(rsp_profile_instance, p->n_instances);
   for (uint32_t i = 0; i < p->n_instances; i++) {
-    const rsp_profile_instance *in = &p->instances[i];
-    rsp_profile_bucket *b = &p->buckets[rsp_profile_bucket_of(in->ns, p->resolution) - lo];
-    if (b->n_instances == 0)
-      b->first_instance = i;
-    b->n_instances++;
-    b->count++;
-    b->total_ns += in->ns;
-    b->causes[in->cause < RSP_N_CATEGORIES ? in->cause : RSP_CAT_UNACCOUNTED]++;
-    p->total_ns += in->ns;
+    rsp_profile_bucket *b = &p->buckets[bucket_of[i] - lo];
+    sorted[b->first_instance + b->n_instances++] = p->instances[i];
+  }
+  g_free(p->instances);
+  p->instances = sorted;
+  for (uint32_t i = 0; i < p->n_buckets; i++) {
+    rsp_profile_bucket *b = &p->buckets[i];
+    for (uint32_t j = 0; j < b->n_instances; j++) {
+      const rsp_profile_instance *in = &p->instances[b->first_instance + j];
+      b->count++;
+      b->total_ns += in->ns;
+      b->causes[in->cause < RSP_N_CATEGORIES ? in->cause : RSP_CAT_UNACCOUNTED]++;
+    }
+    p->total_ns += b->total_ns;
   }
 
   g_autofree uint64_t *counts = g_new(uint64_t, p->n_buckets);
@@ -316,10 +351,11 @@ typedef struct builder {
   rsp_profile_set *set;
   const rsp_model *model;
   const rsp_profile_options *opt;
-  GHashTable *by_key;   /* "kind\x1fsite\x1fgroup" -> rsp_profile * (instances in a GArray meanwhile) */
-  GHashTable *arrays;   /* rsp_profile * -> GArray of rsp_profile_instance */
+  GHashTable *by_key;   /* profile_key -> accum (its instances in a GArray meanwhile) */
+  struct accum *last[2];
   GHashTable *pid_comm; /* pid -> comm of its main thread */
   GHashTable *workload; /* pids of the workload's process tree, with workload_only */
+  const char *state_sites[256]; /* "[state S]"..., interned */
 } builder;
 
 static const char *process_comm(builder *bd, int32_t pid)
@@ -328,13 +364,41 @@ static const char *process_comm(builder *bd, int32_t pid)
   return c && *c ? c : "?";
 }
 
-static void add_one(builder *bd, rsp_profile_kind kind, rsp_instance_kind ikind, const char *site,
+/* A class of one group: the strings are interned (the model's, the set's or literals), so
+ * pointers identify them. */
+typedef struct profile_key {
+  const char *site, *process;
+  int32_t pid;
+  int kind;
+} profile_key;
+
+static guint profile_key_hash(gconstpointer k)
+{
+  const profile_key *x = k;
+  return g_direct_hash(x->site) * 31u + g_direct_hash(x->process) * 17u + (guint)x->pid * 7u + (guint)x->kind;
+}
+
+static gboolean profile_key_equal(gconstpointer a, gconstpointer b)
+{
+  const profile_key *x = a, *y = b;
+  return x->site == y->site && x->process == y->process && x->pid == y->pid && x->kind == y->kind;
+}
+
+typedef struct accum {
+  profile_key key;
+  rsp_profile *profile;
+  GArray *instances;
+} accum;
+
+static void add_one(builder *bd, int slot, rsp_profile_kind kind, rsp_instance_kind ikind, const char *site,
                     int32_t pid, const char *process, const rsp_profile_instance *in)
 {
-  g_autofree char *key = g_strdup_printf("%d\x1f%s\x1f%d\x1f%s", kind, site, pid, process);
-  rsp_profile *p = g_hash_table_lookup(bd->by_key, key);
-  if (!p) {
-    p = g_new0(rsp_profile, 1);
+  profile_key key = { .site = site, .process = process, .pid = pid, .kind = kind };
+  accum *a = bd->last[slot]; /* consecutive instances are often of one class (a task's runs) */
+  if (!a || !profile_key_equal(&a->key, &key))
+    a = g_hash_table_lookup(bd->by_key, &key);
+  if (!a) {
+    rsp_profile *p = g_new0(rsp_profile, 1);
     p->kind = kind;
     p->instance_kind = ikind;
     p->site = g_string_chunk_insert_const(bd->set->strings, site);
@@ -343,10 +407,14 @@ static void add_one(builder *bd, rsp_profile_kind kind, rsp_instance_kind ikind,
     p->pid = pid;
     p->process = g_string_chunk_insert_const(bd->set->strings, process);
     p->resolution = bd->opt->resolution;
-    g_hash_table_insert(bd->by_key, g_steal_pointer(&key), p);
-    g_hash_table_insert(bd->arrays, p, g_array_new(FALSE, FALSE, sizeof(rsp_profile_instance)));
+    a = g_new0(accum, 1);
+    a->key = key;
+    a->profile = p;
+    a->instances = g_array_new(FALSE, FALSE, sizeof(rsp_profile_instance));
+    g_hash_table_insert(bd->by_key, &a->key, a);
   }
-  g_array_append_val((GArray *)g_hash_table_lookup(bd->arrays, p), *in);
+  bd->last[slot] = a;
+  g_array_append_val(a->instances, *in);
 }
 
 /* One instance into its process's profile (or command's) and the system-wide one. */
@@ -365,23 +433,28 @@ static void add(builder *bd, rsp_profile_kind kind, rsp_instance_kind ikind, con
   rsp_profile_instance in = { .ns = ns, .id = id, .cause = (uint8_t)cause, .waker = waker };
   if (task) {
     if (o->by_command)
-      add_one(bd, kind, ikind, site, -1, process_comm(bd, pid), &in);
+      add_one(bd, 0, kind, ikind, site, -1, process_comm(bd, pid), &in);
     else
-      add_one(bd, kind, ikind, site, pid, process_comm(bd, pid), &in);
+      add_one(bd, 0, kind, ikind, site, pid, process_comm(bd, pid), &in);
   }
   if (o->system_wide)
-    add_one(bd, kind, ikind, site, -1, "*", &in);
+    add_one(bd, 1, kind, ikind, site, -1, "*", &in);
 }
 
-static const char *wait_site(const rsp_model *model, const rsp_sleep *s, char *buf, size_t size)
+static const char *wait_site(builder *bd, const rsp_sleep *s)
 {
-  if (s->stack != RSP_NO_ID && s->stack < rsp_model_n_stacks(model)) {
-    const rsp_model_frame *f = rsp_model_stack_label(model, s->stack);
+  if (s->stack != RSP_NO_ID && s->stack < rsp_model_n_stacks(bd->model)) {
+    const rsp_model_frame *f = rsp_model_stack_label(bd->model, s->stack);
     if (f && f->function)
-      return f->function;
+      return f->function; /* interned by the model */
   }
-  snprintf(buf, size, "[state %c]", s->state ? s->state : '?');
-  return buf;
+  unsigned char state = (unsigned char)s->state;
+  if (!bd->state_sites[state]) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "[state %c]", state ? state : '?');
+    bd->state_sites[state] = g_string_chunk_insert_const(bd->set->strings, buf);
+  }
+  return bd->state_sites[state];
 }
 
 static void add_tasks(builder *bd)
@@ -409,10 +482,9 @@ static void add_tasks(builder *bd)
       }
       if (s->state == 'X' || s->state == 'Z')
         continue;
-      char buf[32];
       rsp_task_id waker;
       rsp_category cause = profile_cause_of_sleep(m, s, &waker);
-      add(bd, RSP_PROFILE_WAIT, RSP_INSTANCE_SLEEP, wait_site(m, s, buf, sizeof buf), task, s->start,
+      add(bd, RSP_PROFILE_WAIT, RSP_INSTANCE_SLEEP, wait_site(bd, s), task, s->start,
           s->end - s->start, sid, cause, waker);
       if (s->wake_time && s->wake_time >= s->start && s->wake_time <= s->end)
         add(bd, RSP_PROFILE_SCHED_DELAY, RSP_INSTANCE_SLEEP, "", task, s->wake_time, s->end - s->wake_time,
@@ -432,16 +504,17 @@ static void add_disk_ops(builder *bd)
     char dir = strchr(op->rwbs, 'W') ? 'W' : strchr(op->rwbs, 'R') ? 'R' : strchr(op->rwbs, 'D') ? 'D' : 'F';
     char site[48];
     snprintf(site, sizeof site, "%u:%u %c", op->dev >> 20, op->dev & 0xfffff, dir);
+    const char *isite = g_string_chunk_insert_const(bd->set->strings, site);
     bool issued = !(op->flags & RSP_DISK_ISSUE_INFERRED), inserted = !(op->flags & RSP_DISK_NO_INSERT);
     bool completed = !(op->flags & RSP_DISK_NO_COMPLETE);
     if (issued && inserted && op->issue_time >= op->insert_time)
-      add(bd, RSP_PROFILE_DISK_QUEUE, RSP_INSTANCE_DISK, site, task, op->insert_time,
+      add(bd, RSP_PROFILE_DISK_QUEUE, RSP_INSTANCE_DISK, isite, task, op->insert_time,
           op->issue_time - op->insert_time, d, RSP_CAT_IO_QUEUE, RSP_NO_ID);
     if (issued && completed && op->complete_time >= op->issue_time)
-      add(bd, RSP_PROFILE_DISK_SERVICE, RSP_INSTANCE_DISK, site, task, op->issue_time,
+      add(bd, RSP_PROFILE_DISK_SERVICE, RSP_INSTANCE_DISK, isite, task, op->issue_time,
           op->complete_time - op->issue_time, d, RSP_CAT_BLOCKING_IO, RSP_NO_ID);
     if (completed && op->complete_time >= op->insert_time)
-      add(bd, RSP_PROFILE_DISK_TOTAL, RSP_INSTANCE_DISK, site, task, op->insert_time,
+      add(bd, RSP_PROFILE_DISK_TOTAL, RSP_INSTANCE_DISK, isite, task, op->insert_time,
           op->complete_time - op->insert_time, d, RSP_CAT_BLOCKING_IO, RSP_NO_ID);
   }
 }
@@ -462,7 +535,7 @@ static void add_net_ops(builder *bd)
       snprintf(site, sizeof site, "%s port %u", proto, op->dport);
     else
       snprintf(site, sizeof site, "%s", proto);
-    add(bd, RSP_PROFILE_NETWORK, RSP_INSTANCE_NET, site, task, op->start, op->end - op->start, n,
+    add(bd, RSP_PROFILE_NETWORK, RSP_INSTANCE_NET, g_string_chunk_insert_const(bd->set->strings, site), task, op->start, op->end - op->start, n,
         RSP_CAT_NETWORK, RSP_NO_ID);
   }
 }
@@ -535,8 +608,13 @@ rsp_profile_set *rsp_profile_set_build(const rsp_model *model, const rsp_profile
   set->strings = g_string_chunk_new(4096);
   set->profiles = g_ptr_array_new_with_free_func((GDestroyNotify)rsp_profile_free);
   bd.set = set;
-  bd.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  bd.arrays = g_hash_table_new(NULL, NULL);
+  /* equal commands of different pids must be one string (by_command groups by pointer) */
+  GHashTableIter ci;
+  gpointer ck, cv;
+  g_hash_table_iter_init(&ci, bd.pid_comm);
+  while (g_hash_table_iter_next(&ci, &ck, &cv))
+    g_hash_table_iter_replace(&ci, (gpointer)g_string_chunk_insert_const(set->strings, cv ? cv : ""));
+  bd.by_key = g_hash_table_new_full(profile_key_hash, profile_key_equal, NULL, g_free);
 
   add_tasks(&bd);
   add_disk_ops(&bd);
@@ -544,17 +622,16 @@ rsp_profile_set *rsp_profile_set_build(const rsp_model *model, const rsp_profile
 
   GHashTableIter it;
   gpointer key, value;
-  g_hash_table_iter_init(&it, bd.arrays);
+  g_hash_table_iter_init(&it, bd.by_key);
   while (g_hash_table_iter_next(&it, &key, &value)) {
-    rsp_profile *p = key;
-    GArray *a = value;
-    p->n_instances = a->len;
-    p->instances = (rsp_profile_instance *)(void *)g_array_free(a, FALSE);
+    accum *a = value;
+    rsp_profile *p = a->profile;
+    p->n_instances = a->instances->len;
+    p->instances = (rsp_profile_instance *)(void *)g_array_free(a->instances, FALSE);
     rsp_profile_finish(p);
     g_ptr_array_add(set->profiles, p);
   }
   g_ptr_array_sort(set->profiles, by_total_latency);
-  g_hash_table_destroy(bd.arrays);
   g_hash_table_destroy(bd.by_key);
   g_hash_table_destroy(bd.pid_comm);
   if (bd.workload)
