@@ -214,6 +214,24 @@ const rsp_profile *rsp_profile_set_find(const rsp_profile_set *set, const char *
                                         const char *process, int32_t pid);
 const rsp_model *rsp_profile_set_model(const rsp_profile_set *set);
 
+/* When instance IN of P began (a run's or sleep's start, the wakeup for a scheduler delay, a disk
+ * request's insert or issue, a network operation's send). */
+uint64_t rsp_profile_instance_time(const rsp_model *model, const rsp_profile *p, const rsp_profile_instance *in);
+
+/* Time-sampled profiles (OSprof figure 9): P's instances counted per time slice and bucket. */
+typedef struct rsp_profile_timeline {
+  uint64_t start_ns, slice_ns; /* slice i covers [start + i slice, start + (i + 1) slice) */
+  uint32_t n_slices;
+  int32_t min_index;           /* buckets as P's: min_index .. + n_buckets - 1 */
+  uint32_t n_buckets;
+  uint64_t *counts;            /* n_slices rows of n_buckets */
+  uint64_t max_count;          /* the largest cell */
+} rsp_profile_timeline;
+
+/* From the recording's first event to its last, in slices of SLICE_NS (0: 2.5 s). */
+rsp_profile_timeline *rsp_profile_timeline_build(const rsp_model *model, const rsp_profile *p, uint64_t slice_ns);
+void rsp_profile_timeline_free(rsp_profile_timeline *t);
+
 /* floor(r * log2(ns)), exactly (ns 0 counts as 1 ns); and the smallest ns of bucket B. */
 int32_t rsp_profile_bucket_of(uint64_t ns, unsigned resolution);
 uint64_t rsp_profile_bucket_lo(int32_t bucket, unsigned resolution);

@@ -673,3 +673,57 @@ const rsp_profile *rsp_profile_set_find(const rsp_profile_set *set, const char *
   }
   return NULL;
 }
+
+/* ---- Time-sampled profiles -------------------------------------------------------------------- */
+
+uint64_t rsp_profile_instance_time(const rsp_model *m, const rsp_profile *p, const rsp_profile_instance *in)
+{
+  switch (p->instance_kind) {
+  case RSP_INSTANCE_RUN:
+    return in->id < rsp_model_n_runs(m) ? rsp_model_run(m, in->id)->start : 0;
+  case RSP_INSTANCE_SLEEP:
+    if (in->id >= rsp_model_n_sleeps(m))
+      return 0;
+    return p->kind == RSP_PROFILE_SCHED_DELAY ? rsp_model_sleep(m, in->id)->wake_time : rsp_model_sleep(m, in->id)->start;
+  case RSP_INSTANCE_DISK: {
+    if (in->id >= rsp_model_n_disk_ops(m))
+      return 0;
+    const rsp_disk_op *op = rsp_model_disk_op(m, in->id);
+    return p->kind == RSP_PROFILE_DISK_SERVICE ? op->issue_time : op->insert_time;
+  }
+  case RSP_INSTANCE_NET:
+    return in->id < rsp_model_n_net_ops(m) ? rsp_model_net_op(m, in->id)->start : 0;
+  }
+  return 0;
+}
+
+rsp_profile_timeline *rsp_profile_timeline_build(const rsp_model *m, const rsp_profile *p, uint64_t slice_ns)
+{
+  rsp_profile_timeline *t = g_new0(rsp_profile_timeline, 1);
+  t->slice_ns = slice_ns ? slice_ns : 2500000000ull;
+  t->start_ns = rsp_model_time_first(m);
+  uint64_t last = MAX(rsp_model_time_last(m), t->start_ns);
+  t->n_slices = (uint32_t)MIN((last - t->start_ns) / t->slice_ns + 1, 1000000);
+  t->min_index = p->min_index;
+  t->n_buckets = p->n_buckets;
+  t->counts = g_new0(uint64_t, (size_t)t->n_slices * MAX(t->n_buckets, 1));
+  for (uint32_t b = 0; b < p->n_buckets; b++)
+    for (uint32_t k = 0; k < p->buckets[b].n_instances; k++) {
+      uint64_t at = rsp_profile_instance_time(m, p, &p->instances[p->buckets[b].first_instance + k]);
+      if (at < t->start_ns)
+        at = t->start_ns;
+      uint64_t slice = MIN((at - t->start_ns) / t->slice_ns, t->n_slices - 1);
+      uint64_t *cell = &t->counts[slice * t->n_buckets + b];
+      (*cell)++;
+      t->max_count = MAX(t->max_count, *cell);
+    }
+  return t;
+}
+
+void rsp_profile_timeline_free(rsp_profile_timeline *t)
+{
+  if (!t)
+    return;
+  g_free(t->counts);
+  g_free(t);
+}

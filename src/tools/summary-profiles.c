@@ -9,6 +9,7 @@
 static gboolean opt_profiles;
 static gint opt_resolution = 1;
 static gint opt_pid = -1;
+static gdouble opt_slices = 0;
 
 GOptionGroup *summary_profiles_option_group(void)
 {
@@ -20,6 +21,9 @@ GOptionGroup *summary_profiles_option_group(void)
     { "resolution", 0, 0, G_OPTION_ARG_INT, &opt_resolution,
       "With --profiles: buckets per octave, 1 (default), 2 or 4", "R" },
     { "pid", 0, 0, G_OPTION_ARG_INT, &opt_pid, "With --profiles: only the profiles of process PID", "PID" },
+    { "time-slices", 0, 0, G_OPTION_ARG_DOUBLE, &opt_slices,
+      "With --profiles: also each profile per time slice of SECONDS (OSprof's time-sampled profiles; a heat map "
+      "of bucket x time)", "SECONDS" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GOptionGroup *g = g_option_group_new("profiles", "Latency profiles", "Show latency profile options", NULL, NULL);
@@ -30,6 +34,11 @@ GOptionGroup *summary_profiles_option_group(void)
 bool summary_profiles_requested(void)
 {
   return opt_profiles;
+}
+
+static uint64_t slice_ns(void)
+{
+  return (uint64_t)(opt_slices * 1e9) ? (uint64_t)(opt_slices * 1e9) : 1;
 }
 
 static void json_string(FILE *out, const char *s)
@@ -95,7 +104,21 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
         }
       fprintf(out, "}}");
     }
-    fprintf(out, "], \"peaks\": [");
+    fprintf(out, "]");
+    if (opt_slices > 0) {
+      rsp_profile_timeline *t = rsp_profile_timeline_build(m, p, slice_ns());
+      fprintf(out, ", \"timeline\": {\"start_ns\": %" PRIu64 ", \"slice_ns\": %" PRIu64 ", \"min_index\": %" PRId32
+                   ", \"counts\": [", t->start_ns, t->slice_ns, t->min_index);
+      for (uint32_t r = 0; r < t->n_slices; r++) {
+        fprintf(out, "%s[", r ? ", " : "");
+        for (uint32_t b = 0; b < t->n_buckets; b++)
+          fprintf(out, "%s%" PRIu64, b ? ", " : "", t->counts[(size_t)r * t->n_buckets + b]);
+        fprintf(out, "]");
+      }
+      fprintf(out, "]}");
+      rsp_profile_timeline_free(t);
+    }
+    fprintf(out, ", \"peaks\": [");
     for (uint32_t k = 0; k < p->n_peaks; k++) {
       const rsp_profile_peak *pk = &p->peaks[k];
       fprintf(out, "%s{\"index\": %" PRId32 ", \"lo_ns\": %" PRIu64 ", \"hi_ns\": %" PRIu64 ", \"count\": %" PRIu64
@@ -143,6 +166,25 @@ static const char *marker(const rsp_characteristic_times *t, uint64_t lo, uint64
   return "";
 }
 
+/* One row per time slice, one character per bucket, darker for more instances (log scale). */
+static void print_heat_map(const rsp_model *m, const rsp_profile *p, FILE *out)
+{
+  static const char shades[] = " .:-=+*#%@";
+  rsp_profile_timeline *t = rsp_profile_timeline_build(m, p, slice_ns());
+  fprintf(out, "  per %g s slice, buckets %" PRId32 "..%" PRId32 " left to right (log shades of up to %" PRIu64 "):\n",
+          opt_slices, t->min_index, t->min_index + (int32_t)t->n_buckets - 1, t->max_count);
+  for (uint32_t i = 0; i < t->n_slices; i++) {
+    fprintf(out, "  %9.3f s |", (double)i * (double)t->slice_ns / 1e9);
+    for (uint32_t b = 0; b < t->n_buckets; b++) {
+      uint64_t c = t->counts[(size_t)i * t->n_buckets + b];
+      int shade = c ? 1 + (int)lround((double)(sizeof shades - 3) * log1p((double)c) / log1p((double)t->max_count)) : 0;
+      putc(shades[shade], out);
+    }
+    fprintf(out, "|\n");
+  }
+  rsp_profile_timeline_free(t);
+}
+
 static void print_text(const rsp_model *m, const rsp_profile_set *set, const rsp_characteristic_times *t, FILE *out)
 {
   enum { BAR = 40 };
@@ -179,6 +221,8 @@ static void print_text(const rsp_model *m, const rsp_profile_set *set, const rsp
               rsp_profile_format_ns(bk->lo_ns, lo, sizeof lo), rsp_profile_format_ns(bk->hi_ns, hi, sizeof hi), BAR, bar,
               bk->count, bk->count ? rsp_profile_cause_key(dominant(bk->causes)) : "", marker(t, bk->lo_ns, bk->hi_ns));
     }
+    if (opt_slices > 0)
+      print_heat_map(m, p, out);
     for (uint32_t k = 0; k < p->n_peaks; k++) {
       const rsp_profile_peak *pk = &p->peaks[k];
       char lo[32], hi[32], avg[32];
@@ -196,6 +240,10 @@ int summary_profiles_print(const rsp_model *model, const char *path, bool json, 
 {
   rsp_profile_options o = { .resolution = (unsigned)MAX(opt_resolution, 0), .pid = opt_pid,
                             .system_wide = opt_pid < 0 };
+  if (opt_slices < 0 || (opt_slices > 0 && opt_slices < 1e-6)) {
+    fprintf(stderr, "rsp-summary: --time-slices %g: must be at least a microsecond\n", opt_slices);
+    return 2;
+  }
   if (opt_resolution != 1 && opt_resolution != 2 && opt_resolution != 4) {
     fprintf(stderr, "rsp-summary: --resolution %d: must be 1, 2 or 4\n", opt_resolution);
     return 2;

@@ -222,6 +222,25 @@ static void test_two_peaks(void)
       CHECK_EQ(in->ns, 8000 * US);
     }
   }
+  /* time-sampled in slices of 15 ms: the sleeps' start times, rebuilt here from the scenario */
+  if (wait) {
+    rsp_profile_timeline *tl = rsp_profile_timeline_build(m, wait, 15000 * US);
+    uint64_t first = rsp_model_time_first(m);
+    CHECK_EQ(tl->start_ns, first);
+    CHECK_EQ(tl->n_buckets, 4);
+    uint64_t expected[64][4] = { { 0 } }, cursor = 1000 * US;
+    for (int i = 0; i < 40; i++) {
+      uint64_t d = i % 4 == 3 ? 8000 * US : 1000 * US, start = cursor + 50 * US;
+      expected[(start - first) / (15000 * US)][i % 4 == 3 ? 3 : 0]++;
+      cursor = start + d;
+    }
+    uint32_t n_slices = (uint32_t)((cursor + 100 * US - first) / (15000 * US) + 1);
+    CHECK_EQ(tl->n_slices, n_slices);
+    for (uint32_t i = 0; i < tl->n_slices && i < 64; i++)
+      for (uint32_t b = 0; b < 4; b++)
+        CHECK_EQ(tl->counts[i * 4 + b], expected[i][b]);
+    rsp_profile_timeline_free(tl);
+  }
   const rsp_profile *delay = rsp_profile_set_find(set, "sched-delay", "waiter", W);
   CHECK(delay != NULL);
   if (delay) {

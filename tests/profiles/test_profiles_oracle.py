@@ -142,6 +142,21 @@ def test_sleeps():
         mine_runs = histogram(profiles, 'run')
         print(f'r={r} runs: oracle {sorted(oracle_runs.items())}\n       rsp    {sorted(mine_runs.items())}')
         check(distance(oracle_runs, mine_runs) <= 3, f'r={r}: run histogram differs by {distance(oracle_runs, mine_runs)}')
+    # time-sampled (--time-slices): the columns sum to the buckets, and the 600 us sleeps all come before the
+    # 12 ms ones, as profsleep does them (the oracle's order agrees: checked here on perf script's intervals)
+    out = subprocess.run([SUMMARY, '--profiles', '--format=json', '--time-slices', '0.02', '--pid', str(pid), path],
+                         capture_output=True, text=True)
+    check(out.returncode == 0, f'--time-slices: exit {out.returncode}')
+    main = max((p for p in json.loads(out.stdout) if p['class'].startswith('wait')), key=lambda p: p['count'])
+    tl = main['timeline']
+    for b in main['buckets']:
+        col = b['index'] - tl['min_index']
+        check(sum(row[col] for row in tl['counts']) == b['count'], f'timeline column {b["index"]} does not sum')
+    rows19 = [i for i, row in enumerate(tl['counts']) if row[19 - tl['min_index']]]
+    rows23 = [i for i, row in enumerate(tl['counts']) if row[23 - tl['min_index']]]
+    long_first = next(i for i, d in enumerate(sleeps[tid]) if d >= 8_388_608)
+    check(all(d < 2_000_000 for d in sleeps[tid][:long_first]), 'oracle: short sleeps after the long ones')
+    check(rows19 and rows23 and max(rows19) <= min(rows23), f'timeline: 600 us rows {rows19}, 12 ms rows {rows23}')
     # a pid with no task is an error naming it
     out = subprocess.run([SUMMARY, '--profiles', '--pid', '999999999', path], capture_output=True, text=True)
     check(out.returncode != 0 and '999999999' in out.stderr, 'rsp-summary --profiles --pid 999999999 did not fail')
