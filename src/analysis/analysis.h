@@ -214,6 +214,10 @@ const rsp_profile *rsp_profile_set_find(const rsp_profile_set *set, const char *
                                         const char *process, int32_t pid);
 const rsp_model *rsp_profile_set_model(const rsp_profile_set *set);
 
+/* The task that woke most of the instances of bucket B of P (sleeps ended by another task), else
+ * RSP_NO_ID. */
+rsp_task_id rsp_profile_bucket_waker(const rsp_profile *p, const rsp_profile_bucket *b);
+
 /* When instance IN of P began (a run's or sleep's start, the wakeup for a scheduler delay, a disk
  * request's insert or issue, a network operation's send). */
 uint64_t rsp_profile_instance_time(const rsp_model *model, const rsp_profile *p, const rsp_profile_instance *in);

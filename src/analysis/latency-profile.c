@@ -172,6 +172,36 @@ uint32_t rsp_profile_find_peaks(const uint64_t *counts, uint32_t n, uint32_t *fi
   return n_keep;
 }
 
+/* The waker of most instances FIRST .. FIRST + N - 1 of P (ties: the lowest task id). */
+static rsp_task_id dominant_waker(const rsp_profile *p, uint32_t first, uint32_t n)
+{
+  GHashTable *wakers = NULL;
+  rsp_task_id best = RSP_NO_ID;
+  guint best_n = 0;
+  for (uint32_t j = first; j < first + n; j++) {
+    rsp_task_id w = p->instances[j].waker;
+    if (w == RSP_NO_ID)
+      continue;
+    if (!wakers)
+      wakers = g_hash_table_new(NULL, NULL);
+    gpointer key = GUINT_TO_POINTER(w + 1);
+    guint c = GPOINTER_TO_UINT(g_hash_table_lookup(wakers, key)) + 1;
+    g_hash_table_insert(wakers, key, GUINT_TO_POINTER(c));
+    if (c > best_n || (c == best_n && w < best)) {
+      best_n = c;
+      best = w;
+    }
+  }
+  if (wakers)
+    g_hash_table_destroy(wakers);
+  return best;
+}
+
+rsp_task_id rsp_profile_bucket_waker(const rsp_profile *p, const rsp_profile_bucket *b)
+{
+  return dominant_waker(p, b->first_instance, b->n_instances);
+}
+
 /* Fills the buckets and peaks of P from its instances. */
 void rsp_profile_finish(rsp_profile *p)
 {
@@ -239,21 +269,12 @@ void rsp_profile_finish(rsp_profile *p)
     pk->lo_ns = p->buckets[first[k]].lo_ns;
     pk->hi_ns = p->buckets[last[k]].hi_ns;
     uint64_t causes[RSP_N_CATEGORIES] = { 0 }, total = 0;
-    GHashTable *wakers = g_hash_table_new(NULL, NULL);
     for (uint32_t i = first[k]; i <= last[k]; i++) {
       const rsp_profile_bucket *b = &p->buckets[i];
       pk->count += b->count;
       total += b->total_ns;
       for (int c = 0; c < RSP_N_CATEGORIES; c++)
         causes[c] += b->causes[c];
-      for (uint32_t j = 0; j < b->n_instances; j++) {
-        rsp_task_id w = p->instances[b->first_instance + j].waker;
-        if (w != RSP_NO_ID) {
-          gpointer key = GUINT_TO_POINTER(w + 1);
-          g_hash_table_insert(wakers, key,
-                              GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(wakers, key)) + 1));
-        }
-      }
     }
     pk->avg_ns = pk->count ? total / pk->count : 0;
     pk->cause = RSP_CAT_UNACCOUNTED;
@@ -262,18 +283,10 @@ void rsp_profile_finish(rsp_profile *p)
         pk->cause_count = causes[c];
         pk->cause = (uint8_t)c;
       }
-    pk->waker = RSP_NO_ID;
-    guint best = 0;
-    GHashTableIter it;
-    gpointer key, value;
-    g_hash_table_iter_init(&it, wakers);
-    while (g_hash_table_iter_next(&it, &key, &value))
-      if (GPOINTER_TO_UINT(value) > best ||
-          (GPOINTER_TO_UINT(value) == best && GPOINTER_TO_UINT(key) - 1 < pk->waker)) {
-        best = GPOINTER_TO_UINT(value);
-        pk->waker = GPOINTER_TO_UINT(key) - 1;
-      }
-    g_hash_table_destroy(wakers);
+    /* the peak's buckets are consecutive, so are their instances */
+    uint32_t fi = p->buckets[first[k]].first_instance;
+    const rsp_profile_bucket *lb = &p->buckets[last[k]];
+    pk->waker = dominant_waker(p, fi, lb->first_instance + lb->n_instances - fi);
   }
 }
 

@@ -102,7 +102,13 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
           fprintf(out, "%s\"%s\": %" PRIu64, fc ? "" : ", ", rsp_profile_cause_key((rsp_category)c), bk->causes[c]);
           fc = false;
         }
-      fprintf(out, "}}");
+      fprintf(out, "}");
+      const char *w = waker_comm(m, rsp_profile_bucket_waker(p, bk));
+      if (w) {
+        fprintf(out, ", \"waker\": ");
+        json_string(out, w);
+      }
+      fprintf(out, "}");
     }
     fprintf(out, "]");
     if (opt_slices > 0) {
@@ -217,9 +223,13 @@ static void print_text(const rsp_model *m, const rsp_profile_set *set, const rsp
       len = MAX(len, bk->count ? 1 : 0);
       memset(bar, '#', (size_t)len);
       bar[len] = 0;
-      fprintf(out, "  %4" PRId32 " [%9s, %9s) %-*s %8" PRIu64 "  %s%s\n", bk->index,
+      rsp_category cause = dominant(bk->causes);
+      const char *w = cause == RSP_CAT_OTHER_PATH ? waker_comm(m, rsp_profile_bucket_waker(p, bk)) : NULL;
+      fprintf(out, "  %4" PRId32 " [%9s, %9s) %-*s %8" PRIu64 "  %s%s%s%s", bk->index,
               rsp_profile_format_ns(bk->lo_ns, lo, sizeof lo), rsp_profile_format_ns(bk->hi_ns, hi, sizeof hi), BAR, bar,
-              bk->count, bk->count ? rsp_profile_cause_key(dominant(bk->causes)) : "", marker(t, bk->lo_ns, bk->hi_ns));
+              bk->count, bk->count ? rsp_profile_cause_key(cause) : "", w ? " (" : "", w ? w : "", w ? ")" : "");
+      fputs(marker(t, bk->lo_ns, bk->hi_ns), out);
+      putc('\n', out);
     }
     if (opt_slices > 0)
       print_heat_map(m, p, out);
