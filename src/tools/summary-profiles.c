@@ -2,6 +2,12 @@
  * histograms (one line per bucket) or JSON. */
 #include "summary-profiles.h"
 
+#ifdef RSP_HAVE_RENDER
+#include "render/render.h"
+
+#include <cairo-svg.h>
+#endif
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -10,6 +16,7 @@ static gboolean opt_profiles;
 static gint opt_resolution = 1;
 static gint opt_pid = -1;
 static gdouble opt_slices = 0;
+static gchar *opt_export = NULL, *opt_class = NULL;
 
 GOptionGroup *summary_profiles_option_group(void)
 {
@@ -24,6 +31,11 @@ GOptionGroup *summary_profiles_option_group(void)
     { "time-slices", 0, 0, G_OPTION_ARG_DOUBLE, &opt_slices,
       "With --profiles: also each profile per time slice of SECONDS (OSprof's time-sampled profiles; a heat map "
       "of bucket x time)", "SECONDS" },
+    { "export", 0, 0, G_OPTION_ARG_FILENAME, &opt_export,
+      "With --profiles: draw the largest profile (or --class), and its heat map with --time-slices, to FILE.png "
+      "or FILE.svg", "FILE" },
+    { "class", 0, 0, G_OPTION_ARG_STRING, &opt_class,
+      "With --profiles: only the profiles of this class (\"run\", \"wait clock_nanosleep\"...)", "CLASS" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GOptionGroup *g = g_option_group_new("profiles", "Latency profiles", "Show latency profile options", NULL, NULL);
@@ -78,9 +90,13 @@ static const char *waker_comm(const rsp_model *m, rsp_task_id t)
 static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out)
 {
   fprintf(out, "[");
+  bool first_out = true;
   for (uint32_t i = 0; i < rsp_profile_set_n(set); i++) {
     const rsp_profile *p = rsp_profile_set_get(set, i);
-    fprintf(out, "%s\n  {\"class\": ", i ? "," : "");
+    if (opt_class && strcmp(p->name, opt_class) != 0)
+      continue;
+    fprintf(out, "%s\n  {\"class\": ", first_out ? "" : ",");
+    first_out = false;
     json_string(out, p->name);
     fprintf(out, ", \"process\": ");
     json_string(out, p->process);
@@ -140,7 +156,7 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
     }
     fprintf(out, "]}");
   }
-  fprintf(out, "%s]\n", rsp_profile_set_n(set) ? "\n" : "");
+  fprintf(out, "%s]\n", first_out ? "" : "\n");
 }
 
 static void print_times(const rsp_characteristic_times *t, FILE *out)
@@ -197,6 +213,8 @@ static void print_text(const rsp_model *m, const rsp_profile_set *set, const rsp
   print_times(t, out);
   for (uint32_t i = 0; i < rsp_profile_set_n(set); i++) {
     const rsp_profile *p = rsp_profile_set_get(set, i);
+    if (opt_class && strcmp(p->name, opt_class) != 0)
+      continue;
     char total[32];
     if (p->pid >= 0)
       fprintf(out, "%s  [%s, pid %" PRId32 "]", p->name, p->process, p->pid);
@@ -246,6 +264,42 @@ static void print_text(const rsp_model *m, const rsp_profile_set *set, const rsp
   }
 }
 
+#ifdef RSP_HAVE_RENDER
+static int export_profile(const rsp_model *m, const rsp_profile *p, const rsp_characteristic_times *t, const char *file)
+{
+  enum { W = 800, H = 320 };
+  rsp_profile_timeline *tl = opt_slices > 0 ? rsp_profile_timeline_build(m, p, slice_ns()) : NULL;
+  double height = tl ? 2 * H : H;
+  bool svg = g_str_has_suffix(file, ".svg");
+  cairo_surface_t *s = svg ? cairo_svg_surface_create(file, W, height)
+                           : cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, (int)height);
+  cairo_t *cr = cairo_create(s);
+  rsp_histogram_view_draw(cr, W, H, p, t, NULL);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_font_size(cr, 12);
+  cairo_move_to(cr, 8, 14);
+  g_autofree char *title = g_strdup_printf("%s [%s%s%.0d]", p->name, p->process, p->pid >= 0 ? ", pid " : "",
+                                           p->pid >= 0 ? p->pid : 0);
+  cairo_show_text(cr, title);
+  if (tl) {
+    cairo_translate(cr, 0, H);
+    rsp_heat_map_draw(cr, W, H, tl, p->resolution, NULL);
+  }
+  cairo_destroy(cr);
+  cairo_status_t st = svg ? CAIRO_STATUS_SUCCESS : cairo_surface_write_to_png(s, file);
+  cairo_surface_finish(s);
+  if (st == CAIRO_STATUS_SUCCESS)
+    st = cairo_surface_status(s);
+  cairo_surface_destroy(s);
+  rsp_profile_timeline_free(tl);
+  if (st != CAIRO_STATUS_SUCCESS) {
+    fprintf(stderr, "rsp-summary: --export %s: %s\n", file, cairo_status_to_string(st));
+    return 1;
+  }
+  return 0;
+}
+#endif
+
 int summary_profiles_print(const rsp_model *model, const char *path, bool json, FILE *out)
 {
   rsp_profile_options o = { .resolution = (unsigned)MAX(opt_resolution, 0), .pid = opt_pid,
@@ -265,13 +319,37 @@ int summary_profiles_print(const rsp_model *model, const char *path, bool json, 
     g_error_free(error);
     return 1;
   }
+  int status = 0;
+  rsp_characteristic_times t;
+  rsp_characteristic_times_measure(model, &t);
+  if (opt_class) { /* keep the profiles of that class (the set stays sorted) */
+    bool any = false;
+    for (uint32_t i = 0; i < rsp_profile_set_n(set); i++)
+      any |= strcmp(rsp_profile_set_get(set, i)->name, opt_class) == 0;
+    if (!any) {
+      fprintf(stderr, "rsp-summary: %s: no profile of class '%s'\n", path, opt_class);
+      rsp_profile_set_free(set);
+      return 1;
+    }
+  }
+  if (opt_export) {
+#ifdef RSP_HAVE_RENDER
+    const rsp_profile *first = NULL;
+    for (uint32_t i = 0; i < rsp_profile_set_n(set) && !first; i++)
+      if (!opt_class || strcmp(rsp_profile_set_get(set, i)->name, opt_class) == 0)
+        first = rsp_profile_set_get(set, i);
+    status = first ? export_profile(model, first, &t, opt_export) : 1;
+    if (!first)
+      fprintf(stderr, "rsp-summary: %s: no profile to export\n", path);
+#else
+    fprintf(stderr, "rsp-summary: --export: this build has no cairo\n");
+    status = 2;
+#endif
+  }
   if (json)
     print_json(model, set, out);
-  else {
-    rsp_characteristic_times t;
-    rsp_characteristic_times_measure(model, &t);
+  else
     print_text(model, set, &t, out);
-  }
   rsp_profile_set_free(set);
-  return 0;
+  return status;
 }

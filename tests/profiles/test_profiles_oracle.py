@@ -157,6 +157,17 @@ def test_sleeps():
     long_first = next(i for i, d in enumerate(sleeps[tid]) if d >= 8_388_608)
     check(all(d < 2_000_000 for d in sleeps[tid][:long_first]), 'oracle: short sleeps after the long ones')
     check(rows19 and rows23 and max(rows19) <= min(rows23), f'timeline: 600 us rows {rows19}, 12 ms rows {rows23}')
+    # --export draws the profile (tests/profiles/test-histogram-view.c checks the drawing by pixels)
+    png = os.path.join(BUILD, 'profiles-export-test.png')
+    out = subprocess.run([SUMMARY, '--profiles', '--pid', str(pid), '--class', main['class'], '--export', png, path],
+                         capture_output=True, text=True)
+    if 'no cairo' not in out.stderr:
+        check(out.returncode == 0 and open(png, 'rb').read(8) == b'\x89PNG\r\n\x1a\n', '--export wrote no PNG')
+        out = subprocess.run([SUMMARY, '--profiles', '--export', '/nonexistent/dir/x.png', path], capture_output=True,
+                             text=True)
+        check(out.returncode != 0 and 'x.png' in out.stderr, '--export to a bad path did not fail')
+    out = subprocess.run([SUMMARY, '--profiles', '--class', 'no such class', path], capture_output=True, text=True)
+    check(out.returncode == 1 and 'no such class' in out.stderr, '--class of nothing did not fail')
     # a pid with no task is an error naming it
     out = subprocess.run([SUMMARY, '--profiles', '--pid', '999999999', path], capture_output=True, text=True)
     check(out.returncode != 0 and '999999999' in out.stderr, 'rsp-summary --profiles --pid 999999999 did not fail')
