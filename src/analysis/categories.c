@@ -75,6 +75,17 @@ static void add(rsp_categories *out, rsp_category cat, uint64_t a, uint64_t b)
 
 static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out);
 
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int rank(uint8_t kind)
+{
+  return kind == RSP_ELEM_DISK ? 3 : kind == RSP_ELEM_NET ? 2 : 1;
+}
+
 /* [A, B) of a sleep's own time: before READY by how it ended, after it scheduler overhead. */
 static void sleep_own(rsp_categories *out, rsp_category own, uint64_t ready, uint64_t a, uint64_t b)
 {
@@ -106,23 +117,53 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   uint64_t ready = s->wake_time;
   uint32_t n;
   const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
-  uint64_t cursor = a;
-  bool chain = false;
+  if (n == 0) {
+    sleep_own(out, own, ready, a, b);
+    return;
+  }
+  /* Children may overlap (the sleeper's own disk requests and the chain of the task that woke it):
+   * each stretch goes to the covering child that explains it best (disk, network, then the chain). */
+  uint64_t *cuts = g_new(uint64_t, 2 * (size_t)n + 2);
+  uint32_t n_cuts = 0;
+  cuts[n_cuts++] = a;
+  cuts[n_cuts++] = b;
+  uint64_t chain_start = b, chain_end = a;
   for (uint32_t i = 0; i < n; i++) {
     const rsp_path_elem *c = rsp_paths_elem(p, kids[i]);
-    uint64_t ca = CLAMP(c->start, cursor, b), cb = CLAMP(c->end, ca, b);
-    if (c->kind == RSP_ELEM_RUN || c->kind == RSP_ELEM_SLEEP) {
-      chain = true;
-      add(out, RSP_CAT_SCHEDULER, cursor, ca); /* the waker not yet running */
-    } else {
-      sleep_own(out, own, ready, cursor, ca);
+    uint64_t ca = CLAMP(c->start, a, b), cb = CLAMP(c->end, a, b);
+    cuts[n_cuts++] = ca;
+    cuts[n_cuts++] = cb;
+    if ((c->kind == RSP_ELEM_RUN || c->kind == RSP_ELEM_SLEEP) && cb > ca) {
+      chain_start = MIN(chain_start, ca);
+      chain_end = MAX(chain_end, cb);
     }
-    attribute(p, kids[i], ca, cb, out);
-    cursor = cb;
   }
-  if (chain && cursor > ready)
-    ready = cursor;
-  sleep_own(out, own, ready, cursor, b);
+  bool chain = chain_end > chain_start;
+  if (chain && chain_end > ready)
+    ready = chain_end; /* runnable once the waker's part is done */
+  qsort(cuts, n_cuts, sizeof *cuts, cmp_u64);
+  for (uint32_t k = 0; k + 1 < n_cuts; k++) {
+    uint64_t x = cuts[k], y = cuts[k + 1];
+    if (y <= x)
+      continue;
+    rsp_elem_id best = RSP_NO_ID;
+    int best_rank = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      const rsp_path_elem *c = rsp_paths_elem(p, kids[i]);
+      int r = rank(c->kind);
+      if (c->start <= x && c->end >= y && r > best_rank) {
+        best = kids[i];
+        best_rank = r;
+      }
+    }
+    if (best != RSP_NO_ID)
+      attribute(p, best, x, y, out);
+    else if (chain && y <= chain_start)
+      add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running */
+    else
+      sleep_own(out, own, ready, x, y);
+  }
+  g_free(cuts);
 }
 
 static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out)

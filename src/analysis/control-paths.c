@@ -42,6 +42,7 @@ struct rsp_paths {
   timeline *timelines;                        /* per task */
   uint32_t *run_item;                         /* run id -> index in its task's timeline */
   uint32_t *sleep_item;                       /* sleep id -> index of the item holding it */
+  uint32_t *disk_by_task, n_disk_by_task;     /* disk op ids by (issuing task, completion) */
   GArray *tasks;                              /* rsp_task_id, each once */
   uint32_t n_processes;
 };
@@ -149,23 +150,86 @@ static rsp_run_id waker_run(const rsp_paths *p, const tl_item *it, rsp_task_id t
   return l->from_run;
 }
 
+static const rsp_model *disk_sort_model;
+
+static int by_task_complete(const void *a, const void *b)
+{
+  const rsp_disk_op *x = rsp_model_disk_op(disk_sort_model, *(const uint32_t *)a);
+  const rsp_disk_op *y = rsp_model_disk_op(disk_sort_model, *(const uint32_t *)b);
+  if (x->task != y->task)
+    return x->task < y->task ? -1 : 1;
+  if (x->complete_time != y->complete_time)
+    return x->complete_time < y->complete_time ? -1 : 1;
+  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void index_disk_ops(rsp_paths *p)
+{
+  uint32_t n = rsp_model_n_disk_ops(p->model);
+  p->disk_by_task = g_new(uint32_t, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++) {
+    const rsp_disk_op *d = rsp_model_disk_op(p->model, i);
+    if (d->task != RSP_NO_ID && d->complete_time && !(d->flags & RSP_DISK_NO_COMPLETE))
+      p->disk_by_task[p->n_disk_by_task++] = i;
+  }
+  disk_sort_model = p->model;
+  qsort(p->disk_by_task, p->n_disk_by_task, sizeof(uint32_t), by_task_complete);
+  disk_sort_model = NULL;
+}
+
+static void add_disk_child(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem *se, rsp_disk_op_id op)
+{
+  const rsp_disk_op *d = rsp_model_disk_op(p->model, op);
+  uint64_t a = MAX(d->insert_time, se->start), b = d->complete_time ? MIN(d->complete_time, se->end) : se->end;
+  if (b > a) {
+    tl_item it = { d->insert_time, b, op, RSP_NO_ID, 1, RSP_ELEM_DISK };
+    add_elem(p, &it, a, b, se->task, se->path, sid, se->depth + 1);
+  }
+}
+
+/* The sleeper's own requests that completed during the sleep and ended no other sleep: what an
+ * fsync (say) waited on, though the wakeup came through a worker thread. */
+static void add_own_disk_ops(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem *se, rsp_disk_op_id linked)
+{
+  uint32_t lo = 0, hi = p->n_disk_by_task;
+  while (lo < hi) { /* the first of the task completing after the sleep's start */
+    uint32_t mid = lo + (hi - lo) / 2;
+    const rsp_disk_op *d = rsp_model_disk_op(p->model, p->disk_by_task[mid]);
+    if (d->task < se->task || (d->task == se->task && d->complete_time <= se->start))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (uint32_t i = lo; i < p->n_disk_by_task; i++) {
+    rsp_disk_op_id op = p->disk_by_task[i];
+    const rsp_disk_op *d = rsp_model_disk_op(p->model, op);
+    if (d->task != se->task || d->complete_time > se->end)
+      break;
+    if (op == linked || (d->sleep != RSP_NO_ID && d->sleep < rsp_model_n_sleeps(p->model) &&
+                         p->sleep_elem[d->sleep] != sid))
+      continue;
+    add_disk_child(p, sid, se, op);
+  }
+}
+
 static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
 {
   rsp_path_elem se = g_array_index(p->elems, rsp_path_elem, sid);
   const tl_item *sit = &p->timelines[se.task].items[p->sleep_item[se.id]];
   const rsp_sleep *last = rsp_model_sleep(p->model, sit->last_sleep);
   uint64_t s0 = se.start, s1 = se.end;
+  if (last->preempted || last->end_cause == RSP_SLEEP_END_PREEMPTED)
+    return; /* it never blocked */
 
+  rsp_disk_op_id linked = RSP_NO_ID;
   if (last->end_cause == RSP_SLEEP_END_DISK && last->disk_op != RSP_NO_ID &&
       last->disk_op < rsp_model_n_disk_ops(p->model)) {
-    const rsp_disk_op *d = rsp_model_disk_op(p->model, last->disk_op);
-    uint64_t a = MAX(d->insert_time, s0), b = d->complete_time ? MIN(d->complete_time, s1) : s1;
-    if (b > a) {
-      tl_item it = { d->insert_time, b, last->disk_op, RSP_NO_ID, 1, RSP_ELEM_DISK };
-      add_elem(p, &it, a, b, se.task, se.path, sid, se.depth + 1);
-    }
-    return;
+    linked = last->disk_op;
+    add_disk_child(p, sid, &se, linked);
   }
+  add_own_disk_ops(p, sid, &se, linked);
+  if (linked != RSP_NO_ID)
+    return;
   if (last->end_cause == RSP_SLEEP_END_NETWORK && last->net_op != RSP_NO_ID &&
       last->net_op < rsp_model_n_net_ops(p->model)) {
     const rsp_net_op *n = rsp_model_net_op(p->model, last->net_op);
@@ -183,29 +247,46 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
   if (run->end <= s0 || run->start >= s1 + p->tolerance)
     return;
   rsp_task_id wt = run->task;
-  const timeline *tl = &p->timelines[wt];
   uint32_t k = p->run_item[r];
-  if (tl->items[k].kind != RSP_ELEM_RUN)
+  if (p->timelines[wt].items[k].kind != RSP_ELEM_RUN)
     return; /* folded into a poll loop */
-  /* the chain: back from the waking run to the de facto start, cut there */
-  uint32_t first = k;
-  uint64_t first_start = tl->items[k].start;
+  /* the chain: back from the waking run to the de facto start, cut there; through execs into the
+   * generation before (an exec'd process's work began before its exec) */
+  typedef struct link_ { rsp_task_id task; uint32_t idx; uint64_t start; } link_;
+  GArray *chain = g_array_new(FALSE, FALSE, sizeof(link_));
+  rsp_task_id ct = wt;
+  uint32_t idx = k;
   for (;;) {
-    const tl_item *it = &tl->items[first];
+    const tl_item *it = &p->timelines[ct].items[idx];
     if (it->start + p->tolerance < s0 || it->start < p->lo) {
-      first_start = MAX(s0, p->lo);
+      link_ l = { ct, idx, MAX(s0, p->lo) };
+      if (it->end > l.start)
+        g_array_append_val(chain, l);
       break;
     }
-    first_start = it->start;
-    if (first == 0 || claimed(p, &tl->items[first - 1]) || tl->items[first - 1].end <= s0)
+    link_ l = { ct, idx, it->start };
+    g_array_append_val(chain, l);
+    rsp_task_id nt = ct;
+    uint32_t ni;
+    if (idx > 0) {
+      ni = idx - 1;
+    } else {
+      nt = rsp_model_task(p->model, ct)->prev_generation;
+      if (nt == RSP_NO_ID || nt >= rsp_model_n_tasks(p->model) || p->timelines[nt].n == 0)
+        break;
+      ni = p->timelines[nt].n - 1;
+    }
+    const tl_item *prev = &p->timelines[nt].items[ni];
+    if (claimed(p, prev) || prev->end <= s0)
       break;
-    first--;
+    ct = nt;
+    idx = ni;
   }
-  if (tl->items[first].end <= first_start) /* cut to nothing */
-    first++;
-  if (first > k)
+  if (chain->len == 0) {
+    g_array_free(chain, TRUE);
     return;
-  uint64_t chain_end = MIN(tl->items[k].end, p->hi);
+  }
+  uint64_t chain_end = MIN(p->timelines[wt].items[k].end, p->hi);
   bool fits = chain_end <= s1 + p->tolerance;
   rsp_path_id path = se.path;
   rsp_elem_id parent = sid;
@@ -215,15 +296,17 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     parent = RSP_NO_ID;
     depth = 0;
   }
-  for (uint32_t i = first; i <= k; i++) {
-    const tl_item *it = &tl->items[i];
-    uint64_t a = i == first ? first_start : it->start, b = MIN(it->end, p->hi);
-    if (b <= a)
+  for (guint i = chain->len; i-- > 0;) {
+    const link_ *l = &g_array_index(chain, link_, i);
+    const tl_item *it = &p->timelines[l->task].items[l->idx];
+    uint64_t b = MIN(it->end, p->hi);
+    if (b <= l->start)
       continue;
-    rsp_elem_id e = add_elem(p, it, a, b, wt, path, parent, depth);
+    rsp_elem_id e = add_elem(p, it, l->start, b, l->task, path, parent, depth);
     if (it->kind == RSP_ELEM_SLEEP)
       g_array_append_val(queue, e);
   }
+  g_array_free(chain, TRUE);
 }
 
 static const rsp_paths *sort_ctx;
@@ -340,6 +423,7 @@ rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_
   memset(p->run_elem, 0xff, sizeof(rsp_elem_id) * (nr ? nr : 1));
   memset(p->sleep_elem, 0xff, sizeof(rsp_elem_id) * (ns ? ns : 1));
   build_timelines(p);
+  index_disk_ops(p);
 
   GArray *queue = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
   new_path(p, RSP_NO_ID);
@@ -384,6 +468,7 @@ void rsp_paths_free(rsp_paths *p)
     g_free(p->timelines[t].items);
   g_free(p->timelines);
   g_free(p->run_item);
+  g_free(p->disk_by_task);
   g_free(p->sleep_item);
   g_free(p->run_elem);
   g_free(p->sleep_elem);

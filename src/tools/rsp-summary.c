@@ -101,7 +101,7 @@ int main(int argc, char **argv)
   gboolean tasks = FALSE, no_switch = FALSE;
   char *format = NULL;
   gint64 window_ns = 0;
-  gboolean categories = FALSE, waits = FALSE;
+  gboolean categories = FALSE, waits = FALSE, paths = FALSE;
   g_autofree char *comm = NULL;
   gint64 tolerance_us = 0, poll_gap_us = 0;
   GOptionEntry entries[] = {
@@ -115,6 +115,7 @@ int main(int argc, char **argv)
     { "categories", 0, 0, G_OPTION_ARG_NONE, &categories,
       "Where the control paths of the process of interest spent their time (paper, \"Categories\")", NULL },
     { "waits", 0, 0, G_OPTION_ARG_NONE, &waits, "The top waits on those control paths, by wait site", NULL },
+    { "paths", 0, 0, G_OPTION_ARG_NONE, &paths, "The control paths' pseudo-stacks as indented trees (text)", NULL },
     { "comm", 0, 0, G_OPTION_ARG_STRING, &comm, "With --categories/--waits: the process named NAME", "NAME" },
     { "tolerance-us", 0, 0, G_OPTION_ARG_INT64, &tolerance_us,
       "How far a child may overflow its parent sleep (default 100, paper \"Recursive Stack Making\")", "US" },
@@ -185,11 +186,11 @@ int main(int argc, char **argv)
     return 1;
   }
 
-  if (categories || waits) {
+  if (categories || waits || paths) {
     summary_categories_options co = { .pid = summary_profiles_pid(), .comm = comm,
                                       .tolerance_ns = (uint64_t)tolerance_us * 1000,
                                       .poll_gap_ns = (uint64_t)poll_gap_us * 1000,
-                                      .categories = categories, .waits = waits, .json = json };
+                                      .categories = categories, .waits = waits, .paths = paths, .json = json };
     int status = summary_categories_print(model, argv[1], &co, stdout);
     rsp_model_free(model);
     return status;

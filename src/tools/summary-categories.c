@@ -119,6 +119,45 @@ static const char *dominant_end(const wait_site *w)
 
 enum { TOP_WAITS = 20 };
 
+static void print_tree(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *out)
+{
+  static const char *const kinds[] = { "run", "sleep", "disk", "net" };
+  const rsp_model *m = rsp_paths_model(p);
+  const rsp_path_elem *e = rsp_paths_elem(p, id);
+  const rsp_task *t = rsp_model_task(m, e->task);
+  fprintf(out, "%*s%-5s %s %" PRId32 "/%" PRId32 " %.3f-%.3f ms (%.3f)%s%s", 2 * e->depth + 2, "",
+          kinds[e->kind & 3], *t->comm ? t->comm : "?", t->pid, t->tid, ms(e->start - t0), ms(e->end - t0),
+          ms(e->end - e->start), e->flags & RSP_ELEM_CUT ? " cut" : "",
+          e->flags & RSP_ELEM_MERGED_POLLS ? " merged" : "");
+  if (e->kind == RSP_ELEM_SLEEP) {
+    const rsp_sleep *s = rsp_model_sleep(m, e->id);
+    char buf[512];
+    fprintf(out, " [%s]", site_label(m, s, buf, sizeof buf));
+  }
+  fprintf(out, "\n");
+  uint32_t n;
+  const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
+  for (uint32_t i = 0; i < n; i++)
+    print_tree(p, kids[i], t0, out);
+}
+
+/* Every path's pseudo-stacks as an indented tree (times from the recording's first event). */
+static void print_paths(const rsp_paths *p, FILE *out)
+{
+  uint64_t t0 = rsp_model_time_first(rsp_paths_model(p));
+  for (rsp_path_id pa = 0; pa < rsp_paths_n_paths(p); pa++) {
+    const rsp_path *path = rsp_paths_path(p, pa);
+    fprintf(out, "path %u (from path %d): %.3f-%.3f ms\n", pa, (int)path->parent_path, ms(path->start - t0),
+            ms(path->end - t0));
+    for (uint32_t i = 0; i < path->n_elems; i++) {
+      rsp_elem_id id = rsp_paths_path_elem(p, pa, i);
+      if (rsp_paths_elem(p, id)->depth != 0)
+        break;
+      print_tree(p, id, t0, out);
+    }
+  }
+}
+
 int summary_categories_print(const rsp_model *model, const char *path, const summary_categories_options *o,
                              FILE *out)
 {
@@ -151,6 +190,8 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   GPtrArray *waits = o->waits ? collect_waits(p, strings) : NULL;
   double pct = c.total_ns ? 100.0 * (double)c.accounted_ns / (double)c.total_ns : 0.0;
 
+  if (o->paths && !o->json)
+    print_paths(p, out);
   if (o->json) {
     fprintf(out, "{\"file\": ");
     json_str(out, path);

@@ -10,7 +10,7 @@ typedef struct summary_categories_options {
   int32_t pid;          /* -1: COMM, else the recording's workload */
   const char *comm;     /* NULL: none */
   uint64_t tolerance_ns, poll_gap_ns; /* 0: the paper's */
-  bool categories, waits, json;
+  bool categories, waits, paths, json;
 } summary_categories_options;
 
 /* Prints to OUT; the exit status (errors on stderr, naming PATH). */

@@ -409,8 +409,57 @@ static void test_categories(void)
 
 
 
+/* fsync: A writes (its own request, inserted 100, issued 150) and sleeps in D at 200; the request
+ * completes at 300 and the interrupt wakes a worker K (at 301: no bio_endio on the stack, the model
+ * links nothing), which runs 305-700 and wakes A (690, too long after the completion for the model to
+ * take it as the cause); A runs at 705. A's own request is its sleep's
+ * child beside K's chain, and explains 200-300 (blocking I/O) though K's sleep covers it too. */
+static void test_own_disk_through_worker(void)
+{
+  enum { DEV = 8 << 20, K = 400 };
+  tb *t = tb_new(false);
+  sw(t, 10, 1, IDLE, "R", K);
+  tb_next_stack(t, "schedule,worker_thread,kthread,ret_from_fork");
+  sw(t, 20, 1, K, "I", IDLE);
+  sw(t, 50, 0, IDLE, "R", A);
+  tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096);
+  tb_block(t, TB_ISSUE, 150 * US, 0, A, DEV, 1000, 4096);
+  tb_next_stack(t, "schedule,io_schedule,folio_wait_bit_common,folio_wait_writeback|fsync");
+  sw(t, 200, 0, A, "D", IDLE);
+  tb_block(t, TB_COMPLETE, 300 * US, 2, IDLE, DEV, 1000, 4096);
+  tb_next_stack(t, "try_to_wake_up,kick_pool,__queue_work,queue_work_on,handle_irq_event,common_interrupt,"
+                   "asm_common_interrupt,default_idle");
+  tb_waking(t, 301 * US, 2, IDLE, K, 1);
+  sw(t, 305, 1, IDLE, "R", K);
+  tb_waking(t, 690 * US, 1, K, A, 0);
+  sw(t, 700, 1, K, "I", IDLE);
+  sw(t, 705, 0, IDLE, "R", A);
+  sw(t, 800, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0);
+  const rsp_sleep *as_ = rsp_model_sleep(m, rsp_model_task_sleep(m, a, 0));
+  CHECK_EQ(as_->end_cause, RSP_SLEEP_END_WOKEN);
+  CHECK_EQ(as_->disk_op, RSP_NO_ID);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 200, 705);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_DISK, A, 200, 300))->parent, as);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, K, 200, 305))->parent, as);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, K, 305, 700))->parent, as);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 750 * US);
+  CHECK_EQ(c.ns[RSP_CAT_BLOCKING_IO], 100 * US);
+  CHECK_EQ(c.ns[RSP_CAT_HARDWARE], 1 * US);     /* K's wait, 300-301 */
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (4 + 5) * US); /* K 301-305, A 700-705 */
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (150 + 395 + 95) * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_own_disk_through_worker();
   test_pipe_child();
   test_child_does_not_fit();
   test_poll_merge();
