@@ -196,15 +196,36 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     fprintf(out, "{\"file\": ");
     json_str(out, path);
     fprintf(out, ", \"pid\": %" PRId32 ", \"processes\": %u, \"process_list\": [", pid, c.n_processes);
+    /* each process once, named by its latest generation, with every name its tasks had */
     GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
     bool first = true;
     for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
       const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
       if (!g_hash_table_add(seen, GINT_TO_POINTER(t->pid)))
         continue;
+      const rsp_task *latest = t;
+      GPtrArray *names = g_ptr_array_new();
+      for (uint32_t j = i; j < rsp_paths_n_tasks(p); j++) {
+        const rsp_task *u = rsp_model_task(model, rsp_paths_task(p, j));
+        if (u->pid != t->pid)
+          continue;
+        if (u->start > latest->start || (u->start == latest->start && u->generation > latest->generation))
+          latest = u;
+        bool dup = false;
+        for (guint k = 0; k < names->len; k++)
+          dup |= strcmp(g_ptr_array_index(names, k), u->comm) == 0;
+        if (!dup)
+          g_ptr_array_add(names, (gpointer)u->comm);
+      }
       fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", first ? "" : ", ", t->pid);
-      json_str(out, t->comm);
-      fprintf(out, "}");
+      json_str(out, latest->comm);
+      fprintf(out, ", \"comms\": [");
+      for (guint k = 0; k < names->len; k++) {
+        fprintf(out, "%s", k ? ", " : "");
+        json_str(out, g_ptr_array_index(names, k));
+      }
+      fprintf(out, "]}");
+      g_ptr_array_free(names, TRUE);
       first = false;
     }
     g_hash_table_destroy(seen);
@@ -238,9 +259,9 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   } else {
     if (o->categories) {
       const rsp_task *t0 = NULL;
-      for (uint32_t i = 0; i < rsp_paths_n_tasks(p) && !t0; i++) {
+      for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
         const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
-        if (t->pid == pid)
+        if (t->pid == pid && (!t0 || t->start > t0->start))
           t0 = t;
       }
       fprintf(out, "Process of interest: pid %" PRId32 " (%s)\n", pid, t0 && *t0->comm ? t0->comm : "?");

@@ -16,5 +16,8 @@ out=$here/shell-sleep-dd-python.data
 tmpf=$(mktemp /var/tmp/rsp-dd.XXXXXX)
 "$record" -q -o "$out" -- sh -c "sleep 0.2; dd if=/dev/zero of=$tmpf bs=1M count=20 conv=fsync 2>/dev/null; /usr/bin/python3 -c 'sum(range(5*10**7))'"
 rm -f "$tmpf"
-rm -rf "$out.ftrace.tmp" 2>/dev/null || true
+# kernel symbols: the shared snapshot of tests/data/ when it is of this boot (it was for the committed fixture)
+if [ "$(cat "$root/tests/data/kallsyms.boot_id" 2>/dev/null)" = "$(cat /proc/sys/kernel/random/boot_id)" ]; then
+  ln -sfn ../../data/kallsyms.zst "$out.kallsyms.zst"
+fi
 ls -l "$out"*
