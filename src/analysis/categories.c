@@ -139,6 +139,15 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
     }
   }
   bool chain = chain_end > chain_start;
+  rsp_elem_id *ops = g_new(rsp_elem_id, n), *links = g_new(rsp_elem_id, n);
+  uint32_t n_ops = 0, n_links = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint8_t kind = rsp_paths_elem(p, kids[i])->kind;
+    if (kind == RSP_ELEM_RUN || kind == RSP_ELEM_SLEEP)
+      links[n_links++] = kids[i];
+    else
+      ops[n_ops++] = kids[i];
+  }
   if (chain && chain_end > ready)
     ready = chain_end; /* runnable once the waker's part is done */
   qsort(cuts, n_cuts, sizeof *cuts, cmp_u64);
@@ -146,14 +155,33 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
     uint64_t x = cuts[k], y = cuts[k + 1];
     if (y <= x)
       continue;
+    /* disk and network children first (few), then the chain (in start order, not overlapping) */
     rsp_elem_id best = RSP_NO_ID;
     int best_rank = 0;
-    for (uint32_t i = 0; i < n; i++) {
-      const rsp_path_elem *c = rsp_paths_elem(p, kids[i]);
-      int r = rank(c->kind);
-      if (c->start <= x && c->end >= y && r > best_rank) {
-        best = kids[i];
-        best_rank = r;
+    for (uint32_t i = 0; i < n_ops; i++) {
+      const rsp_path_elem *c = rsp_paths_elem(p, ops[i]);
+      if (c->start <= x && c->end >= y && rank(c->kind) > best_rank) {
+        best = ops[i];
+        best_rank = rank(c->kind);
+      }
+    }
+    if (best == RSP_NO_ID && n_links) {
+      uint32_t lo = 0, hi = n_links; /* the last chain element starting at or before x */
+      while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (rsp_paths_elem(p, links[mid])->start <= x)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      for (uint32_t j = lo; j-- > 0;) {
+        const rsp_path_elem *c = rsp_paths_elem(p, links[j]);
+        if (c->end >= y) {
+          best = links[j];
+          break;
+        }
+        if (c->end <= x && j + 1 < lo)
+          break; /* earlier ones end earlier still */
       }
     }
     if (best != RSP_NO_ID)
@@ -164,6 +192,8 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
       sleep_own(out, own, ready, x, y);
   }
   g_free(cuts);
+  g_free(ops);
+  g_free(links);
 }
 
 static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out)
