@@ -227,7 +227,7 @@ const rsp_disk_op *rsp_model_disk_op(const rsp_model *model, rsp_disk_op_id id);
  * socket belongs to the last task that sent or received on it; a sleep of that task ends by the
  * network when data became ready on it during the sleep, at most net_wake_window_ns before the
  * wakeup (or, the wakeup lost, the switch-in: end_inferred). On loopback the sender's own softirq
- * fires the wakeup: the sleep then has a NETWORK link (its wake_link) and a WAKEUP link. */
+ * fires the wakeup: the sleep then has a NETWORK link (its wake_link) and a WAKEUP link.
  * An operation runs from the last send on a socket to the last receive-side wakeup that follows
  * it (paper, "Network"), matched by socket (the kernel's struct sock address). */
 typedef struct rsp_net_op {
