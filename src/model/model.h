@@ -344,6 +344,8 @@ typedef struct rsp_task_totals {
   uint64_t preempt_delay; /* sum of preempted sleeps (runnable, waiting for a cpu; part of other) */
   uint64_t samples;
   uint32_t runs, sleeps, inferred_starts, sleeps_without_wakeup;
+  uint32_t sleep_ends[8];  /* sleeps by end cause (rsp_sleep_end) */
+  uint32_t sleeps_end_inferred;
 } rsp_task_totals;
 
 void rsp_model_task_totals(const rsp_model *model, rsp_task_id task, rsp_task_totals *out);

@@ -518,5 +518,8 @@ void rsp_model_task_totals(const rsp_model *model, rsp_task_id task, rsp_task_to
     else if (rsp_sleep_expects_wakeup(sl))
       out->sleeps_without_wakeup++;
     out->sleeps++;
+    if (sl->end_cause < G_N_ELEMENTS(out->sleep_ends))
+      out->sleep_ends[sl->end_cause]++;
+    out->sleeps_end_inferred += sl->end_inferred;
   }
 }
