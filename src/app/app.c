@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* from the GResource bundle compiled in (ui/rsp-view.gresource.xml) */
+GResource *rsp_view_get_resource(void);
+
 typedef struct win {
   GtkApplication *app;
   const rsp_app_options *options;
@@ -345,8 +348,10 @@ static gboolean self_test_step(gpointer data);
 static gboolean on_progress_tick(gpointer data)
 {
   win *w = data;
-  if (!w->loader)
+  if (!w->loader) {
+    w->progress_timer = 0;
     return G_SOURCE_REMOVE;
+  }
   double f = rsp_loader_fraction(w->loader);
   if (f < 0)
     gtk_progress_bar_pulse(GTK_PROGRESS_BAR(w->progress_bar));
@@ -435,10 +440,8 @@ static void on_open(GtkButton *b, gpointer data)
                                                _("_Open"), GTK_RESPONSE_ACCEPT, NULL);
   if (gtk_dialog_run(GTK_DIALOG(dlg)) == GTK_RESPONSE_ACCEPT) {
     g_autofree char *file = gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(dlg));
-    if (file) {
-      w->progress_timer = 0;
+    if (file)
       start_load(w, file);
-    }
   }
   gtk_widget_destroy(dlg);
 }
@@ -577,6 +580,9 @@ static void on_activate(GtkApplication *app, gpointer data)
     gtk_window_present(GTK_WINDOW(w->window));
     return;
   }
+  /* a static library's constructor may be dropped by the linker: register explicitly */
+  if (!g_resources_get_info("/org/rsp/view/window.ui", G_RESOURCE_LOOKUP_FLAGS_NONE, NULL, NULL, NULL))
+    g_resources_register(rsp_view_get_resource());
   GtkCssProvider *css = gtk_css_provider_new();
   gtk_css_provider_load_from_resource(css, "/org/rsp/view/style.css");
   gtk_style_context_add_provider_for_screen(gdk_screen_get_default(), GTK_STYLE_PROVIDER(css),

@@ -474,7 +474,20 @@ static void draw_links(const rsp_running_view *v, cairo_t *cr, const rsp_viewpor
   cairo_save(cr);
   cairo_rectangle(cr, style->label_width, style->ruler_height, plot, vp->height - style->ruler_height);
   cairo_clip(cr);
-  cairo_set_line_width(cr, 1.5);
+  /* many links on screen: thinner and translucent, so the runs stay readable */
+  uint32_t end = lo, span = n - lo;
+  while (span > 0) {
+    uint32_t half_span = span / 2;
+    if (rsp_model_link(m, end + half_span)->time <= vp->t1) {
+      end += half_span + 1;
+      span -= half_span + 1;
+    } else {
+      span = half_span;
+    }
+  }
+  bool dense = end - lo > (uint32_t)(plot / 8);
+  double alpha = dense ? 0.35 : 1.0;
+  cairo_set_line_width(cr, dense ? 1.0 : 1.5);
   double last_col = -1;
   uint32_t drawn = 0;
   for (uint32_t i = lo; i < n;) {
@@ -506,7 +519,8 @@ static void draw_links(const rsp_running_view *v, cairo_t *cr, const rsp_viewpor
     if (yf < 0 || yt < 0)
       continue;
     double x1 = rsp_viewport_x(vp, style, to->start);
-    set_rgb(cr, l->kind == RSP_LINK_WAKEUP ? style->link_wakeup : style->link);
+    rsp_rgb lc = l->kind == RSP_LINK_WAKEUP ? style->link_wakeup : style->link;
+    cairo_set_source_rgba(cr, lc.r, lc.g, lc.b, alpha);
     cairo_move_to(cr, x0, yf + half);
     cairo_line_to(cr, x1, yt + half);
     cairo_stroke(cr);
@@ -689,7 +703,7 @@ char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
   const rsp_model *m = v->model;
   uint64_t origin = rsp_model_time_first(m);
   GString *s = g_string_new(NULL);
-  char a[48], b[48], name[96];
+  char a[48], b[48], c[48], name[96];
   switch (hit->kind) {
   case RSP_HIT_NOTHING:
     break;
@@ -702,7 +716,7 @@ char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
     g_string_append_printf(s, "%s\nruntime %s in %u runs\nsleep %s in %u sleeps (I/O wait %s)\n",
                            task_name(m, hit->task, name, sizeof name), rsp_format_duration(tot.runtime, a, sizeof a),
                            tot.runs, rsp_format_duration(tot.sleep, b, sizeof b), tot.sleeps,
-                           rsp_format_duration(tot.sleep_d, name, sizeof name));
+                           rsp_format_duration(tot.sleep_d, c, sizeof c));
     break;
   }
   case RSP_HIT_RUN: {
