@@ -25,6 +25,20 @@ typedef struct row {
   uint32_t proc;    /* index into view->procs */
 } row;
 
+typedef struct rect {
+  float x, y, w, h;
+} rect;
+
+typedef struct label {
+  float x0, x1, y, h;
+  const char *text;
+} label;
+
+typedef struct link_segment {
+  float x0, y0, x1, y1;
+  int wakeup;
+} link_segment;
+
 typedef struct process {
   int32_t pid;
   const char *name;
@@ -52,6 +66,9 @@ struct rsp_running_view {
   int32_t focus_pid;
   bool show_sleeps, show_links;
   GArray *rows;         /* row */
+  GArray *batch[5];     /* per frame: pixel-snapped rects per colour class (reused, no per-frame malloc) */
+  GArray *labels;       /* per frame: sleep labels to draw after the boxes */
+  GArray *link_segments;/* per frame: the links' lines */
   int32_t *task_row;    /* row index of each task, -1 when filtered out */
 };
 
@@ -188,6 +205,10 @@ rsp_running_view *rsp_running_view_new(const rsp_model *model)
   v->sleep_match = g_new0(uint8_t, rsp_model_n_sleeps(model) + 1);
   v->task_row = g_new(int32_t, v->n_tasks + 1);
   v->rows = g_array_new(false, false, sizeof(row));
+  for (unsigned k = 0; k < G_N_ELEMENTS(v->batch); k++)
+    v->batch[k] = g_array_new(false, false, sizeof(rect));
+  v->labels = g_array_new(false, false, sizeof(label));
+  v->link_segments = g_array_new(false, false, sizeof(link_segment));
   v->focus_pid = -1;
   v->show_sleeps = true;
   v->show_links = true;
@@ -213,6 +234,10 @@ void rsp_running_view_free(rsp_running_view *v)
   g_free(v->task_focus);
   g_free(v->task_row);
   g_array_free(v->rows, true);
+  for (unsigned k = 0; k < G_N_ELEMENTS(v->batch); k++)
+    g_array_free(v->batch[k], true);
+  g_array_free(v->labels, true);
+  g_array_free(v->link_segments, true);
   g_free(v);
 }
 
@@ -376,7 +401,7 @@ static void walk(const interval *iv, uint32_t n, const rsp_viewport *vp, const r
 
 typedef struct draw_ctx {
   cairo_t *cr;
-  const rsp_running_view *v;
+  rsp_running_view *v;
   const rsp_style *style;
   const rsp_viewport *vp;
   rsp_task_id task;
@@ -386,25 +411,23 @@ typedef struct draw_ctx {
   uint32_t sleep_base;
 } draw_ctx;
 
-enum { KIND_RUN, KIND_SLEEP, KIND_IO, KIND_MATCH };
+enum { KIND_RUN, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_ALT };
 
 static void set_rgb(cairo_t *cr, rsp_rgb c)
 {
   cairo_set_source_rgb(cr, c.r, c.g, c.b);
 }
 
+/* Queues the pending rectangle, snapped to whole pixels (fast pixman fills, crisp edges). */
 static void flush(draw_ctx *c)
 {
   if (c->pend_kind < 0)
     return;
-  const rsp_style *st = c->style;
-  rsp_rgb col = c->pend_kind == KIND_RUN ? st->run
-                : c->pend_kind == KIND_IO ? st->io
-                : c->pend_kind == KIND_MATCH ? st->match
-                                             : st->sleep;
-  set_rgb(c->cr, col);
-  cairo_rectangle(c->cr, c->pend_x0, c->y, c->pend_x1 - c->pend_x0, c->h);
-  cairo_fill(c->cr);
+  float x0 = floorf((float)c->pend_x0), x1 = ceilf((float)c->pend_x1);
+  if (x1 <= x0)
+    x1 = x0 + 1;
+  rect r = { x0, (float)c->y, x1 - x0, (float)c->h };
+  g_array_append_val(c->v->batch[c->pend_kind], r);
   c->pend_kind = -1;
 }
 
@@ -443,17 +466,11 @@ static void emit_sleep(void *ctx, double x0, double x1, uint32_t index, bool nar
   const rsp_model_frame *f = rsp_model_stack_label(c->v->model, s->stack);
   if (!f || !f->function)
     return;
-  flush(c);
-  cairo_save(c->cr);
-  cairo_rectangle(c->cr, x0 + 1, c->y, x1 - x0 - 2, c->h);
-  cairo_clip(c->cr);
-  set_rgb(c->cr, c->style->text);
-  cairo_move_to(c->cr, (x0 > c->style->label_width ? x0 : c->style->label_width) + 2, c->y + c->h - 3);
-  cairo_show_text(c->cr, f->function);
-  cairo_restore(c->cr);
+  label l = { (float)x0, (float)x1, (float)c->y, (float)c->h, f->function };
+  g_array_append_val(c->v->labels, l);
 }
 
-static void draw_links(const rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+static void draw_links(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
 {
   const rsp_model *m = v->model;
   uint32_t n = rsp_model_n_links(m);
@@ -488,17 +505,16 @@ static void draw_links(const rsp_running_view *v, cairo_t *cr, const rsp_viewpor
   bool dense = end - lo > (uint32_t)(plot / 8);
   double alpha = dense ? 0.35 : 1.0;
   cairo_set_line_width(cr, dense ? 1.0 : 1.5);
+  /* dense: at most one link per pixel column; segments gathered, one stroke per colour */
   double last_col = -1;
-  uint32_t drawn = 0;
-  for (uint32_t i = lo; i < n;) {
+  GArray *seg = v->link_segments;
+  g_array_set_size(seg, 0);
+  for (uint32_t i = lo; i < end;) {
     const rsp_link *l = rsp_model_link(m, i);
-    if (l->time > vp->t1)
-      break;
     double x0 = rsp_viewport_x(vp, style, l->time);
-    if (floor(x0) == last_col && drawn > (uint32_t)plot) {
-      /* dense: one link per pixel column, jump to the next column */
+    if (dense && floor(x0) == last_col) {
       uint64_t next = rsp_viewport_time(vp, style, last_col + 1);
-      uint32_t a = i, b = n;
+      uint32_t a = i, b = end;
       while (a < b) {
         uint32_t mid = a + (b - a) / 2;
         if (rsp_model_link(m, mid)->time < next)
@@ -509,7 +525,6 @@ static void draw_links(const rsp_running_view *v, cairo_t *cr, const rsp_viewpor
       i = a > i ? a : i + 1;
       continue;
     }
-    last_col = floor(x0);
     i++;
     if (l->from_run == RSP_NO_ID || l->to_run == RSP_NO_ID)
       continue;
@@ -518,13 +533,28 @@ static void draw_links(const rsp_running_view *v, cairo_t *cr, const rsp_viewpor
     int yt = rsp_running_view_task_y(v, vp, style, to->task);
     if (yf < 0 || yt < 0)
       continue;
-    double x1 = rsp_viewport_x(vp, style, to->start);
-    rsp_rgb lc = l->kind == RSP_LINK_WAKEUP ? style->link_wakeup : style->link;
+    if ((yf + half < style->ruler_height && yt + half < style->ruler_height) || (yf > vp->height && yt > vp->height))
+      continue; /* wholly above or below the window */
+    last_col = floor(x0);
+    link_segment q = { (float)x0, (float)(yf + half), (float)rsp_viewport_x(vp, style, to->start),
+                       (float)(yt + half), l->kind == RSP_LINK_WAKEUP };
+    g_array_append_val(seg, q);
+  }
+  for (int wake = 0; wake < 2; wake++) {
+    bool any = false;
+    for (guint k = 0; k < seg->len; k++) {
+      const link_segment *q = &g_array_index(seg, link_segment, k);
+      if (q->wakeup != wake)
+        continue;
+      cairo_move_to(cr, q->x0, q->y0);
+      cairo_line_to(cr, q->x1, q->y1);
+      any = true;
+    }
+    if (!any)
+      continue;
+    rsp_rgb lc = wake ? style->link_wakeup : style->link;
     cairo_set_source_rgba(cr, lc.r, lc.g, lc.b, alpha);
-    cairo_move_to(cr, x0, yf + half);
-    cairo_line_to(cr, x1, yt + half);
     cairo_stroke(cr);
-    drawn++;
   }
   cairo_restore(cr);
 }
@@ -543,6 +573,10 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
   if (first < 0)
     first = 0;
   double plot = vp->width - style->label_width;
+  for (unsigned k = 0; k < G_N_ELEMENTS(v->batch); k++)
+    g_array_set_size(v->batch[k], 0);
+  g_array_set_size(v->labels, 0);
+  cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
   for (uint32_t r = (uint32_t)first; r < v->rows->len; r++) {
     int y = row_y(vp, style, r);
     if (y >= vp->height)
@@ -550,9 +584,6 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     if (y + rh <= style->ruler_height)
       continue;
     const row *rw = &g_array_index(v->rows, row, r);
-    cairo_save(cr);
-    cairo_rectangle(cr, 0, style->ruler_height, vp->width, vp->height - style->ruler_height);
-    cairo_clip(cr);
     if (rw->process) {
       set_rgb(cr, style->process_bg);
       cairo_rectangle(cr, 0, y, vp->width, rh);
@@ -565,17 +596,13 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
       cairo_move_to(cr, 3, y + rh - 3);
       cairo_show_text(cr, buf);
       cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-      cairo_restore(cr);
       continue;
     }
     rsp_task_id t = rw->task;
     if (r % 2) {
-      set_rgb(cr, style->row_alt);
-      cairo_rectangle(cr, style->label_width, y, plot, rh);
-      cairo_fill(cr);
+      rect alt = { (float)style->label_width, (float)y, (float)plot, (float)rh };
+      g_array_append_val(v->batch[KIND_ALT], alt);
     }
-    cairo_rectangle(cr, style->label_width, y, plot, rh);
-    cairo_clip(cr);
     draw_ctx c = { .cr = cr, .v = v, .style = style, .vp = vp, .task = t, .y = y + 1, .h = rh - 2,
                    .pend_kind = -1 };
     if (v->show_sleeps) {
@@ -586,8 +613,40 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     c.h = rh - 4;
     walk(v->runs + v->run_off[t], v->run_off[t + 1] - v->run_off[t], vp, style, emit_run, &c);
     flush(&c);
-    cairo_restore(cr);
   }
+  /* one fill per colour: alternate rows, sleeps, I/O sleeps, matches, then labels, then runs */
+  static const int order[] = { KIND_ALT, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_RUN };
+  for (unsigned k = 0; k < G_N_ELEMENTS(order); k++) {
+    GArray *b = v->batch[order[k]];
+    if (order[k] == KIND_RUN && v->labels->len) {
+      cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+      set_rgb(cr, style->text);
+      for (guint i = 0; i < v->labels->len; i++) {
+        const label *l = &g_array_index(v->labels, label, i);
+        cairo_save(cr);
+        cairo_rectangle(cr, l->x0 + 1, l->y, l->x1 - l->x0 - 2, l->h);
+        cairo_clip(cr);
+        cairo_move_to(cr, (l->x0 > style->label_width ? l->x0 : style->label_width) + 2, l->y + l->h - 3);
+        cairo_show_text(cr, l->text);
+        cairo_restore(cr);
+      }
+      cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    }
+    if (!b->len)
+      continue;
+    rsp_rgb col = order[k] == KIND_RUN     ? style->run
+                  : order[k] == KIND_IO    ? style->io
+                  : order[k] == KIND_MATCH ? style->match
+                  : order[k] == KIND_ALT   ? style->row_alt
+                                           : style->sleep;
+    set_rgb(cr, col);
+    for (guint i = 0; i < b->len; i++) {
+      const rect *q = &g_array_index(b, rect, i);
+      cairo_rectangle(cr, q->x, q->y, q->w, q->h);
+    }
+    cairo_fill(cr);
+  }
+  cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
 
   if (v->show_links)
     draw_links(v, cr, vp, style);

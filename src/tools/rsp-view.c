@@ -102,6 +102,11 @@ static int bench(const char *file)
   gint64 t_model = g_get_monotonic_time();
   rsp_running_view *view = rsp_running_view_new(model);
   gint64 t_view = g_get_monotonic_time();
+  if (!configure(view)) {
+    rsp_running_view_free(view);
+    rsp_model_free(model);
+    return 2;
+  }
   uint64_t lo = rsp_model_time_first(model), hi = rsp_model_time_last(model);
   if (hi <= lo)
     hi = lo + 1000;
