@@ -122,5 +122,200 @@ void rsp_categories_compute(const rsp_paths *paths, rsp_categories *out);
 rsp_category rsp_category_of_sleep(const rsp_model *model, rsp_sleep_id sleep);
 
 /* ---- Latency profiles (issue 7) ------------------------------------------------------------ */
+/* OSprof (reference/osprof-latency-analysis.txt, section 3): the latencies of one class of
+ * operations counted in logarithmic buckets, bucket b = floor(r * log2(latency_ns)) at resolution
+ * r = 1, 2 or 4 buckets per octave. Every instance keeps its id and what it waited for (an
+ * rsp_category), so each bucket and each peak can say why it is there. */
+typedef enum {
+  RSP_PROFILE_WAIT,         /* blocking sleeps, by wait site (innermost user function, else the
+                               kernel function it blocked in; "state S" etc. without a stack) */
+  RSP_PROFILE_DISK_QUEUE,   /* insert -> issue, by device and read/write */
+  RSP_PROFILE_DISK_SERVICE, /* issue -> complete */
+  RSP_PROFILE_DISK_TOTAL,   /* insert -> complete */
+  RSP_PROFILE_NETWORK,      /* network operations, by protocol and peer */
+  RSP_PROFILE_SCHED_DELAY,  /* wakeup -> switch-in of a blocked sleep */
+  RSP_PROFILE_RUN,          /* run lengths (runs cut by the recording's ends left out) */
+  RSP_PROFILE_PREEMPTION,   /* preempted sleeps: runnable, waiting for a cpu */
+  RSP_N_PROFILE_KINDS
+} rsp_profile_kind;
+
+typedef enum {
+  RSP_INSTANCE_RUN,   /* id: rsp_run_id */
+  RSP_INSTANCE_SLEEP, /* id: rsp_sleep_id */
+  RSP_INSTANCE_DISK,  /* id: rsp_disk_op_id */
+  RSP_INSTANCE_NET,   /* id: rsp_net_op_id */
+} rsp_instance_kind;
+
+typedef struct rsp_profile_instance {
+  uint64_t ns;     /* its latency */
+  uint32_t id;     /* by the profile's instance_kind */
+  uint8_t cause;   /* rsp_category */
+  rsp_task_id waker; /* for a sleep woken by another task (RSP_CAT_OTHER_PATH): that task, else RSP_NO_ID */
+} rsp_profile_instance;
+
+typedef struct rsp_profile_bucket {
+  int32_t index;              /* b */
+  uint64_t lo_ns, hi_ns;      /* the latencies it holds: lo_ns <= ns < hi_ns */
+  uint64_t count, total_ns;
+  uint64_t causes[RSP_N_CATEGORIES]; /* instances by cause; they sum to count */
+  uint32_t first_instance, n_instances; /* its instances in the profile's array */
+} rsp_profile_bucket;
+
+/* A local maximum of the counts, separated from the next peak by a valley. */
+typedef struct rsp_profile_peak {
+  int32_t index;              /* bucket of the maximum */
+  int32_t first_index, last_index; /* the buckets it spans, valley to valley */
+  uint64_t lo_ns, hi_ns;      /* their latency range */
+  uint64_t count, avg_ns;     /* instances under it and their mean latency */
+  uint8_t cause;              /* the dominant cause of those instances (rsp_category) */
+  uint64_t cause_count;
+  rsp_task_id waker;          /* for OTHER_PATH: the task that woke most of them, else RSP_NO_ID */
+} rsp_profile_peak;
+
+typedef struct rsp_profile {
+  rsp_profile_kind kind;
+  rsp_instance_kind instance_kind;
+  const char *name;     /* the class, e.g. "wait clock_nanosleep", "disk-service 8:0 R", "run" */
+  const char *site;     /* the part after the kind ("" for none) */
+  int32_t pid;          /* the process, -1 when system-wide or grouped by command */
+  const char *process;  /* its command, "*" system-wide */
+  unsigned resolution;
+  uint64_t count, total_ns;
+  int32_t min_index;    /* buckets are dense from min_index (empty ones between included) */
+  uint32_t n_buckets;
+  rsp_profile_bucket *buckets;
+  uint32_t n_instances;
+  rsp_profile_instance *instances; /* grouped by bucket, in time order inside one */
+  uint32_t n_peaks;
+  rsp_profile_peak *peaks;         /* in latency order */
+} rsp_profile;
+
+typedef struct rsp_profile_options {
+  unsigned resolution;  /* 1, 2 or 4; 0: 1 */
+  int32_t pid;          /* >= 0: that process's profiles only; < 0: every process's */
+  bool system_wide;     /* also the classes over all processes (process "*") */
+  bool by_command;      /* group processes by command, not pid (to compare two recordings) */
+  bool workload_only;   /* only process WORKLOAD_PID and the processes it started (forks, their forks) */
+  int32_t workload_pid;
+  uint64_t range_start, range_end; /* both 0: everything; else instances that start in [start, end) */
+} rsp_profile_options;
+
+typedef struct rsp_profile_set rsp_profile_set;
+
+/* Every profile of MODEL under OPTIONS, sorted by total latency, largest first (OSprof 3.2 step 1).
+ * NULL with ERROR set for a bad resolution or a pid with no task. */
+rsp_profile_set *rsp_profile_set_build(const rsp_model *model, const rsp_profile_options *options,
+                                       GError **error);
+void rsp_profile_set_free(rsp_profile_set *set);
+uint32_t rsp_profile_set_n(const rsp_profile_set *set);
+const rsp_profile *rsp_profile_set_get(const rsp_profile_set *set, uint32_t i);
+/* The profile of class NAME for PROCESS (a command, or "*"), with PID (-1: any); NULL if none. */
+const rsp_profile *rsp_profile_set_find(const rsp_profile_set *set, const char *name,
+                                        const char *process, int32_t pid);
+const rsp_model *rsp_profile_set_model(const rsp_profile_set *set);
+
+/* The task that woke most of the instances of bucket B of P (sleeps ended by another task), else
+ * RSP_NO_ID. */
+rsp_task_id rsp_profile_bucket_waker(const rsp_profile *p, const rsp_profile_bucket *b);
+
+/* When instance IN of P began (a run's or sleep's start, the wakeup for a scheduler delay, a disk
+ * request's insert or issue, a network operation's send). */
+uint64_t rsp_profile_instance_time(const rsp_model *model, const rsp_profile *p, const rsp_profile_instance *in);
+
+/* Time-sampled profiles (OSprof figure 9): P's instances counted per time slice and bucket. */
+typedef struct rsp_profile_timeline {
+  uint64_t start_ns, slice_ns; /* slice i covers [start + i slice, start + (i + 1) slice) */
+  uint32_t n_slices;
+  int32_t min_index;           /* buckets as P's: min_index .. + n_buckets - 1 */
+  uint32_t n_buckets;
+  uint64_t *counts;            /* n_slices rows of n_buckets */
+  uint64_t max_count;          /* the largest cell */
+} rsp_profile_timeline;
+
+/* From the recording's first event to its last, in slices of SLICE_NS (0: 2.5 s). */
+rsp_profile_timeline *rsp_profile_timeline_build(const rsp_model *model, const rsp_profile *p, uint64_t slice_ns);
+void rsp_profile_timeline_free(rsp_profile_timeline *t);
+
+/* floor(r * log2(ns)), exactly (ns 0 counts as 1 ns); and the smallest ns of bucket B. */
+int32_t rsp_profile_bucket_of(uint64_t ns, unsigned resolution);
+uint64_t rsp_profile_bucket_lo(int32_t bucket, unsigned resolution);
+/* "1.0 ms", "512 us", "3.2 s": NS in human units into BUF. */
+const char *rsp_profile_format_ns(uint64_t ns, char *buf, size_t size);
+/* The machine name of a cause: the same as rsp_category_key(). */
+const char *rsp_profile_cause_key(rsp_category cat);
+/* A profile built from bare counts (COUNTS[i] instances of bucket MIN_INDEX + i, each at the
+ * bucket's lower bound, cause RSP_CAT_UNACCOUNTED), for tests and tools; free with rsp_profile_free. */
+rsp_profile *rsp_profile_from_counts(unsigned resolution, int32_t min_index, const uint64_t *counts,
+                                     uint32_t n);
+void rsp_profile_free(rsp_profile *profile);
+/* The peaks of N counts: local maxima whose prominence is at least half their height, split at
+ * the lowest bucket between neighbours. Writes at most MAX (first, top, last) triples; returns how
+ * many peaks there are. */
+uint32_t rsp_profile_find_peaks(const uint64_t *counts, uint32_t n, uint32_t *first, uint32_t *top,
+                                uint32_t *last, uint32_t max);
+
+/* ---- Comparing profiles (OSprof 3.2) ----------------------------------------------------------- */
+typedef enum {
+  RSP_DISTANCE_EMD,     /* Earth Mover's Distance of the normalized histograms, in buckets */
+  RSP_DISTANCE_CHI2,    /* sum (p - q)^2 / (p + q) over the normalized histograms, 0..2 */
+  RSP_DISTANCE_OPS,     /* |count A - count B| / max */
+  RSP_DISTANCE_LATENCY, /* |total A - total B| / max */
+} rsp_distance_method;
+
+/* Distances of two histograms given as counts over the same N buckets. Both empty: 0; one empty:
+ * INFINITY (EMD, chi-square) or 1 (ops). */
+double rsp_histogram_emd(const uint64_t *a, const uint64_t *b, uint32_t n);
+double rsp_histogram_chi2(const uint64_t *a, const uint64_t *b, uint32_t n);
+/* Of two profiles of the same resolution (aligned by bucket index); NULL is an empty profile. */
+double rsp_profile_distance(const rsp_profile *a, const rsp_profile *b, rsp_distance_method method);
+bool rsp_distance_method_parse(const char *name, rsp_distance_method *out);
+const char *rsp_distance_method_name(rsp_distance_method method);
+
+typedef struct rsp_profile_pair {
+  const rsp_profile *a, *b;  /* either may be NULL: the class exists in one recording only */
+  double distance;
+  bool peaks_changed;        /* number of peaks or a peak's location differs */
+  char *reason;              /* what changed, one line */
+} rsp_profile_pair;
+
+typedef struct rsp_profile_diff_options {
+  rsp_distance_method method;
+  double similar_threshold; /* phase 1: |A - B| / max below this for both total latency and count
+                               drops a pair; 0: 0.1 */
+  double weight_threshold;  /* phase 1: a pair whose larger total latency is below this share of
+                               its recording's total is dropped; 0: 0.001 */
+  uint64_t min_ops;         /* phase 1: a pair with fewer instances than this in both is dropped: too
+                               few to have a shape; 0: 10 */
+} rsp_profile_diff_options;
+
+typedef struct rsp_profile_diff {
+  uint32_t n_pairs;          /* kept, ranked by distance (largest first) */
+  rsp_profile_pair *pairs;
+  uint32_t n_similar, n_negligible, n_few; /* dropped in phase 1 */
+} rsp_profile_diff;
+
+/* OSprof's three phases over two complete sets of profiles (the same resolution), paired by
+ * (class, process command). */
+rsp_profile_diff *rsp_profile_diff_compute(const rsp_profile_set *a, const rsp_profile_set *b,
+                                           const rsp_profile_diff_options *options);
+void rsp_profile_diff_free(rsp_profile_diff *diff);
+
+/* ---- Characteristic times ---------------------------------------------------------------------
+ * Measured from the recording itself (OSprof 3.1, "prior knowledge"); 0 when it does not show. */
+typedef struct rsp_characteristic_times {
+  uint64_t context_switch_ns; /* median gap between one task's switch-out and the next's switch-in
+                                 on a cpu that did not go idle (0 with sched_switch alone: one event) */
+  uint64_t timer_tick_ns;     /* the kernel tick: the period (of HZ 100, 250, 300, 1000) on whose
+                                 lattice the wakeups of kernel threads' timed-out idle waits lie */
+  uint64_t slice_ns;          /* median spacing of the preemptions on a cpu not caused by a wakeup:
+                                 the time slice the scheduler enforces */
+  uint64_t disk_service_ns;   /* median issue -> complete of disk requests */
+  uint64_t loopback_rtt_ns;   /* median network operation with a loopback peer */
+  uint32_t n_context_switches, n_tick_wakeups, n_preemptions, n_disk_ops, n_loopback_ops; /* what each
+                                 came from */
+} rsp_characteristic_times;
+
+void rsp_characteristic_times_measure(const rsp_model *model, rsp_characteristic_times *out);
+
 
 G_END_DECLS

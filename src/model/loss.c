@@ -92,6 +92,16 @@ char **rsp_model_loss_warnings(const rsp_model *m)
         "%" PRIu64 " sleeps ended with no wakeup recorded (perf drops the ones fired in interrupt "
         "context on an idle cpu): their scheduler delay is unknown and counted as 0",
         l->sleeps_without_wakeup));
+  if (l->sleeps_end_inferred)
+    g_ptr_array_add(w, g_strdup_printf(
+        "%" PRIu64 " sleeps had their end cause guessed (a disk completion or network data just before the "
+        "switch-in, a timed sleep, a child's exit) because their wakeup was not recorded",
+        l->sleeps_end_inferred));
+  if (l->disk_issue_inferred || l->disk_no_complete || l->disk_complete_inferred)
+    g_ptr_array_add(w, g_strdup_printf(
+        "disk requests: %" PRIu64 " without insert, %" PRIu64 " with the issue inferred, %" PRIu64
+        " never seen completing, %" PRIu64 " with the completion inferred from a wakeup",
+        l->disk_no_insert, l->disk_issue_inferred, l->disk_no_complete, l->disk_complete_inferred));
   g_ptr_array_add(w, NULL);
   return (char **)g_ptr_array_free(w, FALSE);
 }

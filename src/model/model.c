@@ -19,6 +19,7 @@ typedef struct evsel_info {
   const rsp_field *pid, *target_cpu, *comm;          /* sched_waking / sched_wakeup(_new) */
   const rsp_field *dev, *sector, *bytes, *nr_sector, *rwbs; /* block_rq_* */
   const rsp_field *sk, *protocol, *sport, *dport, *family, *daddr, *daddr_v6, *newstate; /* sock */
+  uint16_t default_protocol;                         /* kprobes: from the probed function */
 } evsel_info;
 
 static bool is_tp(const rsp_evsel *evsel, const char *system, const char *name)
@@ -41,16 +42,25 @@ static void classify_io(evsel_info *info, const rsp_evsel *evsel)
                    : strcmp(evsel->tp_name, "block_rq_issue") == 0 ? EV_DISK_ISSUE : EV_DISK_COMPLETE;
     return;
   }
-  /* sock:* tracepoints (this kernel has no kprobes); the paper's probe:tcp_sendmsg... when present. */
+  /* sock:* tracepoints (this kernel has no kprobes); rsp-record's kprobes (probes/net.probes:
+   * rsp_net:tcp_data_tx...) and the paper's probe:tcp_sendmsg... when a recording has them. */
   evsel_kind k = EV_OTHER;
+  uint16_t protocol = 0;
   if (is_tp(evsel, "sock", "sock_send_length") || is_tp(evsel, "probe", "tcp_sendmsg") ||
-      is_tp(evsel, "probe", "udp_sendmsg"))
-    k = EV_NET_SEND;
-  else if (is_tp(evsel, "sock", "sock_recv_length") || is_tp(evsel, "probe", "tcp_recvmsg") ||
-           is_tp(evsel, "probe", "udp_recvmsg"))
-    k = EV_NET_RECV;
-  else if (is_tp(evsel, "sock", "sk_data_ready"))
-    k = EV_NET_DATA_READY;
+      is_tp(evsel, "rsp_net", "tcp_data_tx"))
+    k = EV_NET_SEND, protocol = 6;
+  else if (is_tp(evsel, "probe", "udp_sendmsg") || is_tp(evsel, "rsp_net", "udp_data_tx") ||
+           is_tp(evsel, "rsp_net", "udp6_data_tx"))
+    k = EV_NET_SEND, protocol = 17;
+  else if (is_tp(evsel, "sock", "sock_recv_length") || is_tp(evsel, "probe", "tcp_recvmsg"))
+    k = EV_NET_RECV, protocol = 6;
+  else if (is_tp(evsel, "probe", "udp_recvmsg"))
+    k = EV_NET_RECV, protocol = 17;
+  else if (is_tp(evsel, "sock", "sk_data_ready") || is_tp(evsel, "rsp_net", "tcp_data_rx") ||
+           is_tp(evsel, "probe", "tcp_rcv_established"))
+    k = EV_NET_DATA_READY, protocol = 6;
+  else if (is_tp(evsel, "rsp_net", "udp_data_rx") || is_tp(evsel, "probe", "__udp_enqueue_schedule_skb"))
+    k = EV_NET_DATA_READY, protocol = 17;
   else if (is_tp(evsel, "sock", "inet_sock_set_state"))
     k = EV_NET_STATE;
   if (k == EV_OTHER)
@@ -65,6 +75,8 @@ static void classify_io(evsel_info *info, const rsp_evsel *evsel)
   info->daddr = rsp_evsel_field(evsel, "daddr");
   info->daddr_v6 = rsp_evsel_field(evsel, "daddr_v6");
   info->newstate = rsp_evsel_field(evsel, "newstate");
+  info->default_protocol = is_tp(evsel, "sock", "sock_send_length") || is_tp(evsel, "sock", "sock_recv_length") ||
+                                   is_tp(evsel, "sock", "sk_data_ready") ? 0 : protocol;
   if (info->sk)
     info->kind = k;
 }
@@ -251,7 +263,7 @@ static void feed_net(rsp_model_builder *b, const rsp_event *ev, const evsel_info
     .time = ev->time, .sk = rsp_event_field_u64(ev, info->sk), .task = self,
     .kind = info->kind == EV_NET_SEND ? NET_SEND : info->kind == EV_NET_RECV ? NET_RECV
             : info->kind == EV_NET_DATA_READY ? NET_DATA_READY : NET_STATE,
-    .protocol = info->protocol ? (uint16_t)rsp_event_field_u64(ev, info->protocol) : 0,
+    .protocol = info->protocol ? (uint16_t)rsp_event_field_u64(ev, info->protocol) : info->default_protocol,
   };
   if (info->kind == EV_NET_STATE) {
     ne.sport = info->sport ? (uint16_t)rsp_event_field_u64(ev, info->sport) : 0;
@@ -274,7 +286,7 @@ static void feed_net(rsp_model_builder *b, const rsp_event *ev, const evsel_info
         g_string_free(g, TRUE);
       }
     }
-    if (*text)
+    if (*text && ne.dport) /* a listening socket has no remote end */
       ne.remote = rsp_model_intern(b->m, text);
   }
   if (ne.sk)
@@ -461,7 +473,7 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
       b->m->workload_pid = pid;
   }
   uint64_t size = rsp_reader_header(reader)->file_size;
-  int64_t last_progress = g_get_monotonic_time();
+  int64_t last_progress = 0; /* the first check reports at once */
   bool cancelled = false;
   const rsp_event *ev;
   GError *local = NULL;

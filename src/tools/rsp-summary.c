@@ -1,5 +1,6 @@
 /* rsp-summary: per-task totals of a recording (runtime, sleeps by state, scheduler delay, I/O wait). */
 #include "model/model.h"
+#include "summary-profiles.h"
 
 #include <inttypes.h>
 #include <locale.h>
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
       "What perf lost and what was inferred is counted after the table (on stderr with --format=json);\n"
       "a recording whose tracepoints were sampled is reported as wrong.");
   g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_add_group(ctx, summary_profiles_option_group());
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
     fprintf(stderr, "rsp-summary: %s\n", error->message);
     g_error_free(error);
@@ -165,6 +167,12 @@ int main(int argc, char **argv)
             argv[1], no_switch ? ", switch records ignored by --no-switch-records" : "");
     rsp_model_free(model);
     return 1;
+  }
+
+  if (summary_profiles_requested()) {
+    int status = summary_profiles_print(model, argv[1], json, stdout);
+    rsp_model_free(model);
+    return status;
   }
 
   uint32_t n = rsp_model_n_tasks(model);

@@ -456,6 +456,41 @@ static void test_network(void)
   rsp_model_free(m);
 }
 
+/* rsp-record's kprobes instead of the sock tracepoints: the same operation, TCP from the probed function. */
+static void test_network_kprobes(void)
+{
+  tb *t = tb_new(false);
+  sw(t, 40, 0, IDLE, "R", A);
+  tb_sock(t, TB_KPROBE_TX, 110 * US, 0, A, SK1);
+  sw(t, 120, 0, A, "S", IDLE);
+  tb_sock(t, TB_KPROBE_RX, 300 * US, 0, IDLE, SK1);
+  tb_wakeup(t, 305 * US, 0, IDLE, A, 0);
+  sw(t, 310, 0, IDLE, "R", A);
+  sw(t, 400, 0, A, "S", IDLE);
+  tb_sock(t, TB_KPROBE_RX, 450 * US, 1, IDLE, SK1); /* more of the reply; its wakeup was lost */
+  sw(t, 500, 0, IDLE, "R", A);
+  sw(t, 600, 0, A, "S", IDLE);
+  sw(t, 900, 0, IDLE, "R", A); /* nothing arrived within the window before: not the network */
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0);
+  CHECK_EQ(rsp_model_n_net_ops(m), 1);
+  const rsp_net_op *o = rsp_model_net_op(m, 0);
+  CHECK_EQ(o->start, 110 * US);
+  CHECK_EQ(o->end, 500 * US); /* the last wakeup of the reply (the inferred one: the switch-in) */
+  CHECK_EQ(o->n_wakeups, 2);
+  CHECK_EQ(o->protocol, 6);
+  CHECK_EQ(o->remote, NULL);
+  CHECK_EQ(sleep_at_us(m, a, 200)->end_cause, RSP_SLEEP_END_NETWORK);
+  CHECK(!sleep_at_us(m, a, 200)->end_inferred);
+  LINK_IN(m, a, 310, RSP_LINK_NETWORK, a, 110, false);
+  CHECK_EQ(sleep_at_us(m, a, 450)->end_cause, RSP_SLEEP_END_NETWORK);
+  CHECK(sleep_at_us(m, a, 450)->end_inferred);
+  LINK_IN(m, a, 500, RSP_LINK_NETWORK, a, 110, true);
+  CHECK_EQ(sleep_at_us(m, a, 700)->end_cause, RSP_SLEEP_END_UNKNOWN);
+  CHECK_EQ(rsp_model_loss_get(m)->sleeps_end_inferred, 1);
+  rsp_model_free(m);
+}
+
 /* no_stacks: nothing is symbolized, the rest is the same. */
 static void test_no_stacks(void)
 {
@@ -485,6 +520,7 @@ int main(void)
   test_fork_exec_exit();
   test_disk();
   test_network();
+  test_network_kprobes();
   test_no_stacks();
   if (failures)
     fprintf(stderr, "%d failures\n", failures);

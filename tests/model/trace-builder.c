@@ -79,8 +79,16 @@ static const rsp_field state_fields[] = {
   { .name = "daddr", .kind = RSP_FIELD_ARRAY, .offset = 36, .size = 4, .elem_size = 1 },
 };
 
+/* rsp-record's kprobes (probes/net.probes): __probe_ip, then sk. */
+static const rsp_field kprobe_fields[] = {
+  { .name = "common_type", .kind = RSP_FIELD_UNSIGNED, .offset = 0, .size = 2, .common = true },
+  { .name = "common_pid", .kind = RSP_FIELD_SIGNED, .offset = 4, .size = 4, .common = true },
+  { .name = "__probe_ip", .kind = RSP_FIELD_UNSIGNED, .offset = 8, .size = 8 },
+  { .name = "sk", .kind = RSP_FIELD_UNSIGNED, .offset = 16, .size = 8 },
+};
+
 enum { EV_SWITCH, EV_WAKING, EV_WAKEUP, EV_CLOCK, EV_SYSCALL, EV_DUMMY, EV_INSERT, EV_ISSUE, EV_COMPLETE,
-       EV_SEND, EV_RECV, EV_READY, EV_STATE, N_EVSELS };
+       EV_SEND, EV_RECV, EV_READY, EV_STATE, EV_KP_TX, EV_KP_RX, N_EVSELS };
 
 #define SYM_BASE 0xffffffff81000000ull
 #define USER_BASE 0x400000ull
@@ -162,6 +170,8 @@ tb *tb_new_with(const rsp_model_options *options, bool switch_records)
     { EV_RECV, "sock", "sock_recv_length", sock_len_fields, G_N_ELEMENTS(sock_len_fields) },
     { EV_READY, "sock", "sk_data_ready", ready_fields, G_N_ELEMENTS(ready_fields) },
     { EV_STATE, "sock", "inet_sock_set_state", state_fields, G_N_ELEMENTS(state_fields) },
+    { EV_KP_TX, "rsp_net", "tcp_data_tx", kprobe_fields, G_N_ELEMENTS(kprobe_fields) },
+    { EV_KP_RX, "rsp_net", "tcp_data_rx", kprobe_fields, G_N_ELEMENTS(kprobe_fields) },
   };
   for (unsigned i = 0; i < G_N_ELEMENTS(tps); i++)
     t->evsels[tps[i].ev] = (rsp_evsel){ .name = tps[i].name, .tp_system = tps[i].sys, .tp_name = tps[i].name,
@@ -438,6 +448,11 @@ void tb_block(tb *t, tb_block_kind kind, uint64_t ns, int32_t cpu, int32_t tid, 
 void tb_sock(tb *t, tb_sock_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk)
 {
   memset(t->raw, 0, sizeof t->raw);
+  if (kind == TB_KPROBE_TX || kind == TB_KPROBE_RX) {
+    memcpy(t->raw + 16, &sk, 8);
+    tp_sample(t, kind == TB_KPROBE_TX ? EV_KP_TX : EV_KP_RX, ns, cpu, tid);
+    return;
+  }
   uint16_t family = 2, protocol = 6;
   memcpy(t->raw + 8, &sk, 8);
   memcpy(t->raw + 16, &family, 2);

@@ -53,8 +53,9 @@ void tb_next_stack(tb *t, const char *frames);
 typedef enum { TB_INSERT, TB_ISSUE, TB_COMPLETE } tb_block_kind;
 void tb_block(tb *t, tb_block_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint32_t dev, uint64_t sector,
               uint32_t bytes);
-/* sock:sock_send_length / sock_recv_length / sk_data_ready on socket SK in TID's context. */
-typedef enum { TB_SEND, TB_RECV, TB_DATA_READY } tb_sock_kind;
+/* sock:sock_send_length / sock_recv_length / sk_data_ready on socket SK in TID's context; or
+ * rsp-record's kprobes rsp_net:tcp_data_tx (tcp_sendmsg) / rsp_net:tcp_data_rx (tcp_rcv_established). */
+typedef enum { TB_SEND, TB_RECV, TB_DATA_READY, TB_KPROBE_TX, TB_KPROBE_RX } tb_sock_kind;
 void tb_sock(tb *t, tb_sock_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk);
 /* sock:inet_sock_set_state of SK (IPv4) to ESTABLISHED with these ports and remote address. */
 void tb_sock_state(tb *t, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk, uint16_t sport, uint16_t dport,

@@ -1,0 +1,58 @@
+/* rsp_model_build's progress callback and cancelling, on a real recording (tests/model/data/). */
+#include "checks.h"
+
+#include <gio/gio.h>
+#include <sys/stat.h>
+
+typedef struct progress_log {
+  unsigned calls;
+  uint64_t last_offset, size;
+  bool monotonic;
+  unsigned cancel_at; /* return false at this call (0: never) */
+} progress_log;
+
+static bool on_progress(uint64_t offset, uint64_t size, void *data)
+{
+  progress_log *p = data;
+  p->calls++;
+  if (offset < p->last_offset)
+    p->monotonic = false;
+  p->last_offset = offset;
+  p->size = size;
+  return p->cancel_at == 0 || p->calls < p->cancel_at;
+}
+
+int main(void)
+{
+  const char *src = g_getenv("RSP_SOURCE_ROOT");
+  char *path = g_build_filename(src ? src : ".", "tests", "model", "data", "grep-pingpong.data", NULL);
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    fprintf(stderr, "%s: missing\n", path);
+    return 77;
+  }
+  progress_log p = { .monotonic = true };
+  rsp_model_options o = { .progress = on_progress, .progress_data = &p, .no_stacks = true };
+  GError *e = NULL;
+  rsp_model *m = rsp_model_load(path, &o, &e);
+  CHECK(m != NULL);
+  CHECK(p.calls >= 1);
+  CHECK(p.monotonic);
+  CHECK_EQ(p.size, (uint64_t)st.st_size);
+  CHECK(p.last_offset <= p.size);
+  rsp_model_free(m);
+
+  progress_log c = { .monotonic = true, .cancel_at = 1 };
+  o.progress_data = &c;
+  m = rsp_model_load(path, &o, &e);
+  CHECK(m == NULL);
+  CHECK(e && g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  CHECK_EQ(c.calls, 1);
+  if (e)
+    CHECK(strstr(e->message, "grep-pingpong.data") != NULL);
+  g_clear_error(&e);
+  g_free(path);
+  if (failures)
+    fprintf(stderr, "%d failures\n", failures);
+  return failures ? 1 : 0;
+}
