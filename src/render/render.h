@@ -21,7 +21,7 @@ typedef struct rsp_rgb {
 /* Colours as in the paper: run red, sleep blue, both purple, process names grey, blocking I/O green. */
 typedef struct rsp_style {
   rsp_rgb background, row_alt, label_bg, text, process_bg, process_text;
-  rsp_rgb run, sleep, both, io, link, link_wakeup, ruler_bg, ruler_text, grid, match, selection;
+  rsp_rgb run, sleep, both, io, disk, net, link, link_wakeup, ruler_bg, ruler_text, grid, match, selection;
   int row_height;    /* pixels per task row */
   int label_width;   /* pixels of the name column at the left */
   int ruler_height;  /* pixels of the time ruler at the top */

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct interval {
@@ -54,6 +55,10 @@ struct rsp_running_view {
   interval *sleeps;
   uint32_t *sleep_off;
   uint64_t *task_runtime;
+  interval *disk;       /* per task: the union of its disk requests' [insert, complete] spans */
+  uint32_t *disk_off;
+  interval *net;        /* per task: the union of its network operations' [start, end] spans */
+  uint32_t *net_off;
   process *procs;
   uint32_t n_procs;
   rsp_task_id *proc_tasks; /* tasks grouped by process */
@@ -66,7 +71,7 @@ struct rsp_running_view {
   int32_t focus_pid;
   bool show_sleeps, show_links;
   GArray *rows;         /* row */
-  GArray *batch[5];     /* per frame: pixel-snapped rects per colour class (reused, no per-frame malloc) */
+  GArray *batch[7];     /* per frame: pixel-snapped rects per colour class (reused, no per-frame malloc) */
   GArray *labels;       /* per frame: sleep labels to draw after the boxes */
   GArray *link_segments;/* per frame: the links' lines */
   int32_t *task_row;    /* row index of each task, -1 when filtered out */
@@ -145,6 +150,72 @@ static int cmp_task_in_proc(const void *a, const void *b, void *data)
   return (x->generation > y->generation) - (x->generation < y->generation);
 }
 
+/* The span of disk op / net op I, and its task (RSP_NO_ID: none). */
+typedef rsp_task_id (*span_fn)(const rsp_model *m, uint32_t i, interval *out);
+
+static rsp_task_id disk_span(const rsp_model *m, uint32_t i, interval *out)
+{
+  const rsp_disk_op *d = rsp_model_disk_op(m, i);
+  uint64_t end = d->complete_time ? d->complete_time : d->issue_time;
+  out->start = d->insert_time ? d->insert_time : d->issue_time;
+  out->end = end > out->start ? end : out->start + 1;
+  return d->task;
+}
+
+static rsp_task_id net_span(const rsp_model *m, uint32_t i, interval *out)
+{
+  const rsp_net_op *n = rsp_model_net_op(m, i);
+  out->start = n->start;
+  out->end = n->end > n->start ? n->end : n->start + 1;
+  return n->task;
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+  const interval *x = a, *y = b;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Per task, the sorted union of the spans of N items (bucketed by task, sorted, overlaps merged):
+ * non-overlapping, so the level-of-detail walk applies. OFF gets n_tasks + 1 offsets. */
+static interval *spans_by_task(const rsp_model *m, uint32_t n_tasks, uint32_t n, span_fn span, uint32_t *off)
+{
+  interval *out = g_new(interval, n + 1);
+  for (uint32_t i = 0; i < n; i++) {
+    interval iv;
+    rsp_task_id t = span(m, i, &iv);
+    if (t < n_tasks)
+      off[t + 1]++;
+  }
+  for (uint32_t t = 0; t < n_tasks; t++)
+    off[t + 1] += off[t];
+  uint32_t *fill = g_memdup2(off, (n_tasks + 1) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < n; i++) {
+    interval iv;
+    rsp_task_id t = span(m, i, &iv);
+    if (t < n_tasks)
+      out[fill[t]++] = iv;
+  }
+  g_free(fill);
+  /* merge in place, compacting */
+  uint32_t w = 0;
+  for (uint32_t t = 0; t < n_tasks; t++) {
+    uint32_t a = off[t], b = off[t + 1];
+    qsort(out + a, b - a, sizeof(interval), cmp_interval);
+    off[t] = w;
+    for (uint32_t i = a; i < b; i++) {
+      if (w > off[t] && out[i].start <= out[w - 1].end) {
+        if (out[i].end > out[w - 1].end)
+          out[w - 1].end = out[i].end;
+      } else {
+        out[w++] = out[i];
+      }
+    }
+  }
+  off[n_tasks] = w;
+  return out;
+}
+
 rsp_running_view *rsp_running_view_new(const rsp_model *model)
 {
   rsp_running_view *v = g_new0(rsp_running_view, 1);
@@ -172,6 +243,11 @@ rsp_running_view *rsp_running_view_new(const rsp_model *model)
   }
   v->run_off[v->n_tasks] = nr;
   v->sleep_off[v->n_tasks] = ns;
+
+  v->disk_off = g_new0(uint32_t, v->n_tasks + 1);
+  v->net_off = g_new0(uint32_t, v->n_tasks + 1);
+  v->disk = spans_by_task(model, v->n_tasks, rsp_model_n_disk_ops(model), disk_span, v->disk_off);
+  v->net = spans_by_task(model, v->n_tasks, rsp_model_n_net_ops(model), net_span, v->net_off);
 
   /* processes: tasks grouped by pid (a task whose pid is unknown is its own process) */
   v->proc_tasks = g_new(rsp_task_id, v->n_tasks + 1);
@@ -225,6 +301,10 @@ void rsp_running_view_free(rsp_running_view *v)
   g_free(v->sleeps);
   g_free(v->sleep_off);
   g_free(v->task_runtime);
+  g_free(v->disk);
+  g_free(v->disk_off);
+  g_free(v->net);
+  g_free(v->net_off);
   g_free(v->procs);
   g_free(v->proc_tasks);
   g_free(v->filter);
@@ -411,7 +491,7 @@ typedef struct draw_ctx {
   uint32_t sleep_base;
 } draw_ctx;
 
-enum { KIND_RUN, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_ALT };
+enum { KIND_RUN, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_ALT, KIND_DISK, KIND_NET };
 
 static void set_rgb(cairo_t *cr, rsp_rgb c)
 {
@@ -447,6 +527,16 @@ static void add_rect(draw_ctx *c, double x0, double x1, int kind)
 static void emit_run(void *ctx, double x0, double x1, uint32_t index, bool narrow)
 {
   add_rect(ctx, x0, x1, KIND_RUN);
+}
+
+static void emit_disk(void *ctx, double x0, double x1, uint32_t index, bool narrow)
+{
+  add_rect(ctx, x0, x1, KIND_DISK);
+}
+
+static void emit_net(void *ctx, double x0, double x1, uint32_t index, bool narrow)
+{
+  add_rect(ctx, x0, x1, KIND_NET);
 }
 
 static bool sleep_is_io(const rsp_sleep *s)
@@ -613,9 +703,16 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     c.h = rh - 4;
     walk(v->runs + v->run_off[t], v->run_off[t + 1] - v->run_off[t], vp, style, emit_run, &c);
     flush(&c);
+    /* disk requests and network operations in flight: a strip along the row's bottom */
+    c.y = y + rh - 3;
+    c.h = 2;
+    walk(v->disk + v->disk_off[t], v->disk_off[t + 1] - v->disk_off[t], vp, style, emit_disk, &c);
+    flush(&c);
+    walk(v->net + v->net_off[t], v->net_off[t + 1] - v->net_off[t], vp, style, emit_net, &c);
+    flush(&c);
   }
   /* one fill per colour: alternate rows, sleeps, I/O sleeps, matches, then labels, then runs */
-  static const int order[] = { KIND_ALT, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_RUN };
+  static const int order[] = { KIND_ALT, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_RUN, KIND_DISK, KIND_NET };
   for (unsigned k = 0; k < G_N_ELEMENTS(order); k++) {
     GArray *b = v->batch[order[k]];
     if (order[k] == KIND_RUN && v->labels->len) {
@@ -635,6 +732,8 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     if (!b->len)
       continue;
     rsp_rgb col = order[k] == KIND_RUN     ? style->run
+                  : order[k] == KIND_DISK  ? style->disk
+                  : order[k] == KIND_NET   ? style->net
                   : order[k] == KIND_IO    ? style->io
                   : order[k] == KIND_MATCH ? style->match
                   : order[k] == KIND_ALT   ? style->row_alt
@@ -818,6 +917,23 @@ char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
       if (l->from_run != RSP_NO_ID)
         g_string_append_printf(s, "woken (%s) by %s\n", link_kind_name(l->kind),
                                task_name(m, rsp_model_run(m, l->from_run)->task, name, sizeof name));
+    }
+    if (sl->disk_op != RSP_NO_ID) {
+      const rsp_disk_op *d = rsp_model_disk_op(m, sl->disk_op);
+      g_string_append_printf(s, "disk request %s, %u bytes at sector %" PRIu64 ", dev %u:%u",
+                             d->rwbs, d->bytes, d->sector, d->dev >> 20, d->dev & 0xfffff);
+      if (d->issue_time && d->insert_time && d->complete_time)
+        g_string_append_printf(s, ": queued %s, served %s",
+                               rsp_format_duration(d->issue_time - d->insert_time, a, sizeof a),
+                               rsp_format_duration(d->complete_time - d->issue_time, b, sizeof b));
+      g_string_append_c(s, '\n');
+    }
+    if (sl->net_op != RSP_NO_ID) {
+      const rsp_net_op *no = rsp_model_net_op(m, sl->net_op);
+      g_string_append_printf(s, "network operation %s port %u -> %u%s%s, %s\n",
+                             no->protocol == 6 ? "TCP" : no->protocol == 17 ? "UDP" : "?", no->sport, no->dport,
+                             no->remote ? ", remote " : "", no->remote ? no->remote : "",
+                             rsp_format_duration(no->end - no->start, a, sizeof a));
     }
     if (sl->stack != RSP_NO_ID) {
       g_string_append(s, "wait stack:\n");

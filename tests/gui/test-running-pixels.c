@@ -9,6 +9,7 @@
 
 
 enum { IDLE = 0, A = 100, B = 200, C = 300 };
+#define DEV ((8u << 20) | 0u)
 
 static void sw(tb *t, uint64_t us, int32_t cpu, int32_t prev, const char *state, int32_t next)
 {
@@ -16,7 +17,8 @@ static void sw(tb *t, uint64_t us, int32_t cpu, int32_t prev, const char *state,
 }
 
 /* A runs 100-200 us, sleeps in read() until B (running 100-700 on cpu 1) wakes it at 300; A runs
- * again 400-600. B sleeps in state D (disk) 700-800, runs 800-900. C runs 200 times for 0.2 us,
+ * again 400-600. B issues a disk read at 650 us, sleeps in state D 700-800 until its completion at
+ * 780 us, runs 800-900. C runs 200 times for 0.2 us,
  * once per microsecond, from 100 us: each run is a fifth of a pixel wide. */
 static rsp_model *build(void)
 {
@@ -38,7 +40,11 @@ static rsp_model *build(void)
   tb_wakeup(t, 302 * US, 1, B, A, 0);
   sw(t, 400, 0, IDLE, "R", A);
   sw(t, 600, 0, A, "S", IDLE);
+  tb_block(t, TB_INSERT, 650 * US, 1, B, DEV, 1000, 4096);
+  tb_block(t, TB_ISSUE, 651 * US, 1, B, DEV, 1000, 4096);
   sw(t, 700, 1, B, "D", IDLE);
+  tb_block(t, TB_COMPLETE, 780 * US, 0, IDLE, DEV, 1000, 4096);
+  tb_wakeup(t, 781 * US, 0, IDLE, B, 1);
   sw(t, 800, 1, IDLE, "R", B);
   sw(t, 900, 1, B, "S", IDLE);
   return tb_finish(t);
@@ -114,6 +120,15 @@ int main(void)
   CHECK_COLOUR(s, X(650), yb + mid, st->run);
   CHECK_COLOUR(s, X(790), yb + 2, st->io);
   CHECK_COLOUR(s, X(850), yb + mid, st->run);
+  /* the disk request in flight (650-780 us): a strip along the bottom of B's row */
+  CHECK_COLOUR(s, X(660), yb + rh - 2, st->disk);
+  CHECK_COLOUR(s, X(770), yb + rh - 2, st->disk);
+  CHECK_COLOUR(s, X(600), yb + rh - 2, st->row_alt);
+  CHECK_COLOUR(s, X(850), yb + rh - 2, st->row_alt);
+  {
+    rsp_sleep_id bs = rsp_model_sleep_at(m, b, 750 * US);
+    CHECK(bs != RSP_NO_ID && rsp_model_sleep(m, bs)->end_cause == RSP_SLEEP_END_DISK);
+  }
   /* C: 200 runs a fifth of a pixel wide each, merged per pixel column: every column red */
   for (int us = 100; us < 299; us++)
     CHECK_COLOUR(s, X(us), yc + mid, st->run);
@@ -156,6 +171,11 @@ int main(void)
   CHECK_EQ(hit.kind, RSP_HIT_SLEEP);
   char *text = rsp_running_view_describe(v, &hit);
   CHECK(strstr(text, "alpha") && strstr(text, "__libc_read") && strstr(text, "beta"));
+  g_free(text);
+  rsp_running_view_hit(v, &vp, st, X(750), yb + mid, &hit);
+  CHECK_EQ(hit.kind, RSP_HIT_SLEEP);
+  text = rsp_running_view_describe(v, &hit);
+  CHECK(strstr(text, "disk request R, 4096 bytes at sector 1000"));
   g_free(text);
   rsp_running_view_hit(v, &vp, st, 20, yb + mid, &hit);
   CHECK_EQ(hit.kind, RSP_HIT_TASK);
