@@ -1,5 +1,6 @@
 /* rsp-summary: per-task totals of a recording (runtime, sleeps by state, scheduler delay, I/O wait). */
 #include "model/model.h"
+#include "summary-categories.h"
 #include "summary-profiles.h"
 
 #include <inttypes.h>
@@ -100,6 +101,9 @@ int main(int argc, char **argv)
   gboolean tasks = FALSE, no_switch = FALSE;
   char *format = NULL;
   gint64 window_ns = 0;
+  gboolean categories = FALSE, waits = FALSE, paths = FALSE;
+  g_autofree char *comm = NULL;
+  gint64 tolerance_us = 0, poll_gap_us = 0;
   GOptionEntry entries[] = {
     { "tasks", 0, 0, G_OPTION_ARG_NONE, &tasks, "Per-task totals (the default)", NULL },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: text (default) or json", "FORMAT" },
@@ -108,6 +112,15 @@ int main(int argc, char **argv)
     { "sample-window-ns", 0, 0, G_OPTION_ARG_INT64, &window_ns,
       "Attach a sample to a run that ended at most this long before (default 20000, paper \"Runs and Sleeps\")",
       "NS" },
+    { "categories", 0, 0, G_OPTION_ARG_NONE, &categories,
+      "Where the control paths of the process of interest spent their time (paper, \"Categories\")", NULL },
+    { "waits", 0, 0, G_OPTION_ARG_NONE, &waits, "The top waits on those control paths, by wait site", NULL },
+    { "paths", 0, 0, G_OPTION_ARG_NONE, &paths, "The control paths' pseudo-stacks as indented trees (text)", NULL },
+    { "comm", 0, 0, G_OPTION_ARG_STRING, &comm, "With --categories/--waits: the process named NAME", "NAME" },
+    { "tolerance-us", 0, 0, G_OPTION_ARG_INT64, &tolerance_us,
+      "How far a child may overflow its parent sleep (default 100, paper \"Recursive Stack Making\")", "US" },
+    { "poll-gap-us", 0, 0, G_OPTION_ARG_INT64, &poll_gap_us,
+      "Merge timed-out polls separated by runs shorter than this (default 100)", "US" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GError *error = NULL;
@@ -141,6 +154,10 @@ int main(int argc, char **argv)
     return 2;
   }
   (void)tasks; /* the only summary so far */
+  if (window_ns < 0 || tolerance_us < 0 || poll_gap_us < 0) {
+    fprintf(stderr, "rsp-summary: --sample-window-ns, --tolerance-us and --poll-gap-us must be >= 0\n");
+    return 2;
+  }
   if (window_ns < 0) {
     fprintf(stderr, "rsp-summary: --sample-window-ns must be >= 0\n");
     return 2;
@@ -169,6 +186,15 @@ int main(int argc, char **argv)
     return 1;
   }
 
+  if (categories || waits || paths) {
+    summary_categories_options co = { .pid = summary_profiles_pid(), .comm = comm,
+                                      .tolerance_ns = (uint64_t)tolerance_us * 1000,
+                                      .poll_gap_ns = (uint64_t)poll_gap_us * 1000,
+                                      .categories = categories, .waits = waits, .paths = paths, .json = json };
+    int status = summary_categories_print(model, argv[1], &co, stdout);
+    rsp_model_free(model);
+    return status;
+  }
   if (summary_profiles_requested()) {
     int status = summary_profiles_print(model, argv[1], json, stdout);
     rsp_model_free(model);

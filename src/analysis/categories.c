@@ -1,0 +1,216 @@
+/* Categories (paper, "Categories"): where the control paths' time went.
+ *
+ * The total is the sum of every path's depth-0 elements (threads of the process in parallel count
+ * each). Each element's time is handed down its pseudo-stack: a sleep's children take their own
+ * span, what is left of the sleep is its own. A run is understood when a sample fell in it, else
+ * unsampled; a disk request is queued until issued, then at the device (blocking I/O); a network
+ * operation is network time. A sleep's own time is split at the moment it could run again (its
+ * wakeup, or its last child's end): after it, scheduler overhead; before it, by how it ended. */
+#include "analysis/analysis.h"
+
+#include <string.h>
+
+static const char *const keys[RSP_N_CATEGORIES] = {
+  [RSP_CAT_UNDERSTOOD] = "understood",   [RSP_CAT_BLOCKING_IO] = "blocking_io",
+  [RSP_CAT_UNSAMPLED] = "unsampled",     [RSP_CAT_IO_QUEUE] = "io_queue",
+  [RSP_CAT_SCHEDULER] = "scheduler",     [RSP_CAT_HARDWARE] = "hardware",
+  [RSP_CAT_INVOLUNTARY] = "involuntary", [RSP_CAT_MISC_KERNEL] = "misc_kernel",
+  [RSP_CAT_TIMED_OUT] = "timed_out",     [RSP_CAT_OTHER_PATH] = "other_path",
+  [RSP_CAT_NETWORK] = "network",         [RSP_CAT_UNACCOUNTED] = "unaccounted",
+};
+
+static const char *const labels[RSP_N_CATEGORIES] = {
+  [RSP_CAT_UNDERSTOOD] = "In understood functions",
+  [RSP_CAT_BLOCKING_IO] = "In blocking I/O",
+  [RSP_CAT_UNSAMPLED] = "Running but not sampled",
+  [RSP_CAT_IO_QUEUE] = "I/O queue overhead",
+  [RSP_CAT_SCHEDULER] = "Scheduler overhead",
+  [RSP_CAT_HARDWARE] = "Waits \"for\" hardware",
+  [RSP_CAT_INVOLUNTARY] = "Involuntary sleeps",
+  [RSP_CAT_MISC_KERNEL] = "Miscellaneous kernel blocks",
+  [RSP_CAT_TIMED_OUT] = "Waits that timed out",
+  [RSP_CAT_OTHER_PATH] = "Waits on other control paths",
+  [RSP_CAT_NETWORK] = "Waits on the network",
+  [RSP_CAT_UNACCOUNTED] = "Unaccounted",
+};
+
+const char *rsp_category_key(rsp_category cat)
+{
+  return (unsigned)cat < RSP_N_CATEGORIES ? keys[cat] : "unknown";
+}
+
+const char *rsp_category_label(rsp_category cat)
+{
+  return (unsigned)cat < RSP_N_CATEGORIES ? labels[cat] : "Unknown";
+}
+
+static bool blocked_state(char state)
+{
+  return state == 'D';
+}
+
+rsp_category rsp_category_of_sleep(const rsp_model *model, rsp_sleep_id sleep)
+{
+  if (sleep >= rsp_model_n_sleeps(model))
+    return RSP_CAT_UNACCOUNTED;
+  const rsp_sleep *s = rsp_model_sleep(model, sleep);
+  if (s->preempted || s->end_cause == RSP_SLEEP_END_PREEMPTED)
+    return RSP_CAT_INVOLUNTARY;
+  switch (s->end_cause) {
+  case RSP_SLEEP_END_DISK: return RSP_CAT_BLOCKING_IO;
+  case RSP_SLEEP_END_NETWORK: return RSP_CAT_NETWORK;
+  case RSP_SLEEP_END_INTERRUPT: return RSP_CAT_HARDWARE;
+  case RSP_SLEEP_END_TIMEOUT: return RSP_CAT_TIMED_OUT;
+  case RSP_SLEEP_END_WOKEN:
+  case RSP_SLEEP_END_SIGNAL: return RSP_CAT_OTHER_PATH;
+  default: return blocked_state(s->state) ? RSP_CAT_MISC_KERNEL : RSP_CAT_UNACCOUNTED;
+  }
+}
+
+static void add(rsp_categories *out, rsp_category cat, uint64_t a, uint64_t b)
+{
+  if (b > a)
+    out->ns[cat] += b - a;
+}
+
+static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out);
+
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int rank(uint8_t kind)
+{
+  return kind == RSP_ELEM_DISK ? 3 : kind == RSP_ELEM_NET ? 2 : 1;
+}
+
+/* [A, B) of a sleep's own time: before READY by how it ended, after it scheduler overhead. */
+static void sleep_own(rsp_categories *out, rsp_category own, uint64_t ready, uint64_t a, uint64_t b)
+{
+  if (own == RSP_CAT_INVOLUNTARY || !ready) {
+    add(out, own, a, b);
+    return;
+  }
+  uint64_t mid = CLAMP(ready, a, b);
+  add(out, own, a, mid);
+  add(out, RSP_CAT_SCHEDULER, mid, b);
+}
+
+static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, uint64_t a, uint64_t b,
+                            rsp_categories *out)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  /* the last of merged polls says how the whole ended */
+  rsp_sleep_id last = e->id;
+  if (e->n_merged > 1) {
+    uint32_t seen = 1;
+    for (rsp_sleep_id s = e->id + 1; s < rsp_model_n_sleeps(m) && seen < e->n_merged; s++)
+      if (rsp_model_sleep(m, s)->task == e->task) {
+        last = s;
+        seen++;
+      }
+  }
+  const rsp_sleep *s = rsp_model_sleep(m, last);
+  rsp_category own = rsp_category_of_sleep(m, last);
+  uint64_t ready = s->wake_time;
+  uint32_t n;
+  const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
+  if (n == 0) {
+    sleep_own(out, own, ready, a, b);
+    return;
+  }
+  /* Children may overlap (the sleeper's own disk requests and the chain of the task that woke it):
+   * each stretch goes to the covering child that explains it best (disk, network, then the chain). */
+  uint64_t *cuts = g_new(uint64_t, 2 * (size_t)n + 2);
+  uint32_t n_cuts = 0;
+  cuts[n_cuts++] = a;
+  cuts[n_cuts++] = b;
+  uint64_t chain_start = b, chain_end = a;
+  for (uint32_t i = 0; i < n; i++) {
+    const rsp_path_elem *c = rsp_paths_elem(p, kids[i]);
+    uint64_t ca = CLAMP(c->start, a, b), cb = CLAMP(c->end, a, b);
+    cuts[n_cuts++] = ca;
+    cuts[n_cuts++] = cb;
+    if ((c->kind == RSP_ELEM_RUN || c->kind == RSP_ELEM_SLEEP) && cb > ca) {
+      chain_start = MIN(chain_start, ca);
+      chain_end = MAX(chain_end, cb);
+    }
+  }
+  bool chain = chain_end > chain_start;
+  if (chain && chain_end > ready)
+    ready = chain_end; /* runnable once the waker's part is done */
+  qsort(cuts, n_cuts, sizeof *cuts, cmp_u64);
+  for (uint32_t k = 0; k + 1 < n_cuts; k++) {
+    uint64_t x = cuts[k], y = cuts[k + 1];
+    if (y <= x)
+      continue;
+    rsp_elem_id best = RSP_NO_ID;
+    int best_rank = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      const rsp_path_elem *c = rsp_paths_elem(p, kids[i]);
+      int r = rank(c->kind);
+      if (c->start <= x && c->end >= y && r > best_rank) {
+        best = kids[i];
+        best_rank = r;
+      }
+    }
+    if (best != RSP_NO_ID)
+      attribute(p, best, x, y, out);
+    else if (chain && y <= chain_start)
+      add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running */
+    else
+      sleep_own(out, own, ready, x, y);
+  }
+  g_free(cuts);
+}
+
+static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out)
+{
+  const rsp_path_elem *e = rsp_paths_elem(p, id);
+  uint64_t a = MAX(e->start, lo), b = MIN(e->end, hi);
+  if (b <= a)
+    return;
+  const rsp_model *m = rsp_paths_model(p);
+  switch (e->kind) {
+  case RSP_ELEM_RUN:
+    add(out, rsp_model_run(m, e->id)->n_samples ? RSP_CAT_UNDERSTOOD : RSP_CAT_UNSAMPLED, a, b);
+    break;
+  case RSP_ELEM_DISK: {
+    const rsp_disk_op *d = rsp_model_disk_op(m, e->id);
+    uint64_t issue = CLAMP(d->issue_time, a, b);
+    add(out, RSP_CAT_IO_QUEUE, a, issue);
+    add(out, RSP_CAT_BLOCKING_IO, issue, b);
+    break;
+  }
+  case RSP_ELEM_NET:
+    add(out, RSP_CAT_NETWORK, a, b);
+    break;
+  default:
+    attribute_sleep(p, id, e, a, b, out);
+    break;
+  }
+}
+
+void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
+{
+  memset(out, 0, sizeof *out);
+  out->n_paths = rsp_paths_n_paths(p);
+  out->n_processes = rsp_paths_n_processes(p);
+  const rsp_path *base = rsp_paths_path(p, 0);
+  if (base && base->end > base->start)
+    out->wall_ns = base->end - base->start;
+  for (rsp_path_id pa = 0; pa < out->n_paths; pa++) {
+    const rsp_path *path = rsp_paths_path(p, pa);
+    for (uint32_t i = 0; i < path->n_elems; i++) {
+      rsp_elem_id id = rsp_paths_path_elem(p, pa, i);
+      const rsp_path_elem *e = rsp_paths_elem(p, id);
+      if (e->depth != 0)
+        break; /* (depth, start) order */
+      out->total_ns += e->end - e->start;
+      attribute(p, id, e->start, e->end, out);
+    }
+  }
+  out->accounted_ns = out->total_ns - out->ns[RSP_CAT_UNACCOUNTED];
+}

@@ -1,0 +1,536 @@
+/* Control paths and pseudo-stacks (paper, "Recursive Stack Making", "Triangles").
+ *
+ * Every task's runs and sleeps are first laid out as one timeline, with poll loops merged into one
+ * sleep (the de facto start). The base path holds the timelines of the process of interest. Then,
+ * breadth first, each sleep on a path gets as its child the thing that ended it:
+ *   - a disk request (DISK element) or a network operation (NET element), when the model says so;
+ *   - else the run that woke it, with the waker's timeline before that run back to the sleep's de
+ *     facto start: the part of the waker that worked "on behalf of" the sleeper. An element of that
+ *     chain begun before the de facto start (the waker's own wait, or the run of a triangle's third
+ *     party) is cut there (RSP_ELEM_CUT) and ends the chain.
+ * The chain is the sleep's child when it ends at most TOLERANCE after the sleep does (its start is
+ * within the sleep by the cut); else it becomes the root of a new control path. A waker already on
+ * a path stays there (the sleep waited on that path). Every chain's sleeps are then treated alike. */
+#include "analysis/analysis.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+/* One item of a task's timeline: a run, or a sleep standing for N_MERGED consecutive polls. */
+typedef struct tl_item {
+  uint64_t start, end;
+  uint32_t id; /* run id, or the first merged sleep's id */
+  uint32_t last_sleep; /* SLEEP: the last merged sleep (whose end cause ends it) */
+  uint32_t n_merged;
+  uint8_t kind;
+} tl_item;
+
+typedef struct timeline {
+  tl_item *items;
+  uint32_t n;
+} timeline;
+
+struct rsp_paths {
+  const rsp_model *model;
+  int32_t pid;
+  uint64_t tolerance, poll_gap, lo, hi;
+  GArray *elems;      /* rsp_path_elem, in creation order */
+  GArray *paths;      /* rsp_path */
+  uint32_t *order;    /* element ids sorted by (path, depth, start) */
+  uint32_t *child_first, *child_n, *children; /* children of each elem (CSR) */
+  rsp_elem_id *run_elem, *sleep_elem;         /* claim of each run / sleep, or RSP_NO_ID */
+  timeline *timelines;                        /* per task */
+  uint32_t *run_item;                         /* run id -> index in its task's timeline */
+  uint32_t *sleep_item;                       /* sleep id -> index of the item holding it */
+  uint32_t *disk_by_task, n_disk_by_task;     /* disk op ids by (issuing task, completion) */
+  GArray *tasks;                              /* rsp_task_id, each once */
+  uint32_t n_processes;
+};
+
+static bool mergeable(const rsp_sleep *a, const rsp_sleep *b, uint64_t gap)
+{
+  return a->task == b->task && a->stack != RSP_NO_ID && a->stack == b->stack &&
+         a->end_cause == RSP_SLEEP_END_TIMEOUT && b->start >= a->end && b->start - a->end < gap;
+}
+
+static void build_timelines(rsp_paths *p)
+{
+  const rsp_model *m = p->model;
+  uint32_t nt = rsp_model_n_tasks(m);
+  p->timelines = g_new0(timeline, nt ? nt : 1);
+  p->run_item = g_new(uint32_t, rsp_model_n_runs(m) ? rsp_model_n_runs(m) : 1);
+  p->sleep_item = g_new(uint32_t, rsp_model_n_sleeps(m) ? rsp_model_n_sleeps(m) : 1);
+  for (rsp_task_id t = 0; t < nt; t++) {
+    const rsp_task *task = rsp_model_task(m, t);
+    timeline *tl = &p->timelines[t];
+    tl->items = g_new(tl_item, (size_t)task->n_runs + task->n_sleeps + 1);
+    uint32_t ri = 0, si = 0;
+    while (ri < task->n_runs || si < task->n_sleeps) {
+      rsp_run_id r = ri < task->n_runs ? rsp_model_task_run(m, t, ri) : RSP_NO_ID;
+      rsp_sleep_id s = si < task->n_sleeps ? rsp_model_task_sleep(m, t, si) : RSP_NO_ID;
+      bool take_run = s == RSP_NO_ID || (r != RSP_NO_ID && rsp_model_run(m, r)->start <= rsp_model_sleep(m, s)->start);
+      tl_item *it = &tl->items[tl->n];
+      if (take_run) {
+        const rsp_run *run = rsp_model_run(m, r);
+        *it = (tl_item){ run->start, run->end, r, RSP_NO_ID, 1, RSP_ELEM_RUN };
+        p->run_item[r] = tl->n++;
+        ri++;
+        continue;
+      }
+      const rsp_sleep *sl = rsp_model_sleep(m, s);
+      *it = (tl_item){ sl->start, sl->end, s, s, 1, RSP_ELEM_SLEEP };
+      p->sleep_item[s] = tl->n;
+      si++;
+      /* a poll loop: the next sleeps with the same stack, after short runs, the earlier ones timed out */
+      while (si < task->n_sleeps) {
+        rsp_sleep_id nx = rsp_model_task_sleep(m, t, si);
+        if (!mergeable(rsp_model_sleep(m, it->last_sleep), rsp_model_sleep(m, nx), p->poll_gap))
+          break;
+        /* the runs in between are folded into the merged sleep */
+        while (ri < task->n_runs && rsp_model_run(m, rsp_model_task_run(m, t, ri))->start < rsp_model_sleep(m, nx)->start)
+          p->run_item[rsp_model_task_run(m, t, ri++)] = tl->n;
+        it->last_sleep = nx;
+        it->end = rsp_model_sleep(m, nx)->end;
+        it->n_merged++;
+        p->sleep_item[nx] = tl->n;
+        si++;
+      }
+      tl->n++;
+    }
+  }
+}
+
+static rsp_elem_id add_elem(rsp_paths *p, const tl_item *it, uint64_t start, uint64_t end, rsp_task_id task,
+                            rsp_path_id path, rsp_elem_id parent, uint16_t depth)
+{
+  rsp_path_elem e = { .start = start, .end = end, .id = it->id, .task = task, .path = path,
+                      .parent = parent, .depth = depth, .kind = it->kind, .n_merged = it->n_merged };
+  if (start > it->start)
+    e.flags |= RSP_ELEM_CUT;
+  if (it->kind == RSP_ELEM_SLEEP && it->n_merged > 1)
+    e.flags |= RSP_ELEM_MERGED_POLLS;
+  rsp_elem_id id = p->elems->len;
+  g_array_append_val(p->elems, e);
+  if (it->kind == RSP_ELEM_RUN) {
+    p->run_elem[it->id] = id;
+  } else if (it->kind == RSP_ELEM_SLEEP) {
+    /* every sleep it stands for */
+    for (rsp_sleep_id s = it->id; s <= it->last_sleep; s++)
+      if (rsp_model_sleep(p->model, s)->task == task && p->sleep_item[s] == p->sleep_item[it->id])
+        p->sleep_elem[s] = id;
+  }
+  return id;
+}
+
+static rsp_path_id new_path(rsp_paths *p, rsp_path_id parent)
+{
+  rsp_path np = { .start = UINT64_MAX, .end = 0, .parent_path = parent };
+  g_array_append_val(p->paths, np);
+  return p->paths->len - 1;
+}
+
+static bool claimed(const rsp_paths *p, const tl_item *it)
+{
+  return it->kind == RSP_ELEM_RUN ? p->run_elem[it->id] != RSP_NO_ID : p->sleep_elem[it->id] != RSP_NO_ID;
+}
+
+/* The run that woke sleep item IT (of TASK), when another task's run did. */
+static rsp_run_id waker_run(const rsp_paths *p, const tl_item *it, rsp_task_id task)
+{
+  const rsp_sleep *s = rsp_model_sleep(p->model, it->last_sleep);
+  if (s->wake_link == RSP_NO_ID || s->wake_link >= rsp_model_n_links(p->model))
+    return RSP_NO_ID;
+  const rsp_link *l = rsp_model_link(p->model, s->wake_link);
+  if (l->kind != RSP_LINK_WAKEUP && l->kind != RSP_LINK_EXIT_WAIT)
+    return RSP_NO_ID;
+  if (l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(p->model))
+    return RSP_NO_ID;
+  if (rsp_model_run(p->model, l->from_run)->task == task)
+    return RSP_NO_ID;
+  return l->from_run;
+}
+
+static const rsp_model *disk_sort_model;
+
+static int by_task_complete(const void *a, const void *b)
+{
+  const rsp_disk_op *x = rsp_model_disk_op(disk_sort_model, *(const uint32_t *)a);
+  const rsp_disk_op *y = rsp_model_disk_op(disk_sort_model, *(const uint32_t *)b);
+  if (x->task != y->task)
+    return x->task < y->task ? -1 : 1;
+  if (x->complete_time != y->complete_time)
+    return x->complete_time < y->complete_time ? -1 : 1;
+  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void index_disk_ops(rsp_paths *p)
+{
+  uint32_t n = rsp_model_n_disk_ops(p->model);
+  p->disk_by_task = g_new(uint32_t, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++) {
+    const rsp_disk_op *d = rsp_model_disk_op(p->model, i);
+    if (d->task != RSP_NO_ID && d->complete_time && !(d->flags & RSP_DISK_NO_COMPLETE))
+      p->disk_by_task[p->n_disk_by_task++] = i;
+  }
+  disk_sort_model = p->model;
+  qsort(p->disk_by_task, p->n_disk_by_task, sizeof(uint32_t), by_task_complete);
+  disk_sort_model = NULL;
+}
+
+static void add_disk_child(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem *se, rsp_disk_op_id op)
+{
+  const rsp_disk_op *d = rsp_model_disk_op(p->model, op);
+  uint64_t a = MAX(d->insert_time, se->start), b = d->complete_time ? MIN(d->complete_time, se->end) : se->end;
+  if (b > a) {
+    tl_item it = { d->insert_time, b, op, RSP_NO_ID, 1, RSP_ELEM_DISK };
+    add_elem(p, &it, a, b, se->task, se->path, sid, se->depth + 1);
+  }
+}
+
+/* The sleeper's own requests that completed during the sleep and ended no other sleep: what an
+ * fsync (say) waited on, though the wakeup came through a worker thread. */
+static void add_own_disk_ops(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem *se, rsp_disk_op_id linked)
+{
+  uint32_t lo = 0, hi = p->n_disk_by_task;
+  while (lo < hi) { /* the first of the task completing after the sleep's start */
+    uint32_t mid = lo + (hi - lo) / 2;
+    const rsp_disk_op *d = rsp_model_disk_op(p->model, p->disk_by_task[mid]);
+    if (d->task < se->task || (d->task == se->task && d->complete_time <= se->start))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (uint32_t i = lo; i < p->n_disk_by_task; i++) {
+    rsp_disk_op_id op = p->disk_by_task[i];
+    const rsp_disk_op *d = rsp_model_disk_op(p->model, op);
+    if (d->task != se->task || d->complete_time > se->end)
+      break;
+    if (op == linked || (d->sleep != RSP_NO_ID && d->sleep < rsp_model_n_sleeps(p->model) &&
+                         p->sleep_elem[d->sleep] != sid))
+      continue;
+    add_disk_child(p, sid, se, op);
+  }
+}
+
+static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
+{
+  rsp_path_elem se = g_array_index(p->elems, rsp_path_elem, sid);
+  const tl_item *sit = &p->timelines[se.task].items[p->sleep_item[se.id]];
+  const rsp_sleep *last = rsp_model_sleep(p->model, sit->last_sleep);
+  uint64_t s0 = se.start, s1 = se.end;
+  if (last->preempted || last->end_cause == RSP_SLEEP_END_PREEMPTED)
+    return; /* it never blocked */
+
+  rsp_disk_op_id linked = RSP_NO_ID;
+  if (last->end_cause == RSP_SLEEP_END_DISK && last->disk_op != RSP_NO_ID &&
+      last->disk_op < rsp_model_n_disk_ops(p->model)) {
+    linked = last->disk_op;
+    add_disk_child(p, sid, &se, linked);
+  }
+  add_own_disk_ops(p, sid, &se, linked);
+  if (linked != RSP_NO_ID)
+    return;
+  if (last->end_cause == RSP_SLEEP_END_NETWORK && last->net_op != RSP_NO_ID &&
+      last->net_op < rsp_model_n_net_ops(p->model)) {
+    const rsp_net_op *n = rsp_model_net_op(p->model, last->net_op);
+    uint64_t a = MAX(n->start, s0), b = MIN(n->end, s1);
+    if (b > a) {
+      tl_item it = { n->start, b, last->net_op, RSP_NO_ID, 1, RSP_ELEM_NET };
+      add_elem(p, &it, a, b, se.task, se.path, sid, se.depth + 1);
+    }
+    return;
+  }
+  rsp_run_id r = waker_run(p, sit, se.task);
+  if (r == RSP_NO_ID || p->run_elem[r] != RSP_NO_ID)
+    return; /* nothing traced, or the waker is on a path already */
+  const rsp_run *run = rsp_model_run(p->model, r);
+  if (run->end <= s0 || run->start >= s1 + p->tolerance)
+    return;
+  rsp_task_id wt = run->task;
+  uint32_t k = p->run_item[r];
+  if (p->timelines[wt].items[k].kind != RSP_ELEM_RUN)
+    return; /* folded into a poll loop */
+  /* the chain: back from the waking run to the de facto start, cut there; through execs into the
+   * generation before (an exec'd process's work began before its exec) */
+  typedef struct link_ { rsp_task_id task; uint32_t idx; uint64_t start; } link_;
+  GArray *chain = g_array_new(FALSE, FALSE, sizeof(link_));
+  rsp_task_id ct = wt;
+  uint32_t idx = k;
+  for (;;) {
+    const tl_item *it = &p->timelines[ct].items[idx];
+    if (it->start + p->tolerance < s0 || it->start < p->lo) {
+      link_ l = { ct, idx, MAX(s0, p->lo) };
+      if (it->end > l.start)
+        g_array_append_val(chain, l);
+      break;
+    }
+    link_ l = { ct, idx, it->start };
+    g_array_append_val(chain, l);
+    rsp_task_id nt = ct;
+    uint32_t ni;
+    if (idx > 0) {
+      ni = idx - 1;
+    } else {
+      nt = rsp_model_task(p->model, ct)->prev_generation;
+      if (nt == RSP_NO_ID || nt >= rsp_model_n_tasks(p->model) || p->timelines[nt].n == 0)
+        break;
+      ni = p->timelines[nt].n - 1;
+    }
+    const tl_item *prev = &p->timelines[nt].items[ni];
+    if (claimed(p, prev) || prev->end <= s0)
+      break;
+    ct = nt;
+    idx = ni;
+  }
+  if (chain->len == 0) {
+    g_array_free(chain, TRUE);
+    return;
+  }
+  uint64_t chain_end = MIN(p->timelines[wt].items[k].end, p->hi);
+  bool fits = chain_end <= s1 + p->tolerance;
+  rsp_path_id path = se.path;
+  rsp_elem_id parent = sid;
+  uint16_t depth = se.depth + 1;
+  if (!fits) {
+    path = new_path(p, se.path);
+    parent = RSP_NO_ID;
+    depth = 0;
+  }
+  for (guint i = chain->len; i-- > 0;) {
+    const link_ *l = &g_array_index(chain, link_, i);
+    const tl_item *it = &p->timelines[l->task].items[l->idx];
+    uint64_t b = MIN(it->end, p->hi);
+    if (b <= l->start)
+      continue;
+    rsp_elem_id e = add_elem(p, it, l->start, b, l->task, path, parent, depth);
+    if (it->kind == RSP_ELEM_SLEEP)
+      g_array_append_val(queue, e);
+  }
+  g_array_free(chain, TRUE);
+}
+
+static const rsp_paths *sort_ctx;
+
+static int by_path_depth_start(const void *a, const void *b)
+{
+  const rsp_path_elem *x = &g_array_index(sort_ctx->elems, rsp_path_elem, *(const uint32_t *)a);
+  const rsp_path_elem *y = &g_array_index(sort_ctx->elems, rsp_path_elem, *(const uint32_t *)b);
+  if (x->path != y->path)
+    return x->path < y->path ? -1 : 1;
+  if (x->depth != y->depth)
+    return x->depth < y->depth ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static int by_start(const void *a, const void *b)
+{
+  const rsp_path_elem *x = &g_array_index(sort_ctx->elems, rsp_path_elem, *(const uint32_t *)a);
+  const rsp_path_elem *y = &g_array_index(sort_ctx->elems, rsp_path_elem, *(const uint32_t *)b);
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void index_elems(rsp_paths *p)
+{
+  uint32_t n = p->elems->len;
+  p->order = g_new(uint32_t, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++)
+    p->order[i] = i;
+  sort_ctx = p;
+  qsort(p->order, n, sizeof *p->order, by_path_depth_start);
+  for (uint32_t i = 0; i < n; i++) {
+    const rsp_path_elem *e = &g_array_index(p->elems, rsp_path_elem, p->order[i]);
+    rsp_path *path = &g_array_index(p->paths, rsp_path, e->path);
+    if (path->n_elems++ == 0)
+      path->first_elem_ = i;
+    if (e->depth == 0) {
+      path->start = MIN(path->start, e->start);
+      path->end = MAX(path->end, e->end);
+    }
+  }
+  p->child_first = g_new0(uint32_t, n + 1);
+  p->child_n = g_new0(uint32_t, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++) {
+    const rsp_path_elem *e = &g_array_index(p->elems, rsp_path_elem, i);
+    if (e->parent != RSP_NO_ID)
+      p->child_n[e->parent]++;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    p->child_first[i + 1] = p->child_first[i] + p->child_n[i];
+  p->children = g_new(uint32_t, p->child_first[n] ? p->child_first[n] : 1);
+  uint32_t *fill = g_new0(uint32_t, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++) {
+    const rsp_path_elem *e = &g_array_index(p->elems, rsp_path_elem, i);
+    if (e->parent != RSP_NO_ID)
+      p->children[p->child_first[e->parent] + fill[e->parent]++] = i;
+  }
+  g_free(fill);
+  for (uint32_t i = 0; i < n; i++)
+    if (p->child_n[i] > 1)
+      qsort(p->children + p->child_first[i], p->child_n[i], sizeof(uint32_t), by_start);
+  sort_ctx = NULL;
+}
+
+static void collect_tasks(rsp_paths *p)
+{
+  uint32_t nt = rsp_model_n_tasks(p->model);
+  bool *seen = g_new0(bool, nt ? nt : 1);
+  GHashTable *pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < p->elems->len; i++) {
+    const rsp_path_elem *e = &g_array_index(p->elems, rsp_path_elem, i);
+    if (e->task < nt && !seen[e->task]) {
+      seen[e->task] = true;
+      g_array_append_val(p->tasks, e->task);
+      g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(p->model, e->task)->pid));
+    }
+  }
+  p->n_processes = g_hash_table_size(pids);
+  g_hash_table_destroy(pids);
+  g_free(seen);
+}
+
+rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_options *options,
+                           GError **error)
+{
+  uint32_t nt = rsp_model_n_tasks(model);
+  bool any = false;
+  for (rsp_task_id t = 0; t < nt && !any; t++)
+    any = rsp_model_task(model, t)->pid == pid;
+  if (!any) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no process with pid %" G_GINT32_FORMAT, pid);
+    return NULL;
+  }
+  rsp_paths *p = g_new0(rsp_paths, 1);
+  p->model = model;
+  p->pid = pid;
+  p->tolerance = options && options->tolerance_ns ? options->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS;
+  p->poll_gap = options && options->poll_merge_gap_ns ? options->poll_merge_gap_ns : RSP_POLL_MERGE_GAP_NS;
+  p->lo = 0;
+  p->hi = UINT64_MAX;
+  if (options && (options->range_start || options->range_end)) {
+    p->lo = options->range_start;
+    p->hi = options->range_end ? options->range_end : UINT64_MAX;
+  }
+  p->elems = g_array_new(FALSE, FALSE, sizeof(rsp_path_elem));
+  p->paths = g_array_new(FALSE, FALSE, sizeof(rsp_path));
+  p->tasks = g_array_new(FALSE, FALSE, sizeof(rsp_task_id));
+  uint32_t nr = rsp_model_n_runs(model), ns = rsp_model_n_sleeps(model);
+  p->run_elem = g_new(rsp_elem_id, nr ? nr : 1);
+  p->sleep_elem = g_new(rsp_elem_id, ns ? ns : 1);
+  memset(p->run_elem, 0xff, sizeof(rsp_elem_id) * (nr ? nr : 1));
+  memset(p->sleep_elem, 0xff, sizeof(rsp_elem_id) * (ns ? ns : 1));
+  build_timelines(p);
+  index_disk_ops(p);
+
+  GArray *queue = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
+  new_path(p, RSP_NO_ID);
+  for (rsp_task_id t = 0; t < nt; t++) {
+    if (rsp_model_task(model, t)->pid != pid)
+      continue;
+    const timeline *tl = &p->timelines[t];
+    for (uint32_t i = 0; i < tl->n; i++) {
+      const tl_item *it = &tl->items[i];
+      uint64_t a = MAX(it->start, p->lo), b = MIN(it->end, p->hi);
+      if (b <= a)
+        continue;
+      rsp_elem_id e = add_elem(p, it, a, b, t, 0, RSP_NO_ID, 0);
+      if (it->kind == RSP_ELEM_SLEEP)
+        g_array_append_val(queue, e);
+    }
+  }
+  for (uint32_t q = 0; q < queue->len; q++)
+    process_sleep(p, g_array_index(queue, rsp_elem_id, q), queue);
+  g_array_free(queue, TRUE);
+
+  /* the folded runs of merged polls belong to their sleep's element */
+  for (rsp_run_id r = 0; r < nr; r++) {
+    if (p->run_elem[r] != RSP_NO_ID)
+      continue;
+    const rsp_run *run = rsp_model_run(model, r);
+    const tl_item *it = &p->timelines[run->task].items[p->run_item[r]];
+    if (it->kind == RSP_ELEM_SLEEP)
+      p->run_elem[r] = p->sleep_elem[it->id];
+  }
+  index_elems(p);
+  collect_tasks(p);
+  return p;
+}
+
+void rsp_paths_free(rsp_paths *p)
+{
+  if (!p)
+    return;
+  uint32_t nt = rsp_model_n_tasks(p->model);
+  for (uint32_t t = 0; t < nt; t++)
+    g_free(p->timelines[t].items);
+  g_free(p->timelines);
+  g_free(p->run_item);
+  g_free(p->disk_by_task);
+  g_free(p->sleep_item);
+  g_free(p->run_elem);
+  g_free(p->sleep_elem);
+  g_free(p->order);
+  g_free(p->child_first);
+  g_free(p->child_n);
+  g_free(p->children);
+  g_array_free(p->elems, TRUE);
+  g_array_free(p->paths, TRUE);
+  g_array_free(p->tasks, TRUE);
+  g_free(p);
+}
+
+const rsp_model *rsp_paths_model(const rsp_paths *p) { return p->model; }
+int32_t rsp_paths_pid(const rsp_paths *p) { return p->pid; }
+uint32_t rsp_paths_n_paths(const rsp_paths *p) { return p->paths->len; }
+
+const rsp_path *rsp_paths_path(const rsp_paths *p, rsp_path_id id)
+{
+  return id < p->paths->len ? &g_array_index(p->paths, rsp_path, id) : NULL;
+}
+
+uint32_t rsp_paths_n_elems(const rsp_paths *p) { return p->elems->len; }
+
+const rsp_path_elem *rsp_paths_elem(const rsp_paths *p, rsp_elem_id id)
+{
+  return id < p->elems->len ? &g_array_index(p->elems, rsp_path_elem, id) : NULL;
+}
+
+rsp_elem_id rsp_paths_path_elem(const rsp_paths *p, rsp_path_id path, uint32_t i)
+{
+  const rsp_path *pa = rsp_paths_path(p, path);
+  if (!pa || i >= pa->n_elems)
+    return RSP_NO_ID;
+  return p->order[pa->first_elem_ + i];
+}
+
+const rsp_elem_id *rsp_paths_children(const rsp_paths *p, rsp_elem_id elem, uint32_t *n)
+{
+  if (elem >= p->elems->len) {
+    *n = 0;
+    return NULL;
+  }
+  *n = p->child_n[elem];
+  return p->children + p->child_first[elem];
+}
+
+uint32_t rsp_paths_n_tasks(const rsp_paths *p) { return p->tasks->len; }
+
+rsp_task_id rsp_paths_task(const rsp_paths *p, uint32_t i)
+{
+  return i < p->tasks->len ? g_array_index(p->tasks, rsp_task_id, i) : RSP_NO_ID;
+}
+
+uint32_t rsp_paths_n_processes(const rsp_paths *p) { return p->n_processes; }
+
+bool rsp_paths_has_run(const rsp_paths *p, rsp_run_id run)
+{
+  return run < rsp_model_n_runs(p->model) && p->run_elem[run] != RSP_NO_ID;
+}
+
+bool rsp_paths_has_sleep(const rsp_paths *p, rsp_sleep_id sleep)
+{
+  return sleep < rsp_model_n_sleeps(p->model) && p->sleep_elem[sleep] != RSP_NO_ID;
+}

@@ -1,0 +1,18 @@
+/* rsp-summary --categories and --waits: the paper's categories table for the control paths of a
+ * process, and the top waits on those paths by wait site. */
+#pragma once
+
+#include "analysis/analysis.h"
+
+#include <stdio.h>
+
+typedef struct summary_categories_options {
+  int32_t pid;          /* -1: COMM, else the recording's workload */
+  const char *comm;     /* NULL: none */
+  uint64_t tolerance_ns, poll_gap_ns; /* 0: the paper's */
+  bool categories, waits, paths, json;
+} summary_categories_options;
+
+/* Prints to OUT; the exit status (errors on stderr, naming PATH). */
+int summary_categories_print(const rsp_model *model, const char *path, const summary_categories_options *o,
+                             FILE *out);

@@ -1,0 +1,471 @@
+/* Control paths, pseudo-stacks and categories from fabricated event streams (the model tests'
+ * trace builder). Each scenario's truth (which element is whose child, where each microsecond of
+ * the paths goes) is worked out by hand from the stream's construction, in the comments, and
+ * asserted exactly. Runs come from sched_switch, every switch written out. */
+#include "../model/checks.h"
+
+#include "analysis/analysis.h"
+
+enum { IDLE = 0, A = 100, B = 200, C = 300 };
+
+static void sw(tb *t, uint64_t us, int32_t cpu, int32_t prev, const char *state, int32_t next)
+{
+  tb_sched_switch(t, us * US, cpu, prev, state, next);
+}
+
+static const char *const TIMER_WAKE = "try_to_wake_up,hrtimer_wakeup,__hrtimer_run_queues,hrtimer_interrupt,"
+                                      "__sysvec_apic_timer_interrupt,asm_sysvec_apic_timer_interrupt,default_idle";
+
+/* The element of PATHS of KIND with START/END in us, of TID; asserts it exists once. */
+static rsp_elem_id find_elem(const rsp_paths *p, rsp_elem_kind kind, int32_t tid, uint64_t start_us,
+                             uint64_t end_us, int line)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  rsp_elem_id found = RSP_NO_ID;
+  for (rsp_elem_id i = 0; i < rsp_paths_n_elems(p); i++) {
+    const rsp_path_elem *e = rsp_paths_elem(p, i);
+    if (e->kind == kind && rsp_model_task(m, e->task)->tid == tid && e->start == start_us * US &&
+        e->end == end_us * US) {
+      if (found != RSP_NO_ID) {
+        fprintf(stderr, "line %d: two elements kind %d tid %d %llu-%llu\n", line, kind, tid,
+                (unsigned long long)start_us, (unsigned long long)end_us);
+        failures++;
+      }
+      found = i;
+    }
+  }
+  if (found == RSP_NO_ID) {
+    fprintf(stderr, "line %d: no element kind %d tid %d %llu-%llu us; have:\n", line, kind, tid,
+            (unsigned long long)start_us, (unsigned long long)end_us);
+    for (rsp_elem_id i = 0; i < rsp_paths_n_elems(p); i++) {
+      const rsp_path_elem *e = rsp_paths_elem(p, i);
+      fprintf(stderr, "  #%u kind %d tid %d %.3f-%.3f us path %u depth %u parent %d flags %u\n", i, e->kind,
+              rsp_model_task(m, e->task)->tid, e->start / 1e3, e->end / 1e3, e->path, e->depth, (int)e->parent,
+              e->flags);
+    }
+    failures++;
+  }
+  return found;
+}
+#define ELEM(p, k, tid, s, e) find_elem(p, k, tid, s, e, __LINE__)
+
+static const rsp_path_elem *el(const rsp_paths *p, rsp_elem_id id)
+{
+  static const rsp_path_elem none = { .parent = RSP_NO_ID, .path = RSP_NO_ID };
+  return id == RSP_NO_ID ? &none : rsp_paths_elem(p, id);
+}
+
+static void check_sum(const rsp_categories *c)
+{
+  uint64_t sum = 0;
+  for (int k = 0; k < RSP_N_CATEGORIES; k++)
+    sum += c->ns[k];
+  CHECK_EQ(sum, c->total_ns);
+  CHECK_EQ(c->accounted_ns, c->total_ns - c->ns[RSP_CAT_UNACCOUNTED]);
+}
+
+/* A writes to a pipe B reads (waking B at 190), sleeps in read at 200; B works 195-400 (a sample
+ * at 300) and wakes A at 390; A runs again at 410. B's run is the child of A's sleep (it starts
+ * 5 us before the sleep, within the tolerance, and ends before A's sleep does); B's wait before
+ * ended before A's sleep began, so it is not part of the chain. */
+static void test_pipe_child(void)
+{
+  tb *t = tb_new(false);
+  sw(t, 100, 1, IDLE, "R", B);
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 110, 1, B, "S", IDLE);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_sample(t, 150 * US, 0, A);
+  tb_waking(t, 190 * US, 0, A, B, 1);
+  sw(t, 195, 1, IDLE, "R", B);
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 200, 0, A, "S", IDLE);
+  tb_sample(t, 300 * US, 1, B);
+  tb_waking(t, 390 * US, 1, B, A, 0);
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 400, 1, B, "S", IDLE);
+  sw(t, 410, 0, IDLE, "R", A);
+  sw(t, 500, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+
+  GError *error = NULL;
+  rsp_paths *p = rsp_paths_build(m, A, NULL, &error);
+  CHECK(p != NULL);
+  CHECK_EQ(rsp_paths_n_paths(p), 1);
+  CHECK_EQ(rsp_paths_n_elems(p), 4);
+  rsp_elem_id a0 = ELEM(p, RSP_ELEM_RUN, A, 100, 200);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 200, 410);
+  rsp_elem_id a1 = ELEM(p, RSP_ELEM_RUN, A, 410, 500);
+  rsp_elem_id b = ELEM(p, RSP_ELEM_RUN, B, 195, 400);
+  CHECK_EQ(el(p, a0)->depth, 0);
+  CHECK_EQ(el(p, a1)->depth, 0);
+  CHECK_EQ(el(p, as)->parent, RSP_NO_ID);
+  CHECK_EQ(el(p, b)->parent, as);
+  CHECK_EQ(el(p, b)->depth, 1);
+  CHECK_EQ(el(p, b)->path, 0);
+  CHECK_EQ(el(p, b)->flags, 0);
+  uint32_t n;
+  const rsp_elem_id *kids = rsp_paths_children(p, as, &n);
+  CHECK_EQ(n, 1);
+  CHECK_EQ(n ? kids[0] : RSP_NO_ID, b);
+  /* path order: depth then start */
+  CHECK_EQ(rsp_paths_path_elem(p, 0, 0), a0);
+  CHECK_EQ(rsp_paths_path_elem(p, 0, 1), as);
+  CHECK_EQ(rsp_paths_path_elem(p, 0, 2), a1);
+  CHECK_EQ(rsp_paths_path_elem(p, 0, 3), b);
+  CHECK_EQ(rsp_paths_path(p, 0)->start, 100 * US);
+  CHECK_EQ(rsp_paths_path(p, 0)->end, 500 * US);
+  CHECK_EQ(rsp_paths_n_tasks(p), 2);
+  CHECK_EQ(rsp_paths_n_processes(p), 2);
+  rsp_task_id tb_ = find_task(m, B, 0);
+  CHECK(rsp_paths_has_run(p, rsp_model_task_run(m, tb_, 1)));
+  CHECK(!rsp_paths_has_run(p, rsp_model_task_run(m, tb_, 0)));
+  CHECK(!rsp_paths_has_sleep(p, rsp_model_task_sleep(m, tb_, 0)));
+
+  /* A's run with a sample: understood 100; A's sleep: B's run inside it [200, 400) understood
+   * (clipped to the sleep), then [400, 410) A runnable: scheduler; A's last run: unsampled 90. */
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.wall_ns, 400 * US);
+  CHECK_EQ(c.total_ns, 400 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNDERSTOOD], 300 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], 90 * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 10 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNACCOUNTED], 0);
+  CHECK_EQ(c.n_paths, 1);
+  CHECK_EQ(c.n_processes, 2);
+  check_sum(&c);
+  rsp_paths_free(p);
+
+  /* B as the process of interest: A's run (100-200) woke B's sleep 110-195; it starts 10 us before
+   * the sleep (within the tolerance: uncut) and ends 5 us after (within it too): a child. */
+  p = rsp_paths_build(m, B, NULL, &error);
+  CHECK(p != NULL);
+  rsp_elem_id bs = ELEM(p, RSP_ELEM_SLEEP, B, 110, 195);
+  rsp_elem_id ar = ELEM(p, RSP_ELEM_RUN, A, 100, 200);
+  CHECK_EQ(el(p, ar)->parent, bs);
+  CHECK_EQ(el(p, ar)->flags, 0);
+  rsp_paths_free(p);
+
+  /* no such process */
+  p = rsp_paths_build(m, 4242, NULL, &error);
+  CHECK(p == NULL);
+  CHECK(error && strstr(error->message, "no process with pid 4242"));
+  g_clear_error(&error);
+  rsp_model_free(m);
+}
+
+/* The same, but B keeps running until 1000, long after A woke at 410: B's run does not fit in A's
+ * sleep and starts a second control path; A's sleep waited on it (other path until the wakeup). */
+static void test_child_does_not_fit(void)
+{
+  tb *t = tb_new(false);
+  sw(t, 100, 1, IDLE, "R", B);
+  sw(t, 110, 1, B, "S", IDLE);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_waking(t, 190 * US, 0, A, B, 1);
+  sw(t, 195, 1, IDLE, "R", B);
+  sw(t, 200, 0, A, "S", IDLE);
+  tb_waking(t, 390 * US, 1, B, A, 0);
+  sw(t, 410, 0, IDLE, "R", A);
+  sw(t, 500, 0, A, "S", IDLE);
+  sw(t, 1000, 1, B, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  CHECK_EQ(rsp_paths_n_paths(p), 2);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 200, 410);
+  rsp_elem_id b = ELEM(p, RSP_ELEM_RUN, B, 195, 1000);
+  CHECK_EQ(el(p, b)->path, 1);
+  CHECK_EQ(el(p, b)->depth, 0);
+  CHECK_EQ(el(p, b)->parent, RSP_NO_ID);
+  CHECK_EQ(rsp_paths_path(p, 1)->parent_path, 0);
+  CHECK_EQ(rsp_paths_path(p, 1)->start, 195 * US);
+  uint32_t n;
+  rsp_paths_children(p, as, &n);
+  CHECK_EQ(n, 0);
+  /* a wider tolerance lets it fit */
+  rsp_paths_options o = { .tolerance_ns = 700 * US };
+  rsp_paths *wide = rsp_paths_build(m, A, &o, NULL);
+  CHECK_EQ(rsp_paths_n_paths(wide), 1);
+  CHECK_EQ(el(wide, ELEM(wide, RSP_ELEM_RUN, B, 195, 1000))->parent, ELEM(wide, RSP_ELEM_SLEEP, A, 200, 410));
+  rsp_paths_free(wide);
+
+  /* base: 100 + 210 + 90 unsampled/other; path 1: B's 805 us unsampled. A's sleep: other path
+   * [200, 390), scheduler [390, 410). */
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.wall_ns, 400 * US);
+  CHECK_EQ(c.total_ns, (400 + 805) * US);
+  CHECK_EQ(c.ns[RSP_CAT_OTHER_PATH], 190 * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 20 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (100 + 90 + 805) * US);
+  CHECK_EQ(c.n_paths, 2);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
+/* A poll loop: three polls on the same stack, the first two timed out, separated by 10 us runs:
+ * one sleep from its de facto start 110 to 400. Then two timed-out polls 150 us apart (more than
+ * the gap: separate), and a sleep on another stack right after a timed-out poll (separate). */
+static void test_poll_merge(void)
+{
+  static const char *const POLL = "schedule,schedule_hrtimeout_range,do_poll|poll";
+  tb *t = tb_new(false);
+  uint64_t s[][2] = { { 110, 200 }, { 210, 300 }, { 310, 400 }, { 500, 700 }, { 850, 900 } };
+  sw(t, 100, 0, IDLE, "R", A);
+  for (unsigned i = 0; i < 5; i++) {
+    tb_next_stack(t, POLL);
+    sw(t, s[i][0], 0, A, "S", IDLE);
+    tb_next_stack(t, TIMER_WAKE);
+    tb_waking(t, (s[i][1] - 5) * US, 0, IDLE, A, 0);
+    sw(t, s[i][1], 0, IDLE, "R", A);
+  }
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 950, 0, A, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 990 * US, 0, IDLE, A, 0);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id merged = ELEM(p, RSP_ELEM_SLEEP, A, 110, 400);
+  CHECK_EQ(el(p, merged)->n_merged, 3);
+  CHECK_EQ(el(p, merged)->flags, RSP_ELEM_MERGED_POLLS);
+  rsp_task_id a = find_task(m, A, 0);
+  CHECK_EQ(el(p, merged)->id, rsp_model_task_sleep(m, a, 0));
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 500, 700))->n_merged, 1);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 850, 900))->n_merged, 1);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 950, 1000))->n_merged, 1);
+  /* the runs folded into the merged sleep are no elements, but are on the path */
+  CHECK_EQ(rsp_paths_n_elems(p), 1 + 1 + 2 + 2 + 2 + 1);
+  CHECK(rsp_paths_has_run(p, rsp_model_task_run(m, a, 1)));
+  CHECK(rsp_paths_has_sleep(p, rsp_model_task_sleep(m, a, 2)));
+  /* timed out: the merged sleep up to its last wakeup (110-395), 500-695, 850-895, 950-990 (the read
+   * woken by a timer); scheduler 5 + 5 + 5 + 10 */
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.ns[RSP_CAT_TIMED_OUT], (285 + 195 + 45 + 40) * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 25 * US);
+  CHECK_EQ(c.total_ns, 1000 * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+  /* a gap of 5 us: no merging */
+  rsp_paths_options o = { .poll_merge_gap_ns = 5 * US };
+  p = rsp_paths_build(m, A, &o, NULL);
+  ELEM(p, RSP_ELEM_SLEEP, A, 110, 200);
+  ELEM(p, RSP_ELEM_SLEEP, A, 310, 400);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
+/* A triangle: A wakes B (190) and sleeps 200-1000; B wakes C (880); C wakes A (940). C's wait began
+ * at 50, long before A called B: only its part from A's sleep on is on A's behalf (cut at 200);
+ * B's wait before its run is cut at 200 too. Base T = 1000 us. */
+static void test_triangle(void)
+{
+  enum { T = 1000 };
+  tb *t = tb_new(false);
+  sw(t, T + 0, 0, IDLE, "R", C);
+  sw(t, T + 50, 0, C, "S", IDLE);
+  sw(t, T + 0, 1, IDLE, "R", B);
+  sw(t, T + 40, 1, B, "S", IDLE);
+  sw(t, T + 100, 0, IDLE, "R", A);
+  tb_sample(t, (T + 150) * US, 0, A);
+  tb_waking(t, (T + 190) * US, 0, A, B, 1);
+  sw(t, T + 200, 0, A, "S", IDLE);
+  sw(t, T + 210, 1, IDLE, "R", B);
+  tb_sample(t, (T + 500) * US, 1, B);
+  tb_waking(t, (T + 880) * US, 1, B, C, 1);
+  sw(t, T + 890, 1, B, "S", IDLE);
+  sw(t, T + 900, 1, IDLE, "R", C);
+  tb_waking(t, (T + 940) * US, 1, C, A, 0);
+  sw(t, T + 950, 1, C, "S", IDLE);
+  sw(t, T + 1000, 0, IDLE, "R", A);
+  sw(t, T + 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  CHECK_EQ(rsp_paths_n_paths(p), 1);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, T + 200, T + 1000);
+  rsp_elem_id cs = ELEM(p, RSP_ELEM_SLEEP, C, T + 200, T + 900);
+  rsp_elem_id cr = ELEM(p, RSP_ELEM_RUN, C, T + 900, T + 950);
+  rsp_elem_id bs = ELEM(p, RSP_ELEM_SLEEP, B, T + 200, T + 210);
+  rsp_elem_id br = ELEM(p, RSP_ELEM_RUN, B, T + 210, T + 890);
+  CHECK_EQ(el(p, cs)->parent, as);
+  CHECK_EQ(el(p, cr)->parent, as);
+  CHECK_EQ(el(p, cs)->flags, RSP_ELEM_CUT);
+  CHECK_EQ(el(p, cr)->flags, 0);
+  CHECK_EQ(el(p, bs)->parent, cs);
+  CHECK_EQ(el(p, br)->parent, cs);
+  CHECK_EQ(el(p, bs)->flags, RSP_ELEM_CUT);
+  CHECK_EQ(el(p, br)->depth, 2);
+  CHECK_EQ(rsp_paths_n_elems(p), 3 + 2 + 2);
+  CHECK_EQ(rsp_paths_n_processes(p), 3);
+  /* understood: A 100 + B 680; unsampled: A 100 + C 50; scheduler: B [200,210) woken at 190,
+   * C [890,900) after B's run, A [950,1000) after C's run. Nothing of C before 200 counts. */
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 1000 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNDERSTOOD], 780 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], 150 * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 70 * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
+/* One task through every kind of sleep; B runs on cpu 1 (an interrupt hits it), C preempts A,
+ * interrupts on idle come on cpu 2. */
+static void test_categories(void)
+{
+  enum { DEV = 8 << 20 };
+  tb *t = tb_new(false);
+  sw(t, 50, 1, IDLE, "R", B);
+  sw(t, 50, 0, IDLE, "R", A);
+  tb_sample(t, 60 * US, 0, A); /* understood 50-102 */
+  /* disk: queued 102-150 (inserted at 100, before the sleep), at the device 150-300, woken at 302 */
+  tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096);
+  tb_next_stack(t, "schedule,io_schedule,folio_wait_bit_common,filemap_read|read");
+  sw(t, 102, 0, A, "D", IDLE);
+  tb_block(t, TB_ISSUE, 150 * US, 2, IDLE, DEV, 1000, 4096);
+  tb_block(t, TB_COMPLETE, 300 * US, 2, IDLE, DEV, 1000, 4096);
+  tb_next_stack(t, "try_to_wake_up,wake_page_function,__wake_up_common,folio_wake_bit,filemap_end_read,"
+                   "mpage_read_end_io,bio_endio,blk_update_request,blk_mq_end_request,virtblk_done,vring_interrupt");
+  tb_waking(t, 302 * US, 2, IDLE, A, 0);
+  sw(t, 310, 0, IDLE, "R", A);
+  /* hardware: a select woken from an interrupt that hit B at 450 */
+  tb_next_stack(t, "schedule,schedule_hrtimeout_range,do_select|select");
+  sw(t, 400, 0, A, "S", IDLE);
+  tb_next_stack(t, "try_to_wake_up,pollwake,__wake_up_common,handle_irq_event,handle_edge_irq,common_interrupt,"
+                   "asm_common_interrupt|compute");
+  tb_waking(t, 450 * US, 1, B, A, 0);
+  sw(t, 460, 0, IDLE, "R", A);
+  /* involuntary: preempted by C 500-600 */
+  sw(t, 500, 0, A, "R+", C);
+  sw(t, 600, 0, C, "S", A);
+  /* misc kernel: a D sleep with nothing recorded 700-800 */
+  tb_next_stack(t, "schedule,rwsem_down_write_slowpath|mkdir");
+  sw(t, 700, 0, A, "D", IDLE);
+  sw(t, 800, 0, IDLE, "R", A);
+  /* unaccounted: an S sleep with nothing recorded 850-900 */
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 850, 0, A, "S", IDLE);
+  sw(t, 900, 0, IDLE, "R", A);
+  /* timed out: nanosleep 950-1050, runnable until 1060 */
+  tb_next_stack(t, "schedule,do_nanosleep,hrtimer_nanosleep|clock_nanosleep");
+  sw(t, 950, 0, A, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 1050 * US, 0, IDLE, A, 0);
+  sw(t, 1060, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  sw(t, 1100, 1, B, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0);
+  const rsp_category want[] = { RSP_CAT_BLOCKING_IO, RSP_CAT_HARDWARE, RSP_CAT_INVOLUNTARY, RSP_CAT_MISC_KERNEL,
+                                RSP_CAT_UNACCOUNTED, RSP_CAT_TIMED_OUT };
+  CHECK_EQ(rsp_model_task(m, a)->n_sleeps, 6);
+  for (uint32_t i = 0; i < 6 && i < rsp_model_task(m, a)->n_sleeps; i++)
+    CHECK_EQ(rsp_category_of_sleep(m, rsp_model_task_sleep(m, a, i)), want[i]);
+
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id ds = ELEM(p, RSP_ELEM_SLEEP, A, 102, 310);
+  rsp_elem_id d = ELEM(p, RSP_ELEM_DISK, A, 102, 300);
+  CHECK_EQ(el(p, d)->parent, ds);
+  CHECK_EQ(el(p, d)->id, 0);
+  CHECK_EQ(rsp_paths_n_paths(p), 1);
+  CHECK_EQ(rsp_paths_n_processes(p), 1);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.wall_ns, 1050 * US);
+  CHECK_EQ(c.total_ns, 1050 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNDERSTOOD], 52 * US);
+  CHECK_EQ(c.ns[RSP_CAT_IO_QUEUE], 48 * US);
+  CHECK_EQ(c.ns[RSP_CAT_BLOCKING_IO], 152 * US); /* device 150-300, then 300-302 until the wakeup */
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (8 + 10 + 10) * US);
+  CHECK_EQ(c.ns[RSP_CAT_HARDWARE], 50 * US);
+  CHECK_EQ(c.ns[RSP_CAT_INVOLUNTARY], 100 * US);
+  CHECK_EQ(c.ns[RSP_CAT_MISC_KERNEL], 100 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNACCOUNTED], 50 * US);
+  CHECK_EQ(c.ns[RSP_CAT_TIMED_OUT], 100 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (90 + 40 + 100 + 50 + 50 + 40) * US);
+  CHECK_EQ(c.ns[RSP_CAT_OTHER_PATH], 0);
+  CHECK_EQ(c.ns[RSP_CAT_NETWORK], 0);
+  check_sum(&c);
+  /* a range: [300, 500) */
+  rsp_paths_options o = { .range_start = 300 * US, .range_end = 500 * US };
+  rsp_paths *r = rsp_paths_build(m, A, &o, NULL);
+  rsp_categories_compute(r, &c);
+  CHECK_EQ(c.total_ns, 200 * US);
+  CHECK_EQ(c.ns[RSP_CAT_BLOCKING_IO], 2 * US);
+  CHECK_EQ(c.ns[RSP_CAT_HARDWARE], 50 * US);
+  check_sum(&c);
+  rsp_paths_free(r);
+  for (int k = 0; k < RSP_N_CATEGORIES; k++)
+    CHECK(rsp_category_key(k) && *rsp_category_label(k));
+  CHECK_STR(rsp_category_key(RSP_CAT_BLOCKING_IO), "blocking_io");
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
+
+
+/* fsync: A writes (its own request, inserted 100, issued 150) and sleeps in D at 200; the request
+ * completes at 300 and the interrupt wakes a worker K (at 301: no bio_endio on the stack, the model
+ * links nothing), which runs 305-700 and wakes A (690, too long after the completion for the model to
+ * take it as the cause); A runs at 705. A's own request is its sleep's
+ * child beside K's chain, and explains 200-300 (blocking I/O) though K's sleep covers it too. */
+static void test_own_disk_through_worker(void)
+{
+  enum { DEV = 8 << 20, K = 400 };
+  tb *t = tb_new(false);
+  sw(t, 10, 1, IDLE, "R", K);
+  tb_next_stack(t, "schedule,worker_thread,kthread,ret_from_fork");
+  sw(t, 20, 1, K, "I", IDLE);
+  sw(t, 50, 0, IDLE, "R", A);
+  tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096);
+  tb_block(t, TB_ISSUE, 150 * US, 0, A, DEV, 1000, 4096);
+  tb_next_stack(t, "schedule,io_schedule,folio_wait_bit_common,folio_wait_writeback|fsync");
+  sw(t, 200, 0, A, "D", IDLE);
+  tb_block(t, TB_COMPLETE, 300 * US, 2, IDLE, DEV, 1000, 4096);
+  tb_next_stack(t, "try_to_wake_up,kick_pool,__queue_work,queue_work_on,handle_irq_event,common_interrupt,"
+                   "asm_common_interrupt,default_idle");
+  tb_waking(t, 301 * US, 2, IDLE, K, 1);
+  sw(t, 305, 1, IDLE, "R", K);
+  tb_waking(t, 690 * US, 1, K, A, 0);
+  sw(t, 700, 1, K, "I", IDLE);
+  sw(t, 705, 0, IDLE, "R", A);
+  sw(t, 800, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0);
+  const rsp_sleep *as_ = rsp_model_sleep(m, rsp_model_task_sleep(m, a, 0));
+  CHECK_EQ(as_->end_cause, RSP_SLEEP_END_WOKEN);
+  CHECK_EQ(as_->disk_op, RSP_NO_ID);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 200, 705);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_DISK, A, 200, 300))->parent, as);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, K, 200, 305))->parent, as);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, K, 305, 700))->parent, as);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 750 * US);
+  CHECK_EQ(c.ns[RSP_CAT_BLOCKING_IO], 100 * US);
+  CHECK_EQ(c.ns[RSP_CAT_HARDWARE], 1 * US);     /* K's wait, 300-301 */
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (4 + 5) * US); /* K 301-305, A 700-705 */
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (150 + 395 + 95) * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
+int main(void)
+{
+  test_own_disk_through_worker();
+  test_pipe_child();
+  test_child_does_not_fit();
+  test_poll_merge();
+  test_triangle();
+  test_categories();
+  if (failures)
+    fprintf(stderr, "%d failures\n", failures);
+  return failures ? 1 : 0;
+}
