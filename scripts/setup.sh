@@ -5,6 +5,7 @@ packages=(
   # build
   gcc meson ninja-build pkg-config gettext
   libglib2.0-dev libtraceevent-dev libdw-dev libelf-dev libzstd-dev libgtk-3-dev libiberty-dev
+  libcairo2-dev
   # recording and oracles (libc6-dbg: the symbols perf and rsp both read for libc frames)
   linux-perf libc6-dbg
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb

@@ -1,14 +1,125 @@
 /* rsp render: analysis + viewport -> cairo drawing, one file per view. Used by the app, by --export
  * and by the pixel tests; nothing here knows about GTK.
  *
- * The one public header of src/render/. */
+ * The one public header of src/render/. Drawing is a function of (data, viewport, style): the
+ * GTK widget, the PNG/SVG export and the pixel tests all call the same functions. Needs cairo only.
+ */
 #pragma once
-
-#include "analysis/analysis.h"
 
 #include <cairo.h>
 
+#include "analysis/analysis.h"
+#include "model/model.h"
+
 G_BEGIN_DECLS
+
+/* ---- Style ------------------------------------------------------------------------------------ */
+typedef struct rsp_rgb {
+  double r, g, b;
+} rsp_rgb;
+
+/* Colours as in the paper: run red, sleep blue, both purple, process names grey, blocking I/O green. */
+typedef struct rsp_style {
+  rsp_rgb background, row_alt, label_bg, text, process_bg, process_text;
+  rsp_rgb run, sleep, both, io, disk, net, link, link_wakeup, ruler_bg, ruler_text, grid, match, selection;
+  int row_height;    /* pixels per task row */
+  int label_width;   /* pixels of the name column at the left */
+  int ruler_height;  /* pixels of the time ruler at the top */
+  double font_size;
+} rsp_style;
+
+/* The default style (a static object: do not free). */
+const rsp_style *rsp_style_default(void);
+/* "#rrggbb" of C, into BUF (8 bytes), for tests and CSS. */
+const char *rsp_rgb_to_hex(rsp_rgb c, char buf[8]);
+
+/* ---- Viewport --------------------------------------------------------------------------------- */
+typedef struct rsp_viewport {
+  uint64_t t0, t1;   /* the visible time range, recording time (ns), t0 < t1 */
+  int width, height; /* pixels of the whole drawing, ruler and name column included */
+  int scroll_y;      /* pixels of rows scrolled off the top */
+} rsp_viewport;
+
+/* X of time T (may lie outside the drawing) and the time at X, with STYLE's name column. */
+double rsp_viewport_x(const rsp_viewport *vp, const rsp_style *style, uint64_t t);
+uint64_t rsp_viewport_time(const rsp_viewport *vp, const rsp_style *style, double x);
+/* Zooms by FACTOR (< 1: in) around the time at pixel X, clamped to [LO, HI] and to >= 1 us. */
+void rsp_viewport_zoom(rsp_viewport *vp, const rsp_style *style, double factor, double x, uint64_t lo,
+                       uint64_t hi);
+/* Pans by DX pixels (positive: later), clamped to [LO, HI]. */
+void rsp_viewport_pan(rsp_viewport *vp, const rsp_style *style, double dx, uint64_t lo, uint64_t hi);
+
+/* ---- Time ruler ------------------------------------------------------------------------------- */
+/* Draws the ruler (ticks with units, times relative to ORIGIN) across the top of VP. */
+void rsp_time_ruler_draw(cairo_t *cr, const rsp_viewport *vp, const rsp_style *style, uint64_t origin);
+/* A duration as text with a unit ("1.50 ms", "230 us", "2.000 s") into BUF. */
+const char *rsp_format_duration(uint64_t ns, char *buf, size_t size);
+/* Parses "1.5ms", "200us", "3s", "1500ns", "2" (seconds) into NS. */
+bool rsp_parse_duration(const char *text, uint64_t *ns);
+
+/* ---- Process Running View --------------------------------------------------------------------- */
+typedef struct rsp_running_view rsp_running_view;
+
+typedef enum {
+  RSP_SORT_BY_PID,
+  RSP_SORT_BY_NAME,
+  RSP_SORT_BY_RUNTIME, /* most on-CPU time first */
+} rsp_sort_order;
+
+/* Precomputes, once, per-task sorted run and sleep arrays and the row layout: drawing then costs
+ * O(visible rows x visible pixel columns x log runs), never O(trace). MODEL must outlive the view. */
+rsp_running_view *rsp_running_view_new(const rsp_model *model);
+void rsp_running_view_free(rsp_running_view *view);
+const rsp_model *rsp_running_view_model(const rsp_running_view *view);
+
+void rsp_running_view_set_sort(rsp_running_view *view, rsp_sort_order order);
+/* Keeps only the processes one of whose threads' names (or pid) contains TEXT (NULL/"": all). */
+void rsp_running_view_set_filter(rsp_running_view *view, const char *text);
+/* Highlights tasks whose name, and sleeps whose label function, contains TEXT (NULL/"": none).
+ * Returns the number of matching tasks plus matching sleep labels' distinct functions. */
+uint32_t rsp_running_view_set_search(rsp_running_view *view, const char *text);
+void rsp_running_view_set_show_sleeps(rsp_running_view *view, bool show);
+void rsp_running_view_set_show_links(rsp_running_view *view, bool show);
+/* The process whose wait chain is highlighted (-1: none). */
+void rsp_running_view_set_focus_pid(rsp_running_view *view, int32_t pid);
+
+/* Rows (process headers and threads) currently shown, and the pixel height they take. */
+uint32_t rsp_running_view_n_rows(const rsp_running_view *view);
+int rsp_running_view_content_height(const rsp_running_view *view, const rsp_style *style);
+/* Y (top) of TASK's row in VP, or -1 when it is not shown. */
+int rsp_running_view_task_y(const rsp_running_view *view, const rsp_viewport *vp, const rsp_style *style,
+                            rsp_task_id task);
+
+void rsp_running_view_draw(rsp_running_view *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style);
+
+/* What is under pixel (X, Y). */
+typedef enum {
+  RSP_HIT_NOTHING,
+  RSP_HIT_PROCESS, /* a process header row (pid set) */
+  RSP_HIT_TASK,    /* a task's name (task set) */
+  RSP_HIT_RUN,     /* task and run set */
+  RSP_HIT_SLEEP,   /* task and sleep set */
+} rsp_hit_kind;
+
+typedef struct rsp_hit {
+  rsp_hit_kind kind;
+  int32_t pid;
+  rsp_task_id task;
+  rsp_run_id run;
+  rsp_sleep_id sleep;
+} rsp_hit;
+
+void rsp_running_view_hit(const rsp_running_view *view, const rsp_viewport *vp, const rsp_style *style,
+                          double x, double y, rsp_hit *out);
+/* A multi-line description of HIT for tooltips and the details pane (durations, stacks across the
+ * kernel/user boundary, who woke it). Free with g_free. */
+char *rsp_running_view_describe(const rsp_running_view *view, const rsp_hit *hit);
+
+/* ---- Export ----------------------------------------------------------------------------------- */
+/* Draws VIEW at VP into PATH, PNG or SVG by its extension, with the model's loss warnings as a
+ * banner. */
+bool rsp_export_running_view(rsp_running_view *view, const rsp_viewport *vp, const rsp_style *style,
+                             const char *path, GError **error);
 
 /* ---- Histograms (issue 7) --------------------------------------------------------------------
  * A latency profile as OSprof draws it: log2 buckets along x (labelled in time units), a log y

@@ -1,0 +1,667 @@
+/* The GtkApplication and its window: widgets from window.ui, the running view drawn by render/,
+ * interaction (zoom, pan, range select, tooltips, details, search, filter, sort), the loading
+ * thread with progress and cancel, the lost-event warning. The app owns state, not geometry. */
+#include "app/app.h"
+#include "app/loader.h"
+
+#include <glib/gi18n.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* from the GResource bundle compiled in (ui/rsp-view.gresource.xml) */
+GResource *rsp_view_get_resource(void);
+
+typedef struct win {
+  GtkApplication *app;
+  const rsp_app_options *options;
+  GtkBuilder *builder;
+  GtkWidget *window, *area, *progress_box, *progress_bar, *error_label, *loss_bar, *loss_label, *status_label;
+  GtkWidget *details_view, *view_stack, *filter_entry, *search_entry, *sort_combo, *sleeps_check, *links_check;
+  GtkAdjustment *vadj;
+  rsp_loader *loader;
+  guint progress_timer;
+  char *path;
+  rsp_model *model;
+  rsp_running_view *view;
+  rsp_viewport vp;
+  uint64_t lo, hi;
+  /* pointer state */
+  bool panning, selecting;
+  double press_x, press_y, last_x, sel_x;
+  bool moved;
+  int exit_status;
+  int self_test_step;
+} win;
+
+static const rsp_style *style(void)
+{
+  return rsp_style_default();
+}
+
+static GtkWidget *obj(win *w, const char *id)
+{
+  return GTK_WIDGET(gtk_builder_get_object(w->builder, id));
+}
+
+static void set_details(win *w, const char *text)
+{
+  GtkTextBuffer *b = gtk_text_view_get_buffer(GTK_TEXT_VIEW(w->details_view));
+  gtk_text_buffer_set_text(b, text ? text : "", -1);
+}
+
+static void update_scroll_range(win *w)
+{
+  int h = gtk_widget_get_allocated_height(w->area);
+  double content = w->view ? rsp_running_view_content_height(w->view, style()) : 0;
+  double page = h - style()->ruler_height;
+  if (page < 1)
+    page = 1;
+  gtk_adjustment_configure(w->vadj, MIN(gtk_adjustment_get_value(w->vadj), MAX(0, content - page)), 0,
+                           MAX(content, page), style()->row_height, page * 0.9, page);
+}
+
+static void update_status(win *w)
+{
+  if (!w->model) {
+    gtk_label_set_text(GTK_LABEL(w->status_label), "");
+    return;
+  }
+  char span[48], at[48];
+  rsp_format_duration(w->vp.t1 - w->vp.t0, span, sizeof span);
+  rsp_format_duration(w->vp.t0 - w->lo, at, sizeof at);
+  g_autofree char *s = g_strdup_printf(_("%s: %u tasks, %u runs, %u sleeps, %u links; showing %s from %s; %u rows"),
+                                       w->path, rsp_model_n_tasks(w->model), rsp_model_n_runs(w->model),
+                                       rsp_model_n_sleeps(w->model), rsp_model_n_links(w->model), span, at,
+                                       rsp_running_view_n_rows(w->view));
+  gtk_label_set_text(GTK_LABEL(w->status_label), s);
+}
+
+static void redraw(win *w)
+{
+  gtk_widget_queue_draw(w->area);
+  update_status(w);
+}
+
+static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data)
+{
+  win *w = data;
+  w->vp.width = gtk_widget_get_allocated_width(area);
+  w->vp.height = gtk_widget_get_allocated_height(area);
+  if (!w->view) {
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    return TRUE;
+  }
+  w->vp.scroll_y = (int)gtk_adjustment_get_value(w->vadj);
+  rsp_running_view_draw(w->view, cr, &w->vp, style());
+  if (w->selecting) {
+    rsp_rgb c = style()->selection;
+    cairo_set_source_rgba(cr, c.r, c.g, c.b, 0.25);
+    double x0 = MIN(w->press_x, w->sel_x), x1 = MAX(w->press_x, w->sel_x);
+    cairo_rectangle(cr, x0, style()->ruler_height, x1 - x0, w->vp.height);
+    cairo_fill(cr);
+  }
+  return TRUE;
+}
+
+static void zoom(win *w, double factor, double x)
+{
+  if (!w->view)
+    return;
+  rsp_viewport_zoom(&w->vp, style(), factor, x, w->lo, w->hi);
+  redraw(w);
+}
+
+static void zoom_fit(win *w)
+{
+  w->vp.t0 = w->lo;
+  w->vp.t1 = w->hi;
+  redraw(w);
+}
+
+static void pan(win *w, double dx)
+{
+  if (!w->view)
+    return;
+  rsp_viewport_pan(&w->vp, style(), dx, w->lo, w->hi);
+  redraw(w);
+}
+
+static double plot_center(win *w)
+{
+  return style()->label_width + (w->vp.width - style()->label_width) / 2.0;
+}
+
+static gboolean on_scroll(GtkWidget *area, GdkEventScroll *ev, gpointer data)
+{
+  win *w = data;
+  double dy = 0, dx = 0;
+  if (ev->direction == GDK_SCROLL_UP)
+    dy = -1;
+  else if (ev->direction == GDK_SCROLL_DOWN)
+    dy = 1;
+  else if (ev->direction == GDK_SCROLL_LEFT)
+    dx = -1;
+  else if (ev->direction == GDK_SCROLL_RIGHT)
+    dx = 1;
+  else if (ev->direction == GDK_SCROLL_SMOOTH)
+    gdk_event_get_scroll_deltas((GdkEvent *)ev, &dx, &dy);
+  if (ev->state & GDK_CONTROL_MASK)
+    zoom(w, pow(1.25, dy), ev->x);
+  else if (ev->state & GDK_SHIFT_MASK || dx != 0)
+    pan(w, (dx != 0 ? dx : dy) * 60);
+  else {
+    gtk_adjustment_set_value(w->vadj, gtk_adjustment_get_value(w->vadj) + dy * 3 * style()->row_height);
+  }
+  return TRUE;
+}
+
+static void show_hit(win *w, double x, double y)
+{
+  if (!w->view)
+    return;
+  rsp_hit hit;
+  rsp_running_view_hit(w->view, &w->vp, style(), x, y, &hit);
+  g_autofree char *text = rsp_running_view_describe(w->view, &hit);
+  set_details(w, text);
+  if (hit.kind == RSP_HIT_TASK || hit.kind == RSP_HIT_PROCESS) {
+    /* a name launches the flame view; until the analysis layer exists it focuses the process:
+     * its tasks and the tasks that woke them are highlighted */
+    rsp_running_view_set_focus_pid(w->view, hit.pid);
+    redraw(w);
+  }
+}
+
+static gboolean on_press(GtkWidget *area, GdkEventButton *ev, gpointer data)
+{
+  win *w = data;
+  gtk_widget_grab_focus(area);
+  if (ev->type != GDK_BUTTON_PRESS)
+    return FALSE;
+  w->press_x = w->last_x = w->sel_x = ev->x;
+  w->press_y = ev->y;
+  w->moved = false;
+  if (ev->button == 3 || (ev->button == 1 && (ev->state & GDK_SHIFT_MASK)))
+    w->selecting = true;
+  else if (ev->button == 1)
+    w->panning = true;
+  return TRUE;
+}
+
+static gboolean on_motion(GtkWidget *area, GdkEventMotion *ev, gpointer data)
+{
+  win *w = data;
+  if (fabs(ev->x - w->press_x) > 3 || fabs(ev->y - w->press_y) > 3)
+    w->moved = true;
+  if (w->panning && w->moved) {
+    pan(w, w->last_x - ev->x);
+    w->last_x = ev->x;
+  } else if (w->selecting) {
+    w->sel_x = ev->x;
+    gtk_widget_queue_draw(area);
+  }
+  return TRUE;
+}
+
+static gboolean on_release(GtkWidget *area, GdkEventButton *ev, gpointer data)
+{
+  win *w = data;
+  if (w->selecting && fabs(w->sel_x - w->press_x) > 3 && w->view) {
+    double x0 = MAX(MIN(w->press_x, w->sel_x), style()->label_width), x1 = MAX(w->press_x, w->sel_x);
+    uint64_t t0 = rsp_viewport_time(&w->vp, style(), x0), t1 = rsp_viewport_time(&w->vp, style(), x1);
+    if (t1 > t0 + 1000) {
+      w->vp.t0 = t0;
+      w->vp.t1 = t1;
+    }
+  } else if (!w->moved) {
+    show_hit(w, ev->x, ev->y);
+  }
+  w->selecting = w->panning = false;
+  redraw(w);
+  return TRUE;
+}
+
+static gboolean on_key(GtkWidget *area, GdkEventKey *ev, gpointer data)
+{
+  win *w = data;
+  double step = (w->vp.width - style()->label_width) * 0.1;
+  switch (ev->keyval) {
+  case GDK_KEY_plus:
+  case GDK_KEY_equal:
+  case GDK_KEY_KP_Add:
+    zoom(w, 0.5, plot_center(w));
+    return TRUE;
+  case GDK_KEY_minus:
+  case GDK_KEY_KP_Subtract:
+    zoom(w, 2.0, plot_center(w));
+    return TRUE;
+  case GDK_KEY_Left:
+    pan(w, -step);
+    return TRUE;
+  case GDK_KEY_Right:
+    pan(w, step);
+    return TRUE;
+  case GDK_KEY_Up:
+    gtk_adjustment_set_value(w->vadj, gtk_adjustment_get_value(w->vadj) - style()->row_height);
+    return TRUE;
+  case GDK_KEY_Down:
+    gtk_adjustment_set_value(w->vadj, gtk_adjustment_get_value(w->vadj) + style()->row_height);
+    return TRUE;
+  case GDK_KEY_Home:
+  case GDK_KEY_0:
+    zoom_fit(w);
+    return TRUE;
+  default:
+    return FALSE;
+  }
+}
+
+static gboolean on_query_tooltip(GtkWidget *area, gint x, gint y, gboolean kbd, GtkTooltip *tip, gpointer data)
+{
+  win *w = data;
+  if (!w->view || kbd)
+    return FALSE;
+  rsp_hit hit;
+  rsp_running_view_hit(w->view, &w->vp, style(), x, y, &hit);
+  if (hit.kind == RSP_HIT_NOTHING)
+    return FALSE;
+  g_autofree char *text = rsp_running_view_describe(w->view, &hit);
+  /* the tooltip keeps the head; the details pane (click) has the whole stack */
+  char **lines = g_strsplit(text, "\n", 9);
+  if (g_strv_length(lines) == 9)
+    g_free(lines[8]), lines[8] = NULL;
+  g_autofree char *head = g_strjoinv("\n", lines);
+  g_strfreev(lines);
+  gtk_tooltip_set_text(tip, head);
+  return TRUE;
+}
+
+static void on_vadj_changed(GtkAdjustment *adj, gpointer data)
+{
+  gtk_widget_queue_draw(((win *)data)->area);
+}
+
+static void on_size_allocate(GtkWidget *area, GdkRectangle *alloc, gpointer data)
+{
+  update_scroll_range(data);
+}
+
+static void on_filter(GtkSearchEntry *entry, gpointer data)
+{
+  win *w = data;
+  if (!w->view)
+    return;
+  rsp_running_view_set_filter(w->view, gtk_entry_get_text(GTK_ENTRY(entry)));
+  gtk_adjustment_set_value(w->vadj, 0);
+  update_scroll_range(w);
+  redraw(w);
+}
+
+static void on_search(GtkSearchEntry *entry, gpointer data)
+{
+  win *w = data;
+  if (!w->view)
+    return;
+  const char *text = gtk_entry_get_text(GTK_ENTRY(entry));
+  uint32_t n = rsp_running_view_set_search(w->view, text);
+  if (*text) {
+    g_autofree char *s = g_strdup_printf(_("%u matches for \"%s\" (tasks, and sleeps whose label matches)"), n, text);
+    set_details(w, s);
+  }
+  redraw(w);
+}
+
+static void on_sort(GtkComboBox *combo, gpointer data)
+{
+  win *w = data;
+  if (!w->view)
+    return;
+  const char *id = gtk_combo_box_get_active_id(combo);
+  rsp_running_view_set_sort(w->view, !g_strcmp0(id, "name")      ? RSP_SORT_BY_NAME
+                                     : !g_strcmp0(id, "runtime") ? RSP_SORT_BY_RUNTIME
+                                                                 : RSP_SORT_BY_PID);
+  redraw(w);
+}
+
+static void on_toggle(GtkToggleButton *b, gpointer data)
+{
+  win *w = data;
+  if (!w->view)
+    return;
+  rsp_running_view_set_show_sleeps(w->view, gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w->sleeps_check)));
+  rsp_running_view_set_show_links(w->view, gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w->links_check)));
+  redraw(w);
+}
+
+static void apply_widgets(win *w)
+{
+  on_toggle(NULL, w);
+  on_sort(GTK_COMBO_BOX(w->sort_combo), w);
+  on_filter(GTK_SEARCH_ENTRY(w->filter_entry), w);
+  on_search(GTK_SEARCH_ENTRY(w->search_entry), w);
+}
+
+static gboolean self_test_step(gpointer data);
+
+static gboolean on_progress_tick(gpointer data)
+{
+  win *w = data;
+  if (!w->loader) {
+    w->progress_timer = 0;
+    return G_SOURCE_REMOVE;
+  }
+  double f = rsp_loader_fraction(w->loader);
+  if (f < 0)
+    gtk_progress_bar_pulse(GTK_PROGRESS_BAR(w->progress_bar));
+  else
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(w->progress_bar), f);
+  return G_SOURCE_CONTINUE;
+}
+
+static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *error, void *data)
+{
+  win *w = data;
+  rsp_loader_free(w->loader);
+  w->loader = NULL;
+  gtk_widget_hide(w->progress_box);
+  if (!model) {
+    g_autofree char *msg = g_strdup_printf(_("Could not load %s: %s"), w->path, error ? error->message : "?");
+    gtk_label_set_text(GTK_LABEL(w->error_label), msg);
+    gtk_widget_show(w->error_label);
+    g_printerr("rsp-view: %s\n", msg);
+    if (w->options->self_test) {
+      w->exit_status = 1;
+      g_application_quit(G_APPLICATION(w->app));
+    }
+    return;
+  }
+  gtk_widget_hide(w->error_label);
+  if (w->view)
+    rsp_running_view_free(w->view);
+  if (w->model)
+    rsp_model_free(w->model);
+  w->model = model;
+  w->view = view;
+  w->lo = rsp_model_time_first(model);
+  w->hi = rsp_model_time_last(model);
+  if (w->hi <= w->lo)
+    w->hi = w->lo + 1000;
+  w->vp.t0 = w->lo;
+  w->vp.t1 = w->hi;
+  rsp_running_view_set_focus_pid(view, w->options->focus_pid);
+  char **warnings = rsp_model_loss_warnings(model);
+  if (warnings && warnings[0]) {
+    g_autofree char *text = g_strjoinv("\n", warnings);
+    gtk_label_set_text(GTK_LABEL(w->loss_label), text);
+    gtk_widget_show(w->loss_bar);
+  } else {
+    gtk_widget_hide(w->loss_bar);
+  }
+  g_strfreev(warnings);
+  g_autofree char *title = g_strdup_printf("rsp-view — %s", w->path);
+  gtk_window_set_title(GTK_WINDOW(w->window), title);
+  apply_widgets(w);
+  update_scroll_range(w);
+  redraw(w);
+  if (w->options->self_test)
+    g_timeout_add(200, self_test_step, w);
+}
+
+static void start_load(win *w, const char *path)
+{
+  if (w->loader)
+    rsp_loader_abandon(w->loader);
+  g_free(w->path);
+  w->path = g_strdup(path);
+  gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(w->progress_bar), 0);
+  g_autofree char *text = g_strdup_printf(_("Loading %s…"), path);
+  gtk_progress_bar_set_text(GTK_PROGRESS_BAR(w->progress_bar), text);
+  gtk_widget_show(w->progress_box);
+  gtk_widget_hide(w->error_label);
+  w->loader = rsp_loader_start(path, on_loaded, w);
+  if (!w->progress_timer)
+    w->progress_timer = g_timeout_add(50, on_progress_tick, w);
+}
+
+static void on_cancel(GtkButton *b, gpointer data)
+{
+  win *w = data;
+  if (w->loader)
+    rsp_loader_cancel(w->loader);
+}
+
+static void on_open(GtkButton *b, gpointer data)
+{
+  win *w = data;
+  GtkWidget *dlg = gtk_file_chooser_dialog_new(_("Open a recording"), GTK_WINDOW(w->window),
+                                               GTK_FILE_CHOOSER_ACTION_OPEN, _("_Cancel"), GTK_RESPONSE_CANCEL,
+                                               _("_Open"), GTK_RESPONSE_ACCEPT, NULL);
+  if (gtk_dialog_run(GTK_DIALOG(dlg)) == GTK_RESPONSE_ACCEPT) {
+    g_autofree char *file = gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(dlg));
+    if (file)
+      start_load(w, file);
+  }
+  gtk_widget_destroy(dlg);
+}
+
+/* Accessible names, for screen readers and for the GUI tests (which find widgets by them). */
+static const struct {
+  const char *id, *name;
+} accessible_names[] = {
+  { "open_button", N_("Open recording") },
+  { "view_switcher", N_("View") },
+  { "filter_entry", N_("Filter processes") },
+  { "search_entry", N_("Search") },
+  { "sort_combo", N_("Sort processes") },
+  { "sleeps_check", N_("Show sleeps") },
+  { "links_check", N_("Show links") },
+  { "zoom_in_button", N_("Zoom in") },
+  { "zoom_out_button", N_("Zoom out") },
+  { "zoom_fit_button", N_("Zoom to fit") },
+  { "progress_bar", N_("Loading progress") },
+  { "cancel_button", N_("Cancel loading") },
+  { "running_area", N_("Process running view") },
+  { "vscroll", N_("Scroll tasks") },
+  { "details_view", N_("Details") },
+  { "status_label", N_("Status") },
+  { "loss_label", N_("Lost events warning") },
+  { "error_label", N_("Load error") },
+};
+
+static void set_accessible_names(win *w)
+{
+  for (unsigned i = 0; i < G_N_ELEMENTS(accessible_names); i++) {
+    AtkObject *a = gtk_widget_get_accessible(obj(w, accessible_names[i].id));
+    atk_object_set_name(a, _(accessible_names[i].name));
+  }
+}
+
+/* ---- Self-test (rsp-view --self-test FILE, run by tests/gui under Xvfb) ---------------------- */
+static bool check(win *w, bool ok, const char *what)
+{
+  printf("self-test: %s: %s\n", ok ? "ok" : "FAILED", what);
+  fflush(stdout);
+  if (!ok)
+    w->exit_status = 1;
+  return ok;
+}
+
+static void pump(void)
+{
+  while (gtk_events_pending())
+    gtk_main_iteration();
+}
+
+static gboolean self_test_step(gpointer data)
+{
+  win *w = data;
+  for (unsigned i = 0; i < G_N_ELEMENTS(accessible_names); i++) {
+    AtkObject *a = gtk_widget_get_accessible(obj(w, accessible_names[i].id));
+    const char *name = atk_object_get_name(a);
+    g_autofree char *what = g_strdup_printf("accessible name of %s is \"%s\"", accessible_names[i].id,
+                                            name ? name : "(null)");
+    check(w, name && !strcmp(name, _(accessible_names[i].name)), what);
+  }
+  check(w, w->model && rsp_model_n_runs(w->model) > 0, "the recording loaded, with runs");
+  check(w, gtk_widget_get_mapped(w->area), "the running view is on screen");
+  /* zoom with the keyboard: the visible span halves */
+  uint64_t span = w->vp.t1 - w->vp.t0;
+  GdkEvent *key = gdk_event_new(GDK_KEY_PRESS);
+  key->key.keyval = GDK_KEY_plus;
+  key->key.window = g_object_ref(gtk_widget_get_window(w->area));
+  on_key(w->area, &key->key, w);
+  gdk_event_free(key);
+  check(w, w->vp.t1 - w->vp.t0 < span * 3 / 4, "+ zooms in");
+  gtk_button_clicked(GTK_BUTTON(obj(w, "zoom_fit_button")));
+  check(w, w->vp.t0 == w->lo && w->vp.t1 == w->hi, "Fit shows the whole recording");
+  gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(w->sleeps_check), FALSE);
+  gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(w->sleeps_check), TRUE);
+  uint32_t rows = rsp_running_view_n_rows(w->view);
+  gtk_entry_set_text(GTK_ENTRY(w->filter_entry), "no-such-task-name-xyz");
+  on_filter(GTK_SEARCH_ENTRY(w->filter_entry), w);
+  check(w, rsp_running_view_n_rows(w->view) == 0, "a filter that matches nothing leaves no rows");
+  gtk_entry_set_text(GTK_ENTRY(w->filter_entry), "");
+  on_filter(GTK_SEARCH_ENTRY(w->filter_entry), w);
+  check(w, rsp_running_view_n_rows(w->view) == rows, "clearing the filter brings the rows back");
+  gtk_combo_box_set_active_id(GTK_COMBO_BOX(w->sort_combo), "runtime");
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
+  pump();
+  check(w, !strcmp(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)), "flame"), "switched to the flame page");
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
+  pump();
+  check(w, gtk_widget_get_mapped(w->area), "switched back to the running view");
+  /* a click on a task row fills the details pane */
+  show_hit(w, 20, style()->ruler_height + style()->row_height * 1.5);
+  GtkTextBuffer *b = gtk_text_view_get_buffer(GTK_TEXT_VIEW(w->details_view));
+  GtkTextIter s, e;
+  gtk_text_buffer_get_bounds(b, &s, &e);
+  g_autofree char *details = gtk_text_buffer_get_text(b, &s, &e, FALSE);
+  check(w, details && strstr(details, "runtime"), "clicking a task name shows its totals in the details pane");
+  gtk_widget_queue_draw(w->area);
+  pump();
+  printf("self-test: done, closing\n");
+  fflush(stdout);
+  gtk_widget_destroy(w->window);
+  return G_SOURCE_REMOVE;
+}
+
+static void zoom_in_clicked(GtkButton *b, gpointer data)
+{
+  win *w = data;
+  zoom(w, 0.5, plot_center(w));
+}
+
+static void zoom_out_clicked(GtkButton *b, gpointer data)
+{
+  win *w = data;
+  zoom(w, 2.0, plot_center(w));
+}
+
+static void zoom_fit_clicked(GtkButton *b, gpointer data)
+{
+  zoom_fit(data);
+}
+
+static void on_destroy(GtkWidget *widget, gpointer data)
+{
+  win *w = data;
+  if (w->loader) {
+    rsp_loader_abandon(w->loader);
+    w->loader = NULL;
+  }
+}
+
+static void on_activate(GtkApplication *app, gpointer data)
+{
+  win *w = data;
+  if (w->window) {
+    gtk_window_present(GTK_WINDOW(w->window));
+    return;
+  }
+  /* a static library's constructor may be dropped by the linker: register explicitly */
+  if (!g_resources_get_info("/org/rsp/view/window.ui", G_RESOURCE_LOOKUP_FLAGS_NONE, NULL, NULL, NULL))
+    g_resources_register(rsp_view_get_resource());
+  GtkCssProvider *css = gtk_css_provider_new();
+  gtk_css_provider_load_from_resource(css, "/org/rsp/view/style.css");
+  gtk_style_context_add_provider_for_screen(gdk_screen_get_default(), GTK_STYLE_PROVIDER(css),
+                                            GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  g_object_unref(css);
+  w->builder = gtk_builder_new_from_resource("/org/rsp/view/window.ui");
+  w->window = obj(w, "window");
+  gtk_window_set_application(GTK_WINDOW(w->window), app);
+  w->area = obj(w, "running_area");
+  w->progress_box = obj(w, "progress_box");
+  w->progress_bar = obj(w, "progress_bar");
+  w->error_label = obj(w, "error_label");
+  w->loss_bar = obj(w, "loss_bar");
+  w->loss_label = obj(w, "loss_label");
+  w->status_label = obj(w, "status_label");
+  w->details_view = obj(w, "details_view");
+  w->view_stack = obj(w, "view_stack");
+  w->filter_entry = obj(w, "filter_entry");
+  w->search_entry = obj(w, "search_entry");
+  w->sort_combo = obj(w, "sort_combo");
+  w->sleeps_check = obj(w, "sleeps_check");
+  w->links_check = obj(w, "links_check");
+  w->vadj = GTK_ADJUSTMENT(gtk_builder_get_object(w->builder, "vadjustment"));
+  set_accessible_names(w);
+  if (w->options->filter)
+    gtk_entry_set_text(GTK_ENTRY(w->filter_entry), w->options->filter);
+  if (w->options->search)
+    gtk_entry_set_text(GTK_ENTRY(w->search_entry), w->options->search);
+
+  gtk_widget_add_events(w->area, GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK | GDK_BUTTON_PRESS_MASK |
+                                     GDK_BUTTON_RELEASE_MASK | GDK_POINTER_MOTION_MASK | GDK_KEY_PRESS_MASK);
+  g_signal_connect(w->area, "draw", G_CALLBACK(on_draw), w);
+  g_signal_connect(w->area, "scroll-event", G_CALLBACK(on_scroll), w);
+  g_signal_connect(w->area, "button-press-event", G_CALLBACK(on_press), w);
+  g_signal_connect(w->area, "motion-notify-event", G_CALLBACK(on_motion), w);
+  g_signal_connect(w->area, "button-release-event", G_CALLBACK(on_release), w);
+  g_signal_connect(w->area, "key-press-event", G_CALLBACK(on_key), w);
+  g_signal_connect(w->area, "query-tooltip", G_CALLBACK(on_query_tooltip), w);
+  g_signal_connect(w->area, "size-allocate", G_CALLBACK(on_size_allocate), w);
+  g_signal_connect(w->vadj, "value-changed", G_CALLBACK(on_vadj_changed), w);
+  g_signal_connect(w->filter_entry, "search-changed", G_CALLBACK(on_filter), w);
+  g_signal_connect(w->search_entry, "search-changed", G_CALLBACK(on_search), w);
+  g_signal_connect(w->sort_combo, "changed", G_CALLBACK(on_sort), w);
+  g_signal_connect(w->sleeps_check, "toggled", G_CALLBACK(on_toggle), w);
+  g_signal_connect(w->links_check, "toggled", G_CALLBACK(on_toggle), w);
+  g_signal_connect(obj(w, "zoom_in_button"), "clicked", G_CALLBACK(zoom_in_clicked), w);
+  g_signal_connect(obj(w, "zoom_out_button"), "clicked", G_CALLBACK(zoom_out_clicked), w);
+  g_signal_connect(obj(w, "zoom_fit_button"), "clicked", G_CALLBACK(zoom_fit_clicked), w);
+  g_signal_connect(obj(w, "cancel_button"), "clicked", G_CALLBACK(on_cancel), w);
+  g_signal_connect(obj(w, "open_button"), "clicked", G_CALLBACK(on_open), w);
+  g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);
+  gtk_widget_show(w->window);
+  if (w->options->file)
+    start_load(w, w->options->file);
+  else
+    set_details(w, _("Open a recording (perf.data) with the Open button."));
+  if (w->options->flame_pid >= 0)
+    gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
+}
+
+int rsp_app_run(const rsp_app_options *options)
+{
+  win *w = g_new0(win, 1);
+  w->options = options;
+  w->app = gtk_application_new("org.rsp.View", G_APPLICATION_NON_UNIQUE);
+  g_signal_connect(w->app, "activate", G_CALLBACK(on_activate), w);
+  char *argv[] = { (char *)"rsp-view", NULL };
+  int status = g_application_run(G_APPLICATION(w->app), 1, argv);
+  if (w->progress_timer)
+    g_source_remove(w->progress_timer);
+  if (w->view)
+    rsp_running_view_free(w->view);
+  if (w->model)
+    rsp_model_free(w->model);
+  if (w->builder)
+    g_object_unref(w->builder);
+  g_free(w->path);
+  g_object_unref(w->app);
+  int rc = status ? status : w->exit_status;
+  g_free(w);
+  return rc;
+}

@@ -1,0 +1,66 @@
+/* Headless export of a view to PNG or SVG (cairo image/SVG surfaces: no display needed), with
+ * the model's loss warnings as a banner at the bottom so a report cannot hide them. */
+#include "render/render.h"
+
+#include <cairo-svg.h>
+#include <gio/gio.h>
+#include <string.h>
+
+static void draw_banner(cairo_t *cr, const rsp_viewport *vp, const rsp_style *style, char **warnings)
+{
+  int n = 0;
+  for (char **w = warnings; w && *w; w++)
+    n++;
+  if (!n)
+    return;
+  double lh = style->font_size + 4, h = n * lh + 4;
+  cairo_save(cr);
+  cairo_set_source_rgb(cr, 1.0, 0.93, 0.70);
+  cairo_rectangle(cr, 0, vp->height - h, vp->width, h);
+  cairo_fill(cr);
+  cairo_set_source_rgb(cr, 0.45, 0.25, 0.0);
+  cairo_set_font_size(cr, style->font_size);
+  for (int i = 0; i < n; i++) {
+    cairo_move_to(cr, 4, vp->height - h + (i + 1) * lh);
+    cairo_show_text(cr, warnings[i]);
+  }
+  cairo_restore(cr);
+}
+
+bool rsp_export_running_view(rsp_running_view *view, const rsp_viewport *vp, const rsp_style *style,
+                             const char *path, GError **error)
+{
+  bool svg = g_str_has_suffix(path, ".svg") || g_str_has_suffix(path, ".SVG");
+  bool png = g_str_has_suffix(path, ".png") || g_str_has_suffix(path, ".PNG");
+  if (!svg && !png) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: the export's name must end in .png or .svg",
+                path);
+    return false;
+  }
+  cairo_surface_t *surface = svg ? cairo_svg_surface_create(path, vp->width, vp->height)
+                                 : cairo_image_surface_create(CAIRO_FORMAT_RGB24, vp->width, vp->height);
+  if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", path,
+                cairo_status_to_string(cairo_surface_status(surface)));
+    cairo_surface_destroy(surface);
+    return false;
+  }
+  cairo_t *cr = cairo_create(surface);
+  rsp_running_view_draw(view, cr, vp, style);
+  char **warnings = rsp_model_loss_warnings(rsp_running_view_model(view));
+  draw_banner(cr, vp, style, warnings);
+  g_strfreev(warnings);
+  cairo_status_t st = cairo_status(cr);
+  cairo_destroy(cr);
+  if (png && st == CAIRO_STATUS_SUCCESS)
+    st = cairo_surface_write_to_png(surface, path);
+  cairo_surface_finish(surface);
+  if (st == CAIRO_STATUS_SUCCESS)
+    st = cairo_surface_status(surface);
+  cairo_surface_destroy(surface);
+  if (st != CAIRO_STATUS_SUCCESS) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", path, cairo_status_to_string(st));
+    return false;
+  }
+  return true;
+}

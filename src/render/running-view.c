@@ -1,0 +1,948 @@
+/* The Process Running View (paper, "Visualizations"): time on x, one row per task, threads grouped
+ * under a grey process header; each run a red bar, each sleep (optionally) a blue box labelled
+ * with its innermost user-space function (green when it waited for disk I/O), links as lines
+ * from the causing run to the caused one.
+ *
+ * Level of detail: each task's runs and sleeps are copied once into sorted (start, end) arrays;
+ * a row is drawn by binary-searching the first interval ending after the current position and
+ * either drawing it (when at least a pixel wide) or filling its pixel column and jumping to the
+ * next column. A row thus costs O(pixel columns x log n) at any zoom, never O(trace). */
+#include "render/render.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct interval {
+  uint64_t start, end;
+} interval;
+
+typedef struct row {
+  bool process; /* a process header, else a thread */
+  int32_t pid;
+  rsp_task_id task; /* threads: the task; headers: the process's first task */
+  uint32_t proc;    /* index into view->procs */
+} row;
+
+typedef struct rect {
+  float x, y, w, h;
+} rect;
+
+typedef struct label {
+  float x0, x1, y, h;
+  const char *text;
+} label;
+
+typedef struct link_segment {
+  float x0, y0, x1, y1;
+  int wakeup;
+} link_segment;
+
+typedef struct process {
+  int32_t pid;
+  const char *name;
+  uint64_t runtime;
+  uint32_t first_task, n_tasks; /* into view->proc_tasks */
+} process;
+
+struct rsp_running_view {
+  const rsp_model *model;
+  uint32_t n_tasks;
+  interval *runs;       /* per task, contiguous, time order: task t's are runs[run_off[t]..] */
+  uint32_t *run_off;
+  interval *sleeps;
+  uint32_t *sleep_off;
+  uint64_t *task_runtime;
+  interval *disk;       /* per task: the union of its disk requests' [insert, complete] spans */
+  uint32_t *disk_off;
+  interval *net;        /* per task: the union of its network operations' [start, end] spans */
+  uint32_t *net_off;
+  process *procs;
+  uint32_t n_procs;
+  rsp_task_id *proc_tasks; /* tasks grouped by process */
+  rsp_sort_order order;
+  char *filter;
+  char *search;
+  uint8_t *task_match;  /* search hits, per task */
+  uint8_t *sleep_match; /* search hits, per sleep (its label's function) */
+  uint8_t *task_focus;  /* tasks of the focus process (1) and their direct wakers (2) */
+  int32_t focus_pid;
+  bool show_sleeps, show_links;
+  GArray *rows;         /* row */
+  GArray *batch[7];     /* per frame: pixel-snapped rects per colour class (reused, no per-frame malloc) */
+  GArray *labels;       /* per frame: sleep labels to draw after the boxes */
+  GArray *link_segments;/* per frame: the links' lines */
+  int32_t *task_row;    /* row index of each task, -1 when filtered out */
+};
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+  if (!needle || !*needle)
+    return true;
+  if (!hay)
+    return false;
+  g_autofree char *h = g_utf8_casefold(hay, -1);
+  g_autofree char *n = g_utf8_casefold(needle, -1);
+  return strstr(h, n) != NULL;
+}
+
+static int cmp_proc(const void *a, const void *b, void *data)
+{
+  const process *x = a, *y = b;
+  rsp_sort_order order = *(const rsp_sort_order *)data;
+  if (order == RSP_SORT_BY_RUNTIME && x->runtime != y->runtime)
+    return x->runtime < y->runtime ? 1 : -1;
+  if (order == RSP_SORT_BY_NAME) {
+    int c = g_strcmp0(x->name, y->name);
+    if (c)
+      return c;
+  }
+  return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static void rebuild_rows(rsp_running_view *v)
+{
+  g_qsort_with_data(v->procs, v->n_procs, sizeof(process), cmp_proc, &v->order);
+  g_array_set_size(v->rows, 0);
+  for (uint32_t t = 0; t < v->n_tasks; t++)
+    v->task_row[t] = -1;
+  for (uint32_t p = 0; p < v->n_procs; p++) {
+    const process *pr = &v->procs[p];
+    bool keep = !v->filter || !*v->filter;
+    if (!keep) {
+      char pidbuf[16];
+      snprintf(pidbuf, sizeof pidbuf, "%d", pr->pid);
+      keep = !strcmp(pidbuf, v->filter);
+      for (uint32_t i = 0; i < pr->n_tasks && !keep; i++)
+        keep = contains_ci(rsp_model_task(v->model, v->proc_tasks[pr->first_task + i])->comm, v->filter);
+    }
+    if (!keep)
+      continue;
+    uint32_t active = 0;
+    for (uint32_t i = 0; i < pr->n_tasks; i++)
+      active += rsp_model_task(v->model, v->proc_tasks[pr->first_task + i])->n_runs > 0;
+    if (!active)
+      continue; /* never ran during the recording: nothing to draw */
+    row h = { .process = true, .pid = pr->pid, .task = v->proc_tasks[pr->first_task], .proc = p };
+    g_array_append_val(v->rows, h);
+    for (uint32_t i = 0; i < pr->n_tasks; i++) {
+      rsp_task_id t = v->proc_tasks[pr->first_task + i];
+      if (!rsp_model_task(v->model, t)->n_runs)
+        continue;
+      row r = { .process = false, .pid = pr->pid, .task = t, .proc = p };
+      v->task_row[t] = (int32_t)v->rows->len;
+      g_array_append_val(v->rows, r);
+    }
+  }
+}
+
+static int cmp_task_in_proc(const void *a, const void *b, void *data)
+{
+  const rsp_model *m = data;
+  const rsp_task *x = rsp_model_task(m, *(const rsp_task_id *)a);
+  const rsp_task *y = rsp_model_task(m, *(const rsp_task_id *)b);
+  if (x->pid != y->pid)
+    return (x->pid > y->pid) - (x->pid < y->pid);
+  if (x->tid != y->tid)
+    return (x->tid > y->tid) - (x->tid < y->tid);
+  return (x->generation > y->generation) - (x->generation < y->generation);
+}
+
+/* The span of disk op / net op I, and its task (RSP_NO_ID: none). */
+typedef rsp_task_id (*span_fn)(const rsp_model *m, uint32_t i, interval *out);
+
+static rsp_task_id disk_span(const rsp_model *m, uint32_t i, interval *out)
+{
+  const rsp_disk_op *d = rsp_model_disk_op(m, i);
+  uint64_t end = d->complete_time ? d->complete_time : d->issue_time;
+  out->start = d->insert_time ? d->insert_time : d->issue_time;
+  out->end = end > out->start ? end : out->start + 1;
+  return d->task;
+}
+
+static rsp_task_id net_span(const rsp_model *m, uint32_t i, interval *out)
+{
+  const rsp_net_op *n = rsp_model_net_op(m, i);
+  out->start = n->start;
+  out->end = n->end > n->start ? n->end : n->start + 1;
+  return n->task;
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+  const interval *x = a, *y = b;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Per task, the sorted union of the spans of N items (bucketed by task, sorted, overlaps merged):
+ * non-overlapping, so the level-of-detail walk applies. OFF gets n_tasks + 1 offsets. */
+static interval *spans_by_task(const rsp_model *m, uint32_t n_tasks, uint32_t n, span_fn span, uint32_t *off)
+{
+  interval *out = g_new(interval, n + 1);
+  for (uint32_t i = 0; i < n; i++) {
+    interval iv;
+    rsp_task_id t = span(m, i, &iv);
+    if (t < n_tasks)
+      off[t + 1]++;
+  }
+  for (uint32_t t = 0; t < n_tasks; t++)
+    off[t + 1] += off[t];
+  uint32_t *fill = g_memdup2(off, (n_tasks + 1) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < n; i++) {
+    interval iv;
+    rsp_task_id t = span(m, i, &iv);
+    if (t < n_tasks)
+      out[fill[t]++] = iv;
+  }
+  g_free(fill);
+  /* merge in place, compacting */
+  uint32_t w = 0;
+  for (uint32_t t = 0; t < n_tasks; t++) {
+    uint32_t a = off[t], b = off[t + 1];
+    qsort(out + a, b - a, sizeof(interval), cmp_interval);
+    off[t] = w;
+    for (uint32_t i = a; i < b; i++) {
+      if (w > off[t] && out[i].start <= out[w - 1].end) {
+        if (out[i].end > out[w - 1].end)
+          out[w - 1].end = out[i].end;
+      } else {
+        out[w++] = out[i];
+      }
+    }
+  }
+  off[n_tasks] = w;
+  return out;
+}
+
+rsp_running_view *rsp_running_view_new(const rsp_model *model)
+{
+  rsp_running_view *v = g_new0(rsp_running_view, 1);
+  v->model = model;
+  v->n_tasks = rsp_model_n_tasks(model);
+  v->run_off = g_new(uint32_t, v->n_tasks + 1);
+  v->sleep_off = g_new(uint32_t, v->n_tasks + 1);
+  v->task_runtime = g_new0(uint64_t, v->n_tasks);
+  v->runs = g_new(interval, rsp_model_n_runs(model) + 1);
+  v->sleeps = g_new(interval, rsp_model_n_sleeps(model) + 1);
+  uint32_t nr = 0, ns = 0;
+  for (uint32_t t = 0; t < v->n_tasks; t++) {
+    const rsp_task *task = rsp_model_task(model, t);
+    v->run_off[t] = nr;
+    for (uint32_t i = 0; i < task->n_runs; i++) {
+      const rsp_run *r = rsp_model_run(model, rsp_model_task_run(model, t, i));
+      v->runs[nr++] = (interval){ r->start, r->end };
+      v->task_runtime[t] += r->end - r->start;
+    }
+    v->sleep_off[t] = ns;
+    for (uint32_t i = 0; i < task->n_sleeps; i++) {
+      const rsp_sleep *s = rsp_model_sleep(model, rsp_model_task_sleep(model, t, i));
+      v->sleeps[ns++] = (interval){ s->start, s->end };
+    }
+  }
+  v->run_off[v->n_tasks] = nr;
+  v->sleep_off[v->n_tasks] = ns;
+
+  v->disk_off = g_new0(uint32_t, v->n_tasks + 1);
+  v->net_off = g_new0(uint32_t, v->n_tasks + 1);
+  v->disk = spans_by_task(model, v->n_tasks, rsp_model_n_disk_ops(model), disk_span, v->disk_off);
+  v->net = spans_by_task(model, v->n_tasks, rsp_model_n_net_ops(model), net_span, v->net_off);
+
+  /* processes: tasks grouped by pid (a task whose pid is unknown is its own process) */
+  v->proc_tasks = g_new(rsp_task_id, v->n_tasks + 1);
+  for (uint32_t t = 0; t < v->n_tasks; t++)
+    v->proc_tasks[t] = t;
+  g_qsort_with_data(v->proc_tasks, v->n_tasks, sizeof(rsp_task_id), cmp_task_in_proc, (void *)model);
+  v->procs = g_new0(process, v->n_tasks + 1);
+  for (uint32_t i = 0; i < v->n_tasks;) {
+    const rsp_task *first = rsp_model_task(model, v->proc_tasks[i]);
+    int32_t pid = first->pid;
+    process *p = &v->procs[v->n_procs++];
+    p->pid = pid >= 0 ? pid : first->tid;
+    p->first_task = i;
+    p->name = first->comm;
+    uint32_t j = i;
+    while (j < v->n_tasks) {
+      rsp_task_id tid = v->proc_tasks[j];
+      const rsp_task *t = rsp_model_task(model, tid);
+      if (pid < 0 ? j > i : t->pid != pid)
+        break;
+      if (t->tid == p->pid && t->comm && *t->comm)
+        p->name = t->comm; /* the main thread's (last generation's) name */
+      p->runtime += v->task_runtime[tid];
+      j++;
+    }
+    p->n_tasks = j - i;
+    i = j;
+  }
+  v->task_match = g_new0(uint8_t, v->n_tasks + 1);
+  v->task_focus = g_new0(uint8_t, v->n_tasks + 1);
+  v->sleep_match = g_new0(uint8_t, rsp_model_n_sleeps(model) + 1);
+  v->task_row = g_new(int32_t, v->n_tasks + 1);
+  v->rows = g_array_new(false, false, sizeof(row));
+  for (unsigned k = 0; k < G_N_ELEMENTS(v->batch); k++)
+    v->batch[k] = g_array_new(false, false, sizeof(rect));
+  v->labels = g_array_new(false, false, sizeof(label));
+  v->link_segments = g_array_new(false, false, sizeof(link_segment));
+  v->focus_pid = -1;
+  v->show_sleeps = true;
+  v->show_links = true;
+  rebuild_rows(v);
+  return v;
+}
+
+void rsp_running_view_free(rsp_running_view *v)
+{
+  if (!v)
+    return;
+  g_free(v->runs);
+  g_free(v->run_off);
+  g_free(v->sleeps);
+  g_free(v->sleep_off);
+  g_free(v->task_runtime);
+  g_free(v->disk);
+  g_free(v->disk_off);
+  g_free(v->net);
+  g_free(v->net_off);
+  g_free(v->procs);
+  g_free(v->proc_tasks);
+  g_free(v->filter);
+  g_free(v->search);
+  g_free(v->task_match);
+  g_free(v->sleep_match);
+  g_free(v->task_focus);
+  g_free(v->task_row);
+  g_array_free(v->rows, true);
+  for (unsigned k = 0; k < G_N_ELEMENTS(v->batch); k++)
+    g_array_free(v->batch[k], true);
+  g_array_free(v->labels, true);
+  g_array_free(v->link_segments, true);
+  g_free(v);
+}
+
+const rsp_model *rsp_running_view_model(const rsp_running_view *v)
+{
+  return v->model;
+}
+
+void rsp_running_view_set_sort(rsp_running_view *v, rsp_sort_order order)
+{
+  v->order = order;
+  rebuild_rows(v);
+}
+
+void rsp_running_view_set_filter(rsp_running_view *v, const char *text)
+{
+  g_free(v->filter);
+  v->filter = text && *text ? g_strdup(text) : NULL;
+  rebuild_rows(v);
+}
+
+uint32_t rsp_running_view_set_search(rsp_running_view *v, const char *text)
+{
+  g_free(v->search);
+  v->search = text && *text ? g_strdup(text) : NULL;
+  memset(v->task_match, 0, v->n_tasks);
+  uint32_t n_sleeps = rsp_model_n_sleeps(v->model);
+  memset(v->sleep_match, 0, n_sleeps);
+  if (!v->search)
+    return 0;
+  uint32_t hits = 0;
+  for (uint32_t t = 0; t < v->n_tasks; t++)
+    if (contains_ci(rsp_model_task(v->model, t)->comm, v->search)) {
+      v->task_match[t] = 1;
+      hits++;
+    }
+  /* labels repeat: decide once per stack */
+  uint32_t n_stacks = rsp_model_n_stacks(v->model);
+  uint8_t *stack_hit = g_new0(uint8_t, n_stacks + 1);
+  for (uint32_t s = 0; s < n_stacks; s++) {
+    const rsp_model_frame *f = rsp_model_stack_label(v->model, s);
+    stack_hit[s] = f && contains_ci(f->function, v->search);
+  }
+  for (uint32_t i = 0; i < n_sleeps; i++) {
+    const rsp_sleep *s = rsp_model_sleep(v->model, i);
+    if (s->stack != RSP_NO_ID && s->stack < n_stacks && stack_hit[s->stack]) {
+      v->sleep_match[i] = 1;
+      hits++;
+    }
+  }
+  g_free(stack_hit);
+  return hits;
+}
+
+void rsp_running_view_set_show_sleeps(rsp_running_view *v, bool show)
+{
+  v->show_sleeps = show;
+}
+
+void rsp_running_view_set_show_links(rsp_running_view *v, bool show)
+{
+  v->show_links = show;
+}
+
+/* The process of interest and the tasks that woke it (one step of its wait chain; the full
+ * recursive chain comes with the analysis layer's control paths). */
+void rsp_running_view_set_focus_pid(rsp_running_view *v, int32_t pid)
+{
+  v->focus_pid = pid;
+  memset(v->task_focus, 0, v->n_tasks);
+  if (pid < 0)
+    return;
+  for (uint32_t t = 0; t < v->n_tasks; t++) {
+    const rsp_task *task = rsp_model_task(v->model, t);
+    if (task->pid != pid)
+      continue;
+    v->task_focus[t] = 1;
+    for (uint32_t i = 0; i < task->n_sleeps; i++) {
+      const rsp_sleep *s = rsp_model_sleep(v->model, rsp_model_task_sleep(v->model, t, i));
+      if (s->wake_link == RSP_NO_ID)
+        continue;
+      const rsp_link *l = rsp_model_link(v->model, s->wake_link);
+      if (l->from_run == RSP_NO_ID)
+        continue;
+      rsp_task_id w = rsp_model_run(v->model, l->from_run)->task;
+      if (w < v->n_tasks && !v->task_focus[w])
+        v->task_focus[w] = 2;
+    }
+  }
+}
+
+uint32_t rsp_running_view_n_rows(const rsp_running_view *v)
+{
+  return v->rows->len;
+}
+
+int rsp_running_view_content_height(const rsp_running_view *v, const rsp_style *style)
+{
+  return (int)v->rows->len * style->row_height;
+}
+
+static int row_y(const rsp_viewport *vp, const rsp_style *style, uint32_t r)
+{
+  return style->ruler_height + (int)r * style->row_height - vp->scroll_y;
+}
+
+int rsp_running_view_task_y(const rsp_running_view *v, const rsp_viewport *vp, const rsp_style *style,
+                            rsp_task_id task)
+{
+  if (task >= v->n_tasks || v->task_row[task] < 0)
+    return -1;
+  return row_y(vp, style, (uint32_t)v->task_row[task]);
+}
+
+/* ---- Level-of-detail interval walk ---------------------------------------------------------- */
+
+/* First index in [0, n) whose end > T (ends are sorted: intervals of one task do not overlap). */
+static uint32_t first_ending_after(const interval *iv, uint32_t n, uint64_t t)
+{
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (iv[mid].end > t)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* Calls EMIT(x0, x1, index, narrow) for each visible interval at least a pixel wide, and once per
+ * pixel column holding only narrower ones (index = the first of them). */
+typedef void (*emit_fn)(void *ctx, double x0, double x1, uint32_t index, bool narrow);
+
+static void walk(const interval *iv, uint32_t n, const rsp_viewport *vp, const rsp_style *style, emit_fn emit,
+                 void *ctx)
+{
+  uint64_t pos = vp->t0;
+  uint32_t i = first_ending_after(iv, n, pos);
+  while (i < n && iv[i].start < vp->t1) {
+    uint64_t s = iv[i].start > pos ? iv[i].start : pos; /* pos >= t0 */
+    uint64_t e = iv[i].end < vp->t1 ? iv[i].end : vp->t1;
+    double x0 = rsp_viewport_x(vp, style, s), x1 = rsp_viewport_x(vp, style, e);
+    if (x1 - x0 >= 1.0) {
+      emit(ctx, x0, x1, i, false);
+      pos = iv[i].end;
+      i++;
+      continue;
+    }
+    double col = floor(x0);
+    emit(ctx, col, col + 1, i, true);
+    uint64_t next = rsp_viewport_time(vp, style, col + 1);
+    while (rsp_viewport_x(vp, style, next) < col + 1)
+      next++;
+    if (next <= iv[i].start)
+      next = iv[i].start + 1;
+    pos = next;
+    i = first_ending_after(iv, n, pos);
+  }
+}
+
+typedef struct draw_ctx {
+  cairo_t *cr;
+  rsp_running_view *v;
+  const rsp_style *style;
+  const rsp_viewport *vp;
+  rsp_task_id task;
+  double y, h;
+  double pend_x0, pend_x1; /* a pending rectangle, merged while emits touch it */
+  int pend_kind;           /* -1 none, else colour class */
+  uint32_t sleep_base;
+} draw_ctx;
+
+enum { KIND_RUN, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_ALT, KIND_DISK, KIND_NET };
+
+static void set_rgb(cairo_t *cr, rsp_rgb c)
+{
+  cairo_set_source_rgb(cr, c.r, c.g, c.b);
+}
+
+/* Queues the pending rectangle, snapped to whole pixels (fast pixman fills, crisp edges). */
+static void flush(draw_ctx *c)
+{
+  if (c->pend_kind < 0)
+    return;
+  float x0 = floorf((float)c->pend_x0), x1 = ceilf((float)c->pend_x1);
+  if (x1 <= x0)
+    x1 = x0 + 1;
+  rect r = { x0, (float)c->y, x1 - x0, (float)c->h };
+  g_array_append_val(c->v->batch[c->pend_kind], r);
+  c->pend_kind = -1;
+}
+
+static void add_rect(draw_ctx *c, double x0, double x1, int kind)
+{
+  if (c->pend_kind == kind && x0 <= c->pend_x1 + 0.01) {
+    if (x1 > c->pend_x1)
+      c->pend_x1 = x1;
+    return;
+  }
+  flush(c);
+  c->pend_kind = kind;
+  c->pend_x0 = x0;
+  c->pend_x1 = x1;
+}
+
+static void emit_run(void *ctx, double x0, double x1, uint32_t index, bool narrow)
+{
+  add_rect(ctx, x0, x1, KIND_RUN);
+}
+
+static void emit_disk(void *ctx, double x0, double x1, uint32_t index, bool narrow)
+{
+  add_rect(ctx, x0, x1, KIND_DISK);
+}
+
+static void emit_net(void *ctx, double x0, double x1, uint32_t index, bool narrow)
+{
+  add_rect(ctx, x0, x1, KIND_NET);
+}
+
+static bool sleep_is_io(const rsp_sleep *s)
+{
+  return s->end_cause == RSP_SLEEP_END_DISK || s->state == 'D';
+}
+
+static void emit_sleep(void *ctx, double x0, double x1, uint32_t index, bool narrow)
+{
+  draw_ctx *c = ctx;
+  rsp_sleep_id id = rsp_model_task_sleep(c->v->model, c->task, index);
+  const rsp_sleep *s = rsp_model_sleep(c->v->model, id);
+  int kind = c->v->sleep_match[id] ? KIND_MATCH : sleep_is_io(s) ? KIND_IO : KIND_SLEEP;
+  add_rect(c, x0, x1, kind);
+  if (narrow || x1 - x0 < 40 || s->stack == RSP_NO_ID)
+    return;
+  const rsp_model_frame *f = rsp_model_stack_label(c->v->model, s->stack);
+  if (!f || !f->function)
+    return;
+  label l = { (float)x0, (float)x1, (float)c->y, (float)c->h, f->function };
+  g_array_append_val(c->v->labels, l);
+}
+
+static void draw_links(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  const rsp_model *m = v->model;
+  uint32_t n = rsp_model_n_links(m);
+  if (!n)
+    return;
+  /* first link at or after t0 (links are in time order); a link drawn ends at the caused run's
+   * start, so look back nothing: a link whose time is before t0 is off the left edge */
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (rsp_model_link(m, mid)->time < vp->t0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  double plot = vp->width - style->label_width;
+  double half = style->row_height / 2.0;
+  cairo_save(cr);
+  cairo_rectangle(cr, style->label_width, style->ruler_height, plot, vp->height - style->ruler_height);
+  cairo_clip(cr);
+  /* many links on screen: thinner and translucent, so the runs stay readable */
+  uint32_t end = lo, span = n - lo;
+  while (span > 0) {
+    uint32_t half_span = span / 2;
+    if (rsp_model_link(m, end + half_span)->time <= vp->t1) {
+      end += half_span + 1;
+      span -= half_span + 1;
+    } else {
+      span = half_span;
+    }
+  }
+  bool dense = end - lo > (uint32_t)(plot / 8);
+  double alpha = dense ? 0.35 : 1.0;
+  cairo_set_line_width(cr, dense ? 1.0 : 1.5);
+  /* dense: at most one link per pixel column; segments gathered, one stroke per colour */
+  double last_col = -1;
+  GArray *seg = v->link_segments;
+  g_array_set_size(seg, 0);
+  for (uint32_t i = lo; i < end;) {
+    const rsp_link *l = rsp_model_link(m, i);
+    double x0 = rsp_viewport_x(vp, style, l->time);
+    if (dense && floor(x0) == last_col) {
+      uint64_t next = rsp_viewport_time(vp, style, last_col + 1);
+      uint32_t a = i, b = end;
+      while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (rsp_model_link(m, mid)->time < next)
+          a = mid + 1;
+        else
+          b = mid;
+      }
+      i = a > i ? a : i + 1;
+      continue;
+    }
+    i++;
+    if (l->from_run == RSP_NO_ID || l->to_run == RSP_NO_ID)
+      continue;
+    const rsp_run *from = rsp_model_run(m, l->from_run), *to = rsp_model_run(m, l->to_run);
+    int yf = rsp_running_view_task_y(v, vp, style, from->task);
+    int yt = rsp_running_view_task_y(v, vp, style, to->task);
+    if (yf < 0 || yt < 0)
+      continue;
+    if ((yf + half < style->ruler_height && yt + half < style->ruler_height) || (yf > vp->height && yt > vp->height))
+      continue; /* wholly above or below the window */
+    last_col = floor(x0);
+    link_segment q = { (float)x0, (float)(yf + half), (float)rsp_viewport_x(vp, style, to->start),
+                       (float)(yt + half), l->kind == RSP_LINK_WAKEUP };
+    g_array_append_val(seg, q);
+  }
+  for (int wake = 0; wake < 2; wake++) {
+    bool any = false;
+    for (guint k = 0; k < seg->len; k++) {
+      const link_segment *q = &g_array_index(seg, link_segment, k);
+      if (q->wakeup != wake)
+        continue;
+      cairo_move_to(cr, q->x0, q->y0);
+      cairo_line_to(cr, q->x1, q->y1);
+      any = true;
+    }
+    if (!any)
+      continue;
+    rsp_rgb lc = wake ? style->link_wakeup : style->link;
+    cairo_set_source_rgba(cr, lc.r, lc.g, lc.b, alpha);
+    cairo_stroke(cr);
+  }
+  cairo_restore(cr);
+}
+
+void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  cairo_save(cr);
+  set_rgb(cr, style->background);
+  cairo_paint(cr);
+  cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, style->font_size);
+
+  int rh = style->row_height;
+  int first = vp->scroll_y / rh;
+  if (first < 0)
+    first = 0;
+  double plot = vp->width - style->label_width;
+  for (unsigned k = 0; k < G_N_ELEMENTS(v->batch); k++)
+    g_array_set_size(v->batch[k], 0);
+  g_array_set_size(v->labels, 0);
+  cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+  for (uint32_t r = (uint32_t)first; r < v->rows->len; r++) {
+    int y = row_y(vp, style, r);
+    if (y >= vp->height)
+      break;
+    if (y + rh <= style->ruler_height)
+      continue;
+    const row *rw = &g_array_index(v->rows, row, r);
+    if (rw->process) {
+      set_rgb(cr, style->process_bg);
+      cairo_rectangle(cr, 0, y, vp->width, rh);
+      cairo_fill(cr);
+      const process *pr = &v->procs[rw->proc];
+      char buf[96];
+      snprintf(buf, sizeof buf, "%s [%d]", pr->name ? pr->name : "?", rw->pid);
+      set_rgb(cr, style->process_text);
+      cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+      cairo_move_to(cr, 3, y + rh - 3);
+      cairo_show_text(cr, buf);
+      cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+      continue;
+    }
+    rsp_task_id t = rw->task;
+    if (r % 2) {
+      rect alt = { (float)style->label_width, (float)y, (float)plot, (float)rh };
+      g_array_append_val(v->batch[KIND_ALT], alt);
+    }
+    draw_ctx c = { .cr = cr, .v = v, .style = style, .vp = vp, .task = t, .y = y + 1, .h = rh - 2,
+                   .pend_kind = -1 };
+    if (v->show_sleeps) {
+      walk(v->sleeps + v->sleep_off[t], v->sleep_off[t + 1] - v->sleep_off[t], vp, style, emit_sleep, &c);
+      flush(&c);
+    }
+    c.y = y + 2;
+    c.h = rh - 4;
+    walk(v->runs + v->run_off[t], v->run_off[t + 1] - v->run_off[t], vp, style, emit_run, &c);
+    flush(&c);
+    /* disk requests and network operations in flight: a strip along the row's bottom */
+    c.y = y + rh - 3;
+    c.h = 2;
+    walk(v->disk + v->disk_off[t], v->disk_off[t + 1] - v->disk_off[t], vp, style, emit_disk, &c);
+    flush(&c);
+    walk(v->net + v->net_off[t], v->net_off[t + 1] - v->net_off[t], vp, style, emit_net, &c);
+    flush(&c);
+  }
+  /* one fill per colour: alternate rows, sleeps, I/O sleeps, matches, then labels, then runs */
+  static const int order[] = { KIND_ALT, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_RUN, KIND_DISK, KIND_NET };
+  for (unsigned k = 0; k < G_N_ELEMENTS(order); k++) {
+    GArray *b = v->batch[order[k]];
+    if (order[k] == KIND_RUN && v->labels->len) {
+      cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+      set_rgb(cr, style->text);
+      for (guint i = 0; i < v->labels->len; i++) {
+        const label *l = &g_array_index(v->labels, label, i);
+        cairo_save(cr);
+        cairo_rectangle(cr, l->x0 + 1, l->y, l->x1 - l->x0 - 2, l->h);
+        cairo_clip(cr);
+        cairo_move_to(cr, (l->x0 > style->label_width ? l->x0 : style->label_width) + 2, l->y + l->h - 3);
+        cairo_show_text(cr, l->text);
+        cairo_restore(cr);
+      }
+      cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    }
+    if (!b->len)
+      continue;
+    rsp_rgb col = order[k] == KIND_RUN     ? style->run
+                  : order[k] == KIND_DISK  ? style->disk
+                  : order[k] == KIND_NET   ? style->net
+                  : order[k] == KIND_IO    ? style->io
+                  : order[k] == KIND_MATCH ? style->match
+                  : order[k] == KIND_ALT   ? style->row_alt
+                                           : style->sleep;
+    set_rgb(cr, col);
+    for (guint i = 0; i < b->len; i++) {
+      const rect *q = &g_array_index(b, rect, i);
+      cairo_rectangle(cr, q->x, q->y, q->w, q->h);
+    }
+    cairo_fill(cr);
+  }
+  cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+
+  if (v->show_links)
+    draw_links(v, cr, vp, style);
+
+  /* the name column, over everything */
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, style->ruler_height, style->label_width, vp->height - style->ruler_height);
+  cairo_clip(cr);
+  for (uint32_t r = (uint32_t)first; r < v->rows->len; r++) {
+    int y = row_y(vp, style, r);
+    if (y >= vp->height)
+      break;
+    const row *rw = &g_array_index(v->rows, row, r);
+    if (rw->process)
+      continue;
+    const rsp_task *task = rsp_model_task(v->model, rw->task);
+    rsp_rgb bg = v->task_match[rw->task] ? style->match
+                 : v->task_focus[rw->task] ? style->selection
+                                           : style->label_bg;
+    set_rgb(cr, bg);
+    cairo_rectangle(cr, 0, y, style->label_width, rh);
+    cairo_fill(cr);
+    char buf[96];
+    snprintf(buf, sizeof buf, "%s %d", task->comm && *task->comm ? task->comm : "?", task->tid);
+    set_rgb(cr, v->task_focus[rw->task] && !v->task_match[rw->task] ? style->background : style->text);
+    cairo_move_to(cr, 12, y + rh - 3);
+    cairo_show_text(cr, buf);
+  }
+  cairo_restore(cr);
+
+  rsp_time_ruler_draw(cr, vp, style, rsp_model_time_first(v->model));
+  cairo_restore(cr);
+}
+
+/* ---- Hit testing and descriptions ----------------------------------------------------------- */
+
+void rsp_running_view_hit(const rsp_running_view *v, const rsp_viewport *vp, const rsp_style *style, double x,
+                          double y, rsp_hit *out)
+{
+  *out = (rsp_hit){ .kind = RSP_HIT_NOTHING, .pid = -1, .task = RSP_NO_ID, .run = RSP_NO_ID,
+                    .sleep = RSP_NO_ID };
+  if (y < style->ruler_height)
+    return;
+  int r = (int)floor((y - style->ruler_height + vp->scroll_y) / style->row_height);
+  if (r < 0 || (uint32_t)r >= v->rows->len)
+    return;
+  const row *rw = &g_array_index(v->rows, row, r);
+  out->pid = rw->pid;
+  if (rw->process) {
+    out->kind = RSP_HIT_PROCESS;
+    return;
+  }
+  out->task = rw->task;
+  out->kind = RSP_HIT_TASK;
+  if (x < style->label_width)
+    return;
+  /* a pixel's worth of tolerance, so narrow runs can be pointed at */
+  uint64_t t = rsp_viewport_time(vp, style, x);
+  uint64_t slack = rsp_viewport_time(vp, style, x + 1) - t;
+  rsp_task_id task = rw->task;
+  const interval *runs = v->runs + v->run_off[task];
+  uint32_t nr = v->run_off[task + 1] - v->run_off[task];
+  uint32_t i = first_ending_after(runs, nr, t > slack ? t - slack : 0);
+  if (i < nr && runs[i].start <= t + slack) {
+    out->kind = RSP_HIT_RUN;
+    out->run = rsp_model_task_run(v->model, task, i);
+    return;
+  }
+  const interval *sl = v->sleeps + v->sleep_off[task];
+  uint32_t ns = v->sleep_off[task + 1] - v->sleep_off[task];
+  i = first_ending_after(sl, ns, t);
+  if (v->show_sleeps && i < ns && sl[i].start <= t) {
+    out->kind = RSP_HIT_SLEEP;
+    out->sleep = rsp_model_task_sleep(v->model, task, i);
+  }
+}
+
+static void append_stack(GString *s, const rsp_model *m, rsp_stack_id stack)
+{
+  uint32_t n = 0;
+  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
+  bool kernel = true;
+  for (uint32_t i = 0; i < n; i++) {
+    if (i == 0 || kernel != f[i].kernel)
+      g_string_append(s, f[i].kernel ? "  -- kernel --\n" : "  -- user --\n");
+    kernel = f[i].kernel;
+    g_string_append_printf(s, "  %s (%s)\n", f[i].function ? f[i].function : "?", f[i].dso ? f[i].dso : "?");
+  }
+}
+
+static const char *task_name(const rsp_model *m, rsp_task_id t, char *buf, size_t size)
+{
+  const rsp_task *task = rsp_model_task(m, t);
+  snprintf(buf, size, "%s %d/%d", task->comm && *task->comm ? task->comm : "?", task->pid, task->tid);
+  return buf;
+}
+
+static const char *link_kind_name(unsigned kind)
+{
+  static const char *names[] = { "wakeup", "fork", "exec", "exit->wait", "interrupt", "disk", "network" };
+  return kind < G_N_ELEMENTS(names) ? names[kind] : "?";
+}
+
+static const char *end_cause_name(unsigned c)
+{
+  static const char *names[] = { "unknown", "woken by a task", "disk", "network", "interrupt", "timeout",
+                                 "preempted", "signal" };
+  return c < G_N_ELEMENTS(names) ? names[c] : "?";
+}
+
+char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
+{
+  const rsp_model *m = v->model;
+  uint64_t origin = rsp_model_time_first(m);
+  GString *s = g_string_new(NULL);
+  char a[48], b[48], c[48], name[96];
+  switch (hit->kind) {
+  case RSP_HIT_NOTHING:
+    break;
+  case RSP_HIT_PROCESS:
+    g_string_append_printf(s, "process %d", hit->pid);
+    break;
+  case RSP_HIT_TASK: {
+    rsp_task_totals tot;
+    rsp_model_task_totals(m, hit->task, &tot);
+    g_string_append_printf(s, "%s\nruntime %s in %u runs\nsleep %s in %u sleeps (I/O wait %s)\n",
+                           task_name(m, hit->task, name, sizeof name), rsp_format_duration(tot.runtime, a, sizeof a),
+                           tot.runs, rsp_format_duration(tot.sleep, b, sizeof b), tot.sleeps,
+                           rsp_format_duration(tot.sleep_d, c, sizeof c));
+    break;
+  }
+  case RSP_HIT_RUN: {
+    const rsp_run *r = rsp_model_run(m, hit->run);
+    g_string_append_printf(s, "run of %s\nat %s, for %s on cpu %d, %u samples%s\n",
+                           task_name(m, r->task, name, sizeof name),
+                           rsp_format_duration(r->start - origin, a, sizeof a),
+                           rsp_format_duration(r->end - r->start, b, sizeof b), r->cpu, r->n_samples,
+                           r->flags & RSP_RUN_START_INFERRED ? " (start inferred)" : "");
+    uint32_t n = 0;
+    rsp_link_id first = rsp_model_run_links_in(m, hit->run, &n);
+    for (uint32_t i = 0; i < n; i++) {
+      const rsp_link *l = rsp_model_link(m, first + i);
+      if (l->from_run != RSP_NO_ID)
+        g_string_append_printf(s, "caused by (%s) %s\n", link_kind_name(l->kind),
+                               task_name(m, rsp_model_run(m, l->from_run)->task, name, sizeof name));
+      else
+        g_string_append_printf(s, "caused by (%s) no known run\n", link_kind_name(l->kind));
+    }
+    if (r->n_samples) {
+      const rsp_sample *smp = rsp_model_sample(m, r->first_sample);
+      if (smp->stack != RSP_NO_ID) {
+        g_string_append(s, "first sample's stack:\n");
+        append_stack(s, m, smp->stack);
+      }
+    }
+    break;
+  }
+  case RSP_HIT_SLEEP: {
+    const rsp_sleep *sl = rsp_model_sleep(m, hit->sleep);
+    g_string_append_printf(s, "sleep of %s\nat %s, for %s, state %c, ended: %s%s\n",
+                           task_name(m, sl->task, name, sizeof name),
+                           rsp_format_duration(sl->start - origin, a, sizeof a),
+                           rsp_format_duration(sl->end - sl->start, b, sizeof b), sl->state ? sl->state : '?',
+                           end_cause_name(sl->end_cause), sl->end_inferred ? " (inferred)" : "");
+    if (sl->wake_time)
+      g_string_append_printf(s, "scheduler delay %s\n", rsp_format_duration(sl->end - sl->wake_time, a, sizeof a));
+    if (sl->wake_link != RSP_NO_ID) {
+      const rsp_link *l = rsp_model_link(m, sl->wake_link);
+      if (l->from_run != RSP_NO_ID)
+        g_string_append_printf(s, "woken (%s) by %s\n", link_kind_name(l->kind),
+                               task_name(m, rsp_model_run(m, l->from_run)->task, name, sizeof name));
+    }
+    if (sl->disk_op != RSP_NO_ID) {
+      const rsp_disk_op *d = rsp_model_disk_op(m, sl->disk_op);
+      g_string_append_printf(s, "disk request %s, %u bytes at sector %" PRIu64 ", dev %u:%u",
+                             d->rwbs, d->bytes, d->sector, d->dev >> 20, d->dev & 0xfffff);
+      if (d->issue_time && d->insert_time && d->complete_time)
+        g_string_append_printf(s, ": queued %s, served %s",
+                               rsp_format_duration(d->issue_time - d->insert_time, a, sizeof a),
+                               rsp_format_duration(d->complete_time - d->issue_time, b, sizeof b));
+      g_string_append_c(s, '\n');
+    }
+    if (sl->net_op != RSP_NO_ID) {
+      const rsp_net_op *no = rsp_model_net_op(m, sl->net_op);
+      g_string_append_printf(s, "network operation %s port %u -> %u%s%s, %s\n",
+                             no->protocol == 6 ? "TCP" : no->protocol == 17 ? "UDP" : "?", no->sport, no->dport,
+                             no->remote ? ", remote " : "", no->remote ? no->remote : "",
+                             rsp_format_duration(no->end - no->start, a, sizeof a));
+    }
+    if (sl->stack != RSP_NO_ID) {
+      g_string_append(s, "wait stack:\n");
+      append_stack(s, m, sl->stack);
+    }
+    break;
+  }
+  }
+  if (s->len && s->str[s->len - 1] == '\n')
+    g_string_truncate(s, s->len - 1);
+  return g_string_free(s, false);
+}
