@@ -457,8 +457,83 @@ static void test_own_disk_through_worker(void)
   rsp_model_free(m);
 }
 
+#define SK1 0xffff888001000000ull
+#define SK2 0xffff888002000000ull
+
+/* Network: A sends a request on SK1 (110) and sleeps 120-310 until the reply's data from an
+ * interrupt (301): a peer outside the recording, the NET operation [110, 301] is the sleep's child.
+ * Then A sends to B over loopback (320): B, blocked in recv on SK2 since 60, is woken from A's own
+ * run (322): for B the peer is inside the recording, and A's work is the child of B's sleep. */
+static void test_network(void)
+{
+  tb *t = tb_new(false);
+  static const uint8_t addr[4] = { 10, 0, 0, 2 };
+  sw(t, 40, 0, IDLE, "R", A);
+  sw(t, 40, 1, IDLE, "R", B);
+  tb_sock(t, TB_RECV, 50 * US, 1, B, SK2);
+  tb_next_stack(t, "schedule,schedule_timeout,sk_wait_data,tcp_recvmsg|recv");
+  sw(t, 60, 1, B, "S", IDLE);
+  tb_sock_state(t, 100 * US, 0, A, SK1, 40000, 8080, addr);
+  tb_sock(t, TB_SEND, 105 * US, 0, A, SK1);
+  tb_sock(t, TB_SEND, 110 * US, 0, A, SK1);
+  tb_next_stack(t, "schedule,schedule_timeout,sk_wait_data,tcp_recvmsg|recv");
+  sw(t, 120, 0, A, "S", IDLE);
+  tb_sock(t, TB_DATA_READY, 300 * US, 0, IDLE, SK1);
+  tb_next_stack(t, "try_to_wake_up,sock_def_readable,tcp_data_queue,tcp_rcv_established,net_rx_action,"
+                   "handle_softirqs,irq_exit_rcu,common_interrupt");
+  tb_waking(t, 301 * US, 0, IDLE, A, 0);
+  sw(t, 310, 0, IDLE, "R", A);
+  tb_sock(t, TB_RECV, 311 * US, 0, A, SK1);
+  tb_sock(t, TB_SEND, 320 * US, 0, A, SK1);
+  tb_sock(t, TB_DATA_READY, 321 * US, 0, A, SK2);
+  tb_next_stack(t, "try_to_wake_up,sock_def_readable,tcp_data_queue,net_rx_action,handle_softirqs,do_softirq,"
+                   "__local_bh_enable_ip,__dev_queue_xmit,tcp_sendmsg|send");
+  tb_waking(t, 322 * US, 0, A, B, 1);
+  sw(t, 330, 1, IDLE, "R", B);
+  tb_sock(t, TB_RECV, 331 * US, 1, B, SK2);
+  sw(t, 340, 1, B, "S", IDLE);
+  sw(t, 350, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0), b = find_task(m, B, 0);
+  CHECK_EQ(rsp_model_sleep(m, rsp_model_task_sleep(m, a, 0))->end_cause, RSP_SLEEP_END_NETWORK);
+  CHECK_EQ(rsp_model_sleep(m, rsp_model_task_sleep(m, b, 0))->end_cause, RSP_SLEEP_END_NETWORK);
+
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 120, 310);
+  rsp_elem_id net = ELEM(p, RSP_ELEM_NET, A, 120, 301);
+  CHECK_EQ(el(p, net)->parent, as);
+  CHECK_EQ(rsp_paths_n_elems(p), 4);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 310 * US);
+  CHECK_EQ(c.ns[RSP_CAT_NETWORK], 181 * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 9 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (80 + 40) * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+
+  /* B: A's timeline from its run at 40 (within the tolerance of B's sleep at 60) to its run that
+   * woke B, with A's own network wait inside */
+  p = rsp_paths_build(m, B, NULL, NULL);
+  rsp_elem_id bs = ELEM(p, RSP_ELEM_SLEEP, B, 60, 330);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, A, 40, 120))->parent, bs);
+  rsp_elem_id as2 = ELEM(p, RSP_ELEM_SLEEP, A, 120, 310);
+  CHECK_EQ(el(p, as2)->parent, bs);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, A, 310, 350))->parent, bs);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_NET, A, 120, 301))->parent, as2);
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 300 * US);
+  CHECK_EQ(c.ns[RSP_CAT_NETWORK], 181 * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 9 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (20 + 60 + 20 + 10) * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_network();
   test_own_disk_through_worker();
   test_pipe_child();
   test_child_does_not_fit();
