@@ -74,6 +74,39 @@ def union(spans):
     return total
 
 
+PINGPONG = os.path.join(HERE, '..', 'model', 'data', 'links-pingpong.data')
+
+
+def pingpong():
+    """tests/model/data/links-pingpong.data (tests/model/data/record.sh links): a python parent writes a byte
+    to its forked child and reads the answer, 100 times; the child reads and answers. Each of the parent's
+    waits in read() is ended by the child's run that wrote the answer: that run must be the child of the
+    wait in the pseudo-stack (recursive stack making), for (nearly) every round trip."""
+    import re
+    out = run('--paths', PINGPONG).stdout.splitlines()
+    reads = answered = 0
+    cur = None
+    for line in out:
+        m = re.match(r'^(\s*)(run|sleep|disk|net)\s+(\S+) (\d+)/(\d+) ', line)
+        if not m:
+            continue
+        depth = (len(m.group(1)) - 2) // 2
+        if depth == 0:
+            cur = None
+            if m.group(2) == 'sleep' and '[read ' in line and m.group(3) == 'python3':
+                reads += 1
+                cur = m.group(4)
+        elif depth == 1 and cur and m.group(2) == 'run' and m.group(4) != cur:
+            answered += 1
+            cur = None
+    check(reads >= 100, f'ping-pong: the parent waited in read() at least 100 times ({reads})')
+    check(answered >= 90, f'ping-pong: the child\'s answering run is the child of {answered} of them (>= 90 of 100)')
+    d = json.loads(run('--categories', '--format=json', PINGPONG).stdout)
+    pys = [p for p in d['process_list'] if p['comm'] == 'python3']
+    check(len(pys) == 2, f'ping-pong: both python processes on the paths ({d["process_list"]})')
+    check(abs(sum(d['categories'].values()) - d['total_ms']) < 1e-3, 'ping-pong: categories sum to the total')
+
+
 def main():
     if not SUMMARY or not DUMP:
         print('RSP_SUMMARY / RSP_DUMP not set')
@@ -124,6 +157,8 @@ def main():
     check(tight['paths'] >= d['paths'], f'--tolerance-us 1: paths {tight["paths"]} >= {d["paths"]}')
     check(abs(sum(tight['categories'].values()) - tight['total_ms']) < 1e-3, '--tolerance-us 1: still sums')
     check(tight['tolerance_ns'] == 1000, 'tolerance reported')
+
+    pingpong()
 
     # errors
     p = run('--categories', '--pid', '999999', DATA, expect=1)
