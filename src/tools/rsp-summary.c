@@ -113,7 +113,7 @@ int main(int argc, char **argv)
       "Attach a sample to a run that ended at most this long before (default 20000, paper \"Runs and Sleeps\")",
       "NS" },
     { "categories", 0, 0, G_OPTION_ARG_NONE, &categories,
-      "Where the control paths of the process of interest spent their time (paper, \"Categories\")", NULL },
+      "Where the control paths of the process of interest (--pid PID, --comm NAME, else the recorded workload) spent their time (paper, \"Categories\")", NULL },
     { "waits", 0, 0, G_OPTION_ARG_NONE, &waits, "The top waits on those control paths, by wait site", NULL },
     { "paths", 0, 0, G_OPTION_ARG_NONE, &paths, "The control paths' pseudo-stacks as indented trees (text)", NULL },
     { "comm", 0, 0, G_OPTION_ARG_STRING, &comm, "With --categories/--waits: the process named NAME", "NAME" },
@@ -132,7 +132,9 @@ int main(int argc, char **argv)
       "Runs come from perf's switch records (perf record --switch-events) when the file has them,\n"
       "else from the sched:sched_switch tracepoint, with the switch-ins it misses inferred.\n"
       "What perf lost and what was inferred is counted after the table (on stderr with --format=json);\n"
-      "a recording whose tracepoints were sampled is reported as wrong.");
+      "a recording whose tracepoints were sampled is reported as wrong.\n"
+      "--categories: the paper's table of where the control paths of one process spent their time;\n"
+      "--waits: their top waits by wait site; --paths: their pseudo-stacks. See rsp-summary(1).");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_add_group(ctx, summary_profiles_option_group());
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
