@@ -7,6 +7,7 @@
  * operation is network time. A sleep's own time is split at the moment it could run again (its
  * wakeup, or its last child's end): after it, scheduler overhead; before it, by how it ended. */
 #include "analysis/analysis.h"
+#include "paths-private.h"
 
 #include <string.h>
 
@@ -58,7 +59,8 @@ rsp_category rsp_category_of_sleep(const rsp_model *model, rsp_sleep_id sleep)
     return RSP_CAT_INVOLUNTARY;
   switch (s->end_cause) {
   case RSP_SLEEP_END_DISK: return RSP_CAT_BLOCKING_IO;
-  case RSP_SLEEP_END_NETWORK: return RSP_CAT_NETWORK;
+  case RSP_SLEEP_END_NETWORK: /* a peer inside the recording is another path */
+    return rsp_paths_loopback_peer_run(model, s) != RSP_NO_ID ? RSP_CAT_OTHER_PATH : RSP_CAT_NETWORK;
   case RSP_SLEEP_END_INTERRUPT: return RSP_CAT_HARDWARE;
   case RSP_SLEEP_END_TIMEOUT: return RSP_CAT_TIMED_OUT;
   case RSP_SLEEP_END_WOKEN:

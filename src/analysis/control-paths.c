@@ -12,6 +12,7 @@
  * within the sleep by the cut); else it becomes the root of a new control path. A waker already on
  * a path stays there (the sleep waited on that path). Every chain's sleeps are then treated alike. */
 #include "analysis/analysis.h"
+#include "paths-private.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -150,22 +151,19 @@ static rsp_run_id waker_run(const rsp_paths *p, const tl_item *it, rsp_task_id t
   return l->from_run;
 }
 
-/* For a sleep the network ended: the run of a peer inside the recording whose send woke it (on
- * loopback the sender's own run fires the wakeup; the model keeps that wakeup link beside the
- * network one), else RSP_NO_ID: the peer is outside. */
-static rsp_run_id loopback_peer_run(const rsp_paths *p, const rsp_sleep *s)
+rsp_run_id rsp_paths_loopback_peer_run(const rsp_model *model, const rsp_sleep *s)
 {
-  if (s->wake_link == RSP_NO_ID || s->wake_link >= rsp_model_n_links(p->model))
+  if (s->wake_link == RSP_NO_ID || s->wake_link >= rsp_model_n_links(model))
     return RSP_NO_ID;
-  rsp_run_id to = rsp_model_link(p->model, s->wake_link)->to_run;
-  if (to == RSP_NO_ID || to >= rsp_model_n_runs(p->model))
+  rsp_run_id to = rsp_model_link(model, s->wake_link)->to_run;
+  if (to == RSP_NO_ID || to >= rsp_model_n_runs(model))
     return RSP_NO_ID;
   uint32_t n;
-  rsp_link_id first = rsp_model_run_links_in(p->model, to, &n);
+  rsp_link_id first = rsp_model_run_links_in(model, to, &n);
   for (uint32_t i = 0; i < n; i++) {
-    const rsp_link *l = rsp_model_link(p->model, first + i);
-    if (l->kind == RSP_LINK_WAKEUP && l->from_run != RSP_NO_ID && l->from_run < rsp_model_n_runs(p->model) &&
-        rsp_model_run(p->model, l->from_run)->task != s->task)
+    const rsp_link *l = rsp_model_link(model, first + i);
+    if (l->kind == RSP_LINK_WAKEUP && l->from_run != RSP_NO_ID && l->from_run < rsp_model_n_runs(model) &&
+        rsp_model_run(model, l->from_run)->task != s->task)
       return l->from_run;
   }
   return RSP_NO_ID;
@@ -253,7 +251,7 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     return;
   rsp_run_id r = waker_run(p, sit, se.task);
   if (last->end_cause == RSP_SLEEP_END_NETWORK)
-    r = loopback_peer_run(p, last);
+    r = rsp_paths_loopback_peer_run(p->model, last);
   if (r == RSP_NO_ID && last->end_cause == RSP_SLEEP_END_NETWORK && last->net_op != RSP_NO_ID &&
       last->net_op < rsp_model_n_net_ops(p->model)) {
     const rsp_net_op *n = rsp_model_net_op(p->model, last->net_op);

@@ -497,6 +497,8 @@ static void test_network(void)
   rsp_task_id a = find_task(m, A, 0), b = find_task(m, B, 0);
   CHECK_EQ(rsp_model_sleep(m, rsp_model_task_sleep(m, a, 0))->end_cause, RSP_SLEEP_END_NETWORK);
   CHECK_EQ(rsp_model_sleep(m, rsp_model_task_sleep(m, b, 0))->end_cause, RSP_SLEEP_END_NETWORK);
+  CHECK_EQ(rsp_category_of_sleep(m, rsp_model_task_sleep(m, a, 0)), RSP_CAT_NETWORK);   /* peer outside */
+  CHECK_EQ(rsp_category_of_sleep(m, rsp_model_task_sleep(m, b, 0)), RSP_CAT_OTHER_PATH); /* peer: A */
 
   rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
   rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 120, 310);
