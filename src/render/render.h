@@ -115,11 +115,25 @@ void rsp_running_view_hit(const rsp_running_view *view, const rsp_viewport *vp, 
  * kernel/user boundary, who woke it). Free with g_free. */
 char *rsp_running_view_describe(const rsp_running_view *view, const rsp_hit *hit);
 
+/* ---- Flame View ------------------------------------------------------------------------------
+ * The control paths of a process (analysis layer), x = time, y = pseudo-stack depth. PATHS must
+ * outlive the view. */
+typedef struct rsp_flame_view rsp_flame_view;
+rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths);
+void rsp_flame_view_free(rsp_flame_view *view);
+int rsp_flame_view_content_height(const rsp_flame_view *view, const rsp_style *style);
+void rsp_flame_view_draw(rsp_flame_view *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style);
+/* The element under (X, Y), if any. */
+bool rsp_flame_view_hit(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
+                        double y, rsp_elem_id *out);
+
 /* ---- Export ----------------------------------------------------------------------------------- */
 /* Draws VIEW at VP into PATH, PNG or SVG by its extension, with the model's loss warnings as a
  * banner. */
 bool rsp_export_running_view(rsp_running_view *view, const rsp_viewport *vp, const rsp_style *style,
                              const char *path, GError **error);
+bool rsp_export_flame_view(rsp_flame_view *view, const rsp_model *model, const rsp_viewport *vp,
+                           const rsp_style *style, const char *path, GError **error);
 
 /* ---- Histograms (issue 7) --------------------------------------------------------------------
  * A latency profile as OSprof draws it: log2 buckets along x (labelled in time units), a log y

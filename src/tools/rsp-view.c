@@ -17,7 +17,7 @@ static gboolean opt_consolidated, opt_no_sleeps, opt_no_links, opt_bench, opt_se
 
 static const GOptionEntry entries[] = {
   { "export", 'o', 0, G_OPTION_ARG_FILENAME, &opt_export, N_("Draw the view into OUT.png or OUT.svg (no display needed)"), "OUT" },
-  { "flame", 'f', 0, G_OPTION_ARG_INT, &opt_flame, N_("The flame view of process PID"), "PID" },
+  { "flame", 'f', 0, G_OPTION_ARG_INT, &opt_flame, N_("The flame view of process PID (with --export)"), "PID" },
   { "consolidated", 'c', 0, G_OPTION_ARG_NONE, &opt_consolidated, N_("The consolidated flame view (with --flame)"), NULL },
   { "range", 'r', 0, G_OPTION_ARG_STRING, &opt_range, N_("Time range from the recording's start, e.g. 1.5ms:3ms"), "T0:T1" },
   { "width", 'W', 0, G_OPTION_ARG_INT, &opt_width, N_("Export width in pixels (default 1600)"), "PX" },
@@ -138,10 +138,60 @@ static int bench(const char *file)
   return 0;
 }
 
+static bool range_and_size(const rsp_model *model, int content, rsp_viewport *vp)
+{
+  uint64_t lo = rsp_model_time_first(model), hi = rsp_model_time_last(model);
+  if (hi <= lo)
+    hi = lo + 1000;
+  *vp = (rsp_viewport){ .t0 = lo, .t1 = hi, .width = opt_width };
+  if (opt_range && !parse_range(opt_range, lo, &vp->t0, &vp->t1)) {
+    fprintf(stderr, "rsp-view: --range must be T0:T1 with T0 < T1 (e.g. 1.5ms:3ms), not '%s'\n", opt_range);
+    return false;
+  }
+  const rsp_style *style = rsp_style_default();
+  char **warnings = rsp_model_loss_warnings(model);
+  int banner = (int)g_strv_length(warnings) * (int)(style->font_size + 4) + 4;
+  g_strfreev(warnings);
+  vp->height = opt_height > 0 ? opt_height : style->ruler_height + content + banner;
+  if (vp->height > 32000)
+    vp->height = 32000;
+  if (vp->width < style->label_width + 10 || vp->width > 32000) {
+    fprintf(stderr, "rsp-view: --width must be between %d and 32000\n", style->label_width + 10);
+    return false;
+  }
+  return true;
+}
+
+/* --export --flame PID: the control paths of PID. Frees MODEL. */
+static int export_flame(const char *file, rsp_model *model)
+{
+  g_autoptr(GError) error = NULL;
+  rsp_paths *paths = rsp_paths_build(model, opt_flame, NULL, &error);
+  if (!paths) {
+    fprintf(stderr, "rsp-view: %s: %s\n", file, error->message);
+    rsp_model_free(model);
+    return 1;
+  }
+  rsp_flame_view *view = rsp_flame_view_new(paths);
+  const rsp_style *style = rsp_style_default();
+  rsp_viewport vp;
+  int rc = 0;
+  if (!range_and_size(model, rsp_flame_view_content_height(view, style), &vp))
+    rc = 2;
+  else if (!rsp_export_flame_view(view, model, &vp, style, opt_export, &error)) {
+    fprintf(stderr, "rsp-view: %s\n", error->message);
+    rc = 1;
+  }
+  rsp_flame_view_free(view);
+  rsp_paths_free(paths);
+  rsp_model_free(model);
+  return rc;
+}
+
 static int export_view(const char *file)
 {
-  if (opt_flame >= 0 || opt_consolidated) {
-    fprintf(stderr, "rsp-view: the flame views need the analysis layer (control paths), which is not built yet\n");
+  if (opt_consolidated) {
+    fprintf(stderr, "rsp-view: the consolidated flame view is not implemented yet\n");
     return 2;
   }
   g_autoptr(GError) error = NULL;
@@ -150,6 +200,8 @@ static int export_view(const char *file)
     fprintf(stderr, "rsp-view: %s\n", error->message);
     return 1;
   }
+  if (opt_flame >= 0)
+    return export_flame(file, model);
   rsp_running_view *view = rsp_running_view_new(model);
   int rc = 0;
   if (!configure(view)) {
