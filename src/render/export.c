@@ -88,3 +88,14 @@ bool rsp_export_flame_view(rsp_flame_view *view, const rsp_model *model, const r
 {
   return export_drawing(view, draw_flame, model, vp, style, path, error);
 }
+
+static void draw_consolidated(void *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  rsp_consolidated_view_draw(view, cr, vp, style);
+}
+
+bool rsp_export_consolidated_view(rsp_consolidated_view *view, const rsp_model *model, const rsp_viewport *vp,
+                                  const rsp_style *style, const char *path, GError **error)
+{
+  return export_drawing(view, draw_consolidated, model, vp, style, path, error);
+}

@@ -127,6 +127,20 @@ void rsp_flame_view_draw(rsp_flame_view *view, cairo_t *cr, const rsp_viewport *
 bool rsp_flame_view_hit(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
                         double y, rsp_elem_id *out);
 
+/* ---- Consolidated Flame View ---------------------------------------------------------------------
+ * Matching pseudo-stacks merged and sorted by duration, level by level; x is accumulated duration
+ * (0 .. rsp_consolidated_view_total), y depth. PATHS must outlive the view. */
+typedef struct rsp_consolidated_view rsp_consolidated_view;
+rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths);
+void rsp_consolidated_view_free(rsp_consolidated_view *view);
+uint64_t rsp_consolidated_view_total(const rsp_consolidated_view *view);
+int rsp_consolidated_view_content_height(const rsp_consolidated_view *view, const rsp_style *style);
+void rsp_consolidated_view_draw(rsp_consolidated_view *view, cairo_t *cr, const rsp_viewport *vp,
+                                const rsp_style *style);
+bool rsp_consolidated_view_node_at(const rsp_consolidated_view *view, const rsp_viewport *vp,
+                                   const rsp_style *style, double x, double y, const char **label,
+                                   uint64_t *duration, uint32_t *n_merged);
+
 /* ---- Export ----------------------------------------------------------------------------------- */
 /* Draws VIEW at VP into PATH, PNG or SVG by its extension, with the model's loss warnings as a
  * banner. */
@@ -134,6 +148,8 @@ bool rsp_export_running_view(rsp_running_view *view, const rsp_viewport *vp, con
                              const char *path, GError **error);
 bool rsp_export_flame_view(rsp_flame_view *view, const rsp_model *model, const rsp_viewport *vp,
                            const rsp_style *style, const char *path, GError **error);
+bool rsp_export_consolidated_view(rsp_consolidated_view *view, const rsp_model *model, const rsp_viewport *vp,
+                                  const rsp_style *style, const char *path, GError **error);
 
 /* ---- Histograms (issue 7) --------------------------------------------------------------------
  * A latency profile as OSprof draws it: log2 buckets along x (labelled in time units), a log y

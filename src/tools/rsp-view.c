@@ -172,10 +172,32 @@ static int export_flame(const char *file, rsp_model *model)
     rsp_model_free(model);
     return 1;
   }
-  rsp_flame_view *view = rsp_flame_view_new(paths);
   const rsp_style *style = rsp_style_default();
   rsp_viewport vp;
   int rc = 0;
+  if (opt_consolidated) {
+    rsp_consolidated_view *cv = rsp_consolidated_view_new(paths);
+    if (!range_and_size(model, rsp_consolidated_view_content_height(cv, style), &vp))
+      rc = 2;
+    else {
+      if (!opt_range) { /* x is accumulated duration here, not time */
+        vp.t0 = 0;
+        vp.t1 = rsp_consolidated_view_total(cv) ? rsp_consolidated_view_total(cv) : 1000;
+      } else {
+        vp.t0 -= rsp_model_time_first(model);
+        vp.t1 -= rsp_model_time_first(model);
+      }
+      if (!rsp_export_consolidated_view(cv, model, &vp, style, opt_export, &error)) {
+        fprintf(stderr, "rsp-view: %s\n", error->message);
+        rc = 1;
+      }
+    }
+    rsp_consolidated_view_free(cv);
+    rsp_paths_free(paths);
+    rsp_model_free(model);
+    return rc;
+  }
+  rsp_flame_view *view = rsp_flame_view_new(paths);
   if (!range_and_size(model, rsp_flame_view_content_height(view, style), &vp))
     rc = 2;
   else if (!rsp_export_flame_view(view, model, &vp, style, opt_export, &error)) {
@@ -190,8 +212,8 @@ static int export_flame(const char *file, rsp_model *model)
 
 static int export_view(const char *file)
 {
-  if (opt_consolidated) {
-    fprintf(stderr, "rsp-view: the consolidated flame view is not implemented yet\n");
+  if (opt_consolidated && opt_flame < 0) {
+    fprintf(stderr, "rsp-view: --consolidated needs --flame PID\n");
     return 2;
   }
   g_autoptr(GError) error = NULL;

@@ -53,8 +53,12 @@ with tempfile.TemporaryDirectory() as d:
                        capture_output=True, text=True, timeout=120)
     check(p.returncode == 0 and os.path.exists(out3) and png_size(out3) == (1000, 300),
           f"flame export: {p.returncode} {p.stderr}")
-    p = subprocess.run([view, "--export", out3, "--flame", "20241", "--consolidated", flame_rec], env=env,
+    out4 = os.path.join(d, "cons.svg")
+    p = subprocess.run([view, "--export", out4, "--flame", "20241", "--consolidated", flame_rec], env=env,
                        capture_output=True, text=True, timeout=60)
-    check(p.returncode == 2 and "consolidated" in p.stderr, "consolidated view refused (not implemented)")
+    check(p.returncode == 0 and b"<svg" in open(out4, "rb").read(4096), f"consolidated export: {p.returncode} {p.stderr}")
+    p = subprocess.run([view, "--export", out4, "--consolidated", flame_rec], env=env,
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2 and "--flame" in p.stderr, "--consolidated without --flame refused")
 print("failures:", failures)
 sys.exit(1 if failures else 0)
