@@ -27,7 +27,8 @@ typedef struct win {
   rsp_running_view *view;
   rsp_paths *paths;       /* the flame view's process: its control paths */
   rsp_flame_view *flame;
-  GtkWidget *flame_area, *flame_label;
+  rsp_consolidated_view *consolidated;
+  GtkWidget *flame_area, *flame_label, *consolidated_area;
   rsp_viewport vp;
   uint64_t lo, hi;
   /* pointer state */
@@ -85,6 +86,7 @@ static void redraw(win *w)
 {
   gtk_widget_queue_draw(w->area);
   gtk_widget_queue_draw(w->flame_area);
+  gtk_widget_queue_draw(w->consolidated_area);
   update_status(w);
 }
 
@@ -164,6 +166,10 @@ static gboolean on_scroll(GtkWidget *area, GdkEventScroll *ev, gpointer data)
 
 static void drop_flame(win *w)
 {
+  if (w->view)
+    rsp_running_view_set_wait_chain(w->view, NULL);
+  rsp_consolidated_view_free(w->consolidated);
+  w->consolidated = NULL;
   rsp_flame_view_free(w->flame);
   w->flame = NULL;
   rsp_paths_free(w->paths);
@@ -184,6 +190,8 @@ static bool open_flame(win *w, int32_t pid)
     return false;
   }
   w->flame = rsp_flame_view_new(w->paths);
+  w->consolidated = rsp_consolidated_view_new(w->paths);
+  rsp_running_view_set_wait_chain(w->view, w->paths);
   g_autofree char *msg = g_strdup_printf(_("Flame view of process %d: %u control paths, %u tasks in %u processes"),
                                          pid, rsp_paths_n_paths(w->paths), rsp_paths_n_tasks(w->paths),
                                          rsp_paths_n_processes(w->paths));
@@ -206,6 +214,51 @@ static gboolean on_flame_draw(GtkWidget *area, cairo_t *cr, gpointer data)
     return TRUE;
   }
   rsp_flame_view_draw(w->flame, cr, &vp, style());
+  return TRUE;
+}
+
+/* The consolidated view always shows all of it: x is accumulated duration, not time. */
+static rsp_viewport consolidated_viewport(win *w)
+{
+  rsp_viewport vp = { .t0 = 0, .t1 = 1000 };
+  if (w->consolidated && rsp_consolidated_view_total(w->consolidated))
+    vp.t1 = rsp_consolidated_view_total(w->consolidated);
+  vp.width = gtk_widget_get_allocated_width(w->consolidated_area);
+  vp.height = gtk_widget_get_allocated_height(w->consolidated_area);
+  return vp;
+}
+
+static gboolean on_consolidated_draw(GtkWidget *area, cairo_t *cr, gpointer data)
+{
+  win *w = data;
+  if (!w->consolidated) {
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    cairo_move_to(cr, 10, 30);
+    cairo_show_text(cr, _("Click a task's name in the Running view to see its process's consolidated flame view."));
+    return TRUE;
+  }
+  rsp_viewport vp = consolidated_viewport(w);
+  rsp_consolidated_view_draw(w->consolidated, cr, &vp, style());
+  return TRUE;
+}
+
+static gboolean on_consolidated_tooltip(GtkWidget *area, gint x, gint y, gboolean kbd, GtkTooltip *tip,
+                                        gpointer data)
+{
+  win *w = data;
+  if (kbd || !w->consolidated)
+    return FALSE;
+  rsp_viewport vp = consolidated_viewport(w);
+  const char *label;
+  uint64_t dur;
+  uint32_t n;
+  if (!rsp_consolidated_view_node_at(w->consolidated, &vp, style(), x, y, &label, &dur, &n))
+    return FALSE;
+  char d[48];
+  g_autofree char *text = g_strdup_printf(_("%s\n%s in %u frames"), label, rsp_format_duration(dur, d, sizeof d), n);
+  gtk_tooltip_set_text(tip, text);
   return TRUE;
 }
 
@@ -569,6 +622,7 @@ static const struct {
   { "running_area", N_("Process running view") },
   { "flame_area", N_("Flame view") },
   { "flame_label", N_("Flame view status") },
+  { "consolidated_area", N_("Consolidated flame view") },
   { "vscroll", N_("Scroll tasks") },
   { "details_view", N_("Details") },
   { "status_label", N_("Status") },
@@ -645,6 +699,11 @@ static gboolean self_test_step(gpointer data)
   check(w, !strcmp(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)), "flame"), "switched to the flame page");
   check(w, gtk_widget_get_mapped(w->flame_area), "the flame view is on screen");
   check(w, w->paths && rsp_paths_n_paths(w->paths) > 0, "the flame view has control paths");
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "consolidated");
+  pump();
+  check(w, gtk_widget_get_mapped(w->consolidated_area) && w->consolidated &&
+               rsp_consolidated_view_total(w->consolidated) > 0,
+        "the consolidated flame view is on screen, with frames");
   gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
   pump();
   check(w, gtk_widget_get_mapped(w->area), "switched back to the running view");
@@ -727,6 +786,9 @@ static void on_activate(GtkApplication *app, gpointer data)
   gtk_widget_add_events(w->flame_area, GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK | GDK_BUTTON_PRESS_MASK |
                                            GDK_KEY_PRESS_MASK);
   g_signal_connect(w->flame_area, "draw", G_CALLBACK(on_flame_draw), w);
+  w->consolidated_area = obj(w, "consolidated_area");
+  g_signal_connect(w->consolidated_area, "draw", G_CALLBACK(on_consolidated_draw), w);
+  g_signal_connect(w->consolidated_area, "query-tooltip", G_CALLBACK(on_consolidated_tooltip), w);
   g_signal_connect(w->flame_area, "query-tooltip", G_CALLBACK(on_flame_tooltip), w);
   g_signal_connect(w->flame_area, "button-press-event", G_CALLBACK(on_flame_press), w);
   g_signal_connect(w->flame_area, "scroll-event", G_CALLBACK(on_scroll), w);

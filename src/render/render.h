@@ -83,6 +83,11 @@ void rsp_running_view_set_show_links(rsp_running_view *view, bool show);
 /* The process whose wait chain is highlighted (-1: none). */
 void rsp_running_view_set_focus_pid(rsp_running_view *view, int32_t pid);
 
+/* Highlights the wait chain: every run and sleep on PATHS (the control paths of the process of
+ * interest) gets a strip along its row's top, and the tasks on them are highlighted by name.
+ * NULL: none. PATHS must outlive the view or be unset first. */
+void rsp_running_view_set_wait_chain(rsp_running_view *view, const rsp_paths *paths);
+
 /* Rows (process headers and threads) currently shown, and the pixel height they take. */
 uint32_t rsp_running_view_n_rows(const rsp_running_view *view);
 int rsp_running_view_content_height(const rsp_running_view *view, const rsp_style *style);
