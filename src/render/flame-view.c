@@ -34,6 +34,8 @@ struct rsp_flame_view {
   uint32_t n_lanes;
   int n_rows;
   int *path_label_row; /* per path: the row its label goes on (its top lane) */
+  int32_t *run_row;    /* per model run: the row of its frame, -1 when not on the paths */
+  GArray *segments;    /* per frame: the links' lines (x0, y0, x1, y1 as floats) */
 };
 
 static int cmp_frame(const void *a, const void *b)
@@ -85,6 +87,17 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
   v->n_rows = row;
   v->n_lanes = lanes->len;
   v->lanes = (lane *)g_array_free(lanes, false);
+  uint32_t n_runs = rsp_model_n_runs(v->model);
+  v->run_row = g_new(int32_t, n_runs + 1);
+  for (uint32_t i = 0; i < n_runs; i++)
+    v->run_row[i] = -1;
+  for (uint32_t li = 0; li < v->n_lanes; li++)
+    for (uint32_t k = 0; k < v->lanes[li].n; k++) {
+      const rsp_path_elem *e = rsp_paths_elem(paths, v->frames[v->lanes[li].first + k].elem);
+      if (e->kind == RSP_ELEM_RUN && e->id < n_runs)
+        v->run_row[e->id] = v->lanes[li].row;
+    }
+  v->segments = g_array_new(false, false, sizeof(float) * 4);
   for (uint32_t i = 0; i < v->n_lanes; i++) {
     lane *l = &v->lanes[i];
     qsort(v->frames + l->first, l->n, sizeof(frame), cmp_frame);
@@ -106,6 +119,8 @@ void rsp_flame_view_free(rsp_flame_view *v)
   g_free(v->frames);
   g_free(v->lanes);
   g_free(v->path_label_row);
+  g_free(v->run_row);
+  g_array_free(v->segments, true);
   g_free(v);
 }
 
@@ -171,6 +186,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, style->font_size);
   int rh = style->row_height;
+  g_array_set_size(v->segments, 0);
   for (uint32_t li = 0; li < v->n_lanes; li++) {
     const lane *l = &v->lanes[li];
     int y = style->ruler_height + l->row * rh - vp->scroll_y;
@@ -192,6 +208,21 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
         x1 = x0 + 1;
       }
       const rsp_path_elem *e = rsp_paths_elem(v->paths, f[i].elem);
+      if (e->kind == RSP_ELEM_RUN && x1 - x0 > 1) {
+        /* the links into this run from runs on the paths ("links still drawn") */
+        uint32_t nl = 0;
+        rsp_link_id first = rsp_model_run_links_in(v->model, e->id, &nl);
+        for (uint32_t k = 0; k < nl; k++) {
+          const rsp_link *lk = rsp_model_link(v->model, first + k);
+          if (lk->from_run == RSP_NO_ID || v->run_row[lk->from_run] < 0)
+            continue;
+          float q[4] = { (float)rsp_viewport_x(vp, style, lk->time),
+                         (float)(style->ruler_height + v->run_row[lk->from_run] * rh - vp->scroll_y + rh / 2.0),
+                         (float)rsp_viewport_x(vp, style, rsp_model_run(v->model, e->id)->start),
+                         (float)(y + rh / 2.0) };
+          g_array_append_val(v->segments, q);
+        }
+      }
       rsp_rgb c = frame_colour(v, e, style);
       cairo_set_source_rgb(cr, c.r, c.g, c.b);
       cairo_rectangle(cr, x0, y + 1, x1 - x0, rh - 2);
@@ -208,6 +239,20 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
         cairo_restore(cr);
       }
     }
+  }
+  if (v->segments->len) {
+    cairo_save(cr);
+    cairo_rectangle(cr, style->label_width, style->ruler_height, vp->width - style->label_width, vp->height);
+    cairo_clip(cr);
+    for (guint i = 0; i < v->segments->len; i++) {
+      const float *q = &g_array_index(v->segments, float, i * 4);
+      cairo_move_to(cr, q[0], q[1]);
+      cairo_line_to(cr, q[2], q[3]);
+    }
+    cairo_set_line_width(cr, 1.5);
+    cairo_set_source_rgb(cr, style->link_wakeup.r, style->link_wakeup.g, style->link_wakeup.b);
+    cairo_stroke(cr);
+    cairo_restore(cr);
   }
   /* the name column: each path's band labelled in grey with its first element's process */
   cairo_set_source_rgb(cr, style->label_bg.r, style->label_bg.g, style->label_bg.b);

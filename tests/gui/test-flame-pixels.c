@@ -84,6 +84,18 @@ int main(void)
   CHECK_COLOUR(s, X(600), y0 + 2, st->sleep);
   CHECK_COLOUR(s, X(575), y1 + 2, st->run);
   CHECK_COLOUR(s, X(850), y0 + mid, st->background);
+  /* the wakeup link from B's run (290 us, depth 1) to A's run at 400 us (depth 0), through its midpoint */
+  {
+    int lx = (X(290) + X(400)) / 2, ly = ((y1 + mid) + (y0 + mid)) / 2;
+    bool found = false;
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dx = -1; dx <= 1; dx++) {
+        rsp_rgb p = pixel(s, lx + dx, ly + dy);
+        if (fabs(p.r - st->link_wakeup.r) + fabs(p.g - st->link_wakeup.g) + fabs(p.b - st->link_wakeup.b) < 0.25)
+          found = true;
+      }
+    CHECK(found);
+  }
   rsp_elem_id e;
   CHECK(rsp_flame_view_hit(v, &vp, st, X(275), y1 + mid, &e));
   CHECK(e != RSP_NO_ID && rsp_paths_elem(paths, e)->kind == RSP_ELEM_RUN &&
