@@ -144,7 +144,7 @@ void rsp_disk_finish(rsp_model_builder *b)
     if (sl->preempted)
       continue;
     const rsp_sleep_facts *f = &g_array_index(b->sleep_facts, rsp_sleep_facts, i);
-    rsp_stack_id wstack = f->waking.stack != RSP_NO_ID ? f->waking.stack : f->wakeup.stack;
+    rsp_stack_id wstack = f->wake.stack;
     bool endio = (rsp_stack_classes(m, wstack) & RSP_FRAMES_DISK_WAKE) != 0;
     uint64_t at = sl->wake_kind != RSP_WAKE_NONE ? sl->wake_time : sl->end;
     uint64_t from = at > window ? at - window : 0;
@@ -173,7 +173,7 @@ void rsp_disk_finish(rsp_model_builder *b)
       found = find_completion(m, done, from, at, sl->task, sl->wake_kind != RSP_WAKE_NONE);
       inferred = true;
       if (found != RSP_NO_ID && sl->wake_kind != RSP_WAKE_NONE && op_at(m, found)->task == sl->task &&
-          f->waking.waker_run == RSP_NO_ID && f->wakeup.waker_run == RSP_NO_ID)
+          f->wake.waker_run == RSP_NO_ID)
         inferred = false; /* its own request, woken from interrupt context: as good as a stack */
     }
     if (found == RSP_NO_ID)

@@ -59,9 +59,13 @@ typedef struct rsp_wake_ctx {
   rsp_stack_id stack;     /* its callchain */
 } rsp_wake_ctx;
 
-/* Builder-side facts about a sleep, parallel to model->sleeps (before trailing sleeps are dropped). */
+/* Builder-side facts about a sleep, parallel to model->sleeps (before trailing sleeps are dropped):
+ * the wake event that tells most about who woke it. A sched_waking fires in the waker's context;
+ * sched_wakeup may fire on the target cpu (an IPI on idle). Preferred: a waking with a callchain,
+ * then a wakeup with one, then a waking, then a wakeup; the first of equals. */
 typedef struct rsp_sleep_facts {
-  rsp_wake_ctx waking, wakeup; /* the first of each inside the sleep */
+  rsp_wake_ctx wake;
+  uint8_t score; /* (callchain ? 2 : 0) + (waking ? 1 : 0) + 1; 0: none yet */
 } rsp_sleep_facts;
 
 /* A raw socket event, kept for the network pass. */

@@ -477,13 +477,16 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   bool cancelled = false;
   const rsp_event *ev;
   GError *local = NULL;
+  uint64_t reached = 0; /* events come in time order, not file order: the furthest offset read */
   while ((ev = rsp_reader_next(reader, &local))) {
     rsp_model_builder_feed(b, ev);
+    if (ev->offset > reached && ev->source == RSP_SOURCE_PERF)
+      reached = ev->offset;
     if (b->opts.progress && (b->m->n_events & 1023) == 0) {
       int64_t now = g_get_monotonic_time();
       if (now - last_progress >= 10000) {
         last_progress = now;
-        if (!b->opts.progress(ev->offset, size, b->opts.progress_data)) {
+        if (!b->opts.progress(size && reached > size ? size : reached, size, b->opts.progress_data)) {
           cancelled = true;
           break;
         }

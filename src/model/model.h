@@ -92,14 +92,18 @@ enum {
  * last one is no sleep. */
 /* How a sleep ended, as far as the trace tells (paper, "Categories"). */
 typedef enum {
-  RSP_SLEEP_END_UNKNOWN = 0,  /* no wakeup recorded, nothing else explains the end */
-  RSP_SLEEP_END_WOKEN,        /* woken by a run of another task (wake_link: a wakeup/exit link) */
+  RSP_SLEEP_END_UNKNOWN = 0,  /* no wakeup recorded, nothing else explains the end (also every sleep
+                                 whose end was not classified: see rsp_model_loss.sleeps_end_unknown) */
+  RSP_SLEEP_END_WOKEN,        /* woken by a run of another task (wake_link: a wakeup/exit link; an
+                                 exit->wait guessed from a wait stack and a child's EXIT inside the sleep
+                                 when the wakeup was lost) */
   RSP_SLEEP_END_DISK,         /* woken by the completion of a disk request (disk_op) */
   RSP_SLEEP_END_NETWORK,      /* woken by data or a connection on a socket (net_op) */
   RSP_SLEEP_END_INTERRUPT,    /* woken from an interrupt that no disk/network event explains:
                                  a wait "for" hardware */
   RSP_SLEEP_END_TIMEOUT,      /* woken by a timer (hrtimer/timer softirq, schedule_timeout, nanosleep
-                                 expiring on its own): a wait that timed out */
+                                 expiring on its own): a wait that timed out. With the wakeup lost, a
+                                 nanosleep-family sleep stack gives this guess (end_inferred) */
   RSP_SLEEP_END_PREEMPTED,    /* it never blocked: preempted (runnable all along) */
   RSP_SLEEP_END_SIGNAL,       /* woken by a signal (the waker ran kill/tgkill...) */
 } rsp_sleep_end;
@@ -155,7 +159,8 @@ typedef enum {
   RSP_LINK_EXEC,       /* the run that exec'd -> the new generation's first run (no sleep between) */
   RSP_LINK_EXIT_WAIT,  /* the exiting task's last run -> the parent's run that returned from wait */
   RSP_LINK_INTERRUPT,  /* "horizontal": the run before -> the run after an interrupt-caused wake of
-                          the same task (from_run and to_run are the same task's) */
+                          the same task (from_run and to_run are the same task's); also made for
+                          sleeps that ended by a TIMEOUT (a timer interrupt) */
   RSP_LINK_DISK,       /* the issuing run -> the run after the sleep the completion ended */
   RSP_LINK_NETWORK,    /* the sending run -> the run the reply woke (net_op) */
 } rsp_link_kind;
@@ -215,6 +220,14 @@ uint32_t rsp_model_n_disk_ops(const rsp_model *model);
 const rsp_disk_op *rsp_model_disk_op(const rsp_model *model, rsp_disk_op_id id); /* in insert order */
 
 /* ---- Network -------------------------------------------------------------------------------
+ * Events: sock:sock_send_length (a send), sock:sock_recv_length (a receive: names the socket's
+ * reader), sock:sk_data_ready (data queued for the reader), sock:inet_sock_set_state (ports, remote
+ * address); rsp-record's kprobes rsp_net:tcp_data_tx/udp_data_tx (sends) and tcp_data_rx/udp_data_rx
+ * (data in), and the paper's probe:tcp_sendmsg/udp_sendmsg/tcp_recvmsg... count the same way. A
+ * socket belongs to the last task that sent or received on it; a sleep of that task ends by the
+ * network when data became ready on it during the sleep, at most net_wake_window_ns before the
+ * wakeup (or, the wakeup lost, the switch-in: end_inferred). On loopback the sender's own softirq
+ * fires the wakeup: the sleep then has a NETWORK link (its wake_link) and a WAKEUP link.
  * An operation runs from the last send on a socket to the last receive-side wakeup that follows
  * it (paper, "Network"), matched by socket (the kernel's struct sock address). */
 typedef struct rsp_net_op {
@@ -331,6 +344,8 @@ typedef struct rsp_task_totals {
   uint64_t preempt_delay; /* sum of preempted sleeps (runnable, waiting for a cpu; part of other) */
   uint64_t samples;
   uint32_t runs, sleeps, inferred_starts, sleeps_without_wakeup;
+  uint32_t sleep_ends[8];  /* sleeps by end cause (rsp_sleep_end) */
+  uint32_t sleeps_end_inferred;
 } rsp_task_totals;
 
 void rsp_model_task_totals(const rsp_model *model, rsp_task_id task, rsp_task_totals *out);

@@ -126,8 +126,7 @@ static void end_run(rsp_model_builder *b, rsp_task_id task, uint64_t time, bool 
     sl.preempted = true;
   g_array_append_val(m->sleeps, sl);
   s->open_sleep = m->sleeps->len - 1;
-  rsp_sleep_facts facts = { .waking = { .waker = RSP_NO_ID, .waker_run = RSP_NO_ID, .stack = RSP_NO_ID },
-                            .wakeup = { .waker = RSP_NO_ID, .waker_run = RSP_NO_ID, .stack = RSP_NO_ID } };
+  rsp_sleep_facts facts = { .wake = { .waker = RSP_NO_ID, .waker_run = RSP_NO_ID, .stack = RSP_NO_ID } };
   g_array_append_val(b->sleep_facts, facts);
 }
 
@@ -237,12 +236,13 @@ void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint
   rsp_sleep *sl = sleep_at(b->m, s->open_sleep);
   /* The first waking and the first wakeup, with the context they fired in (the waker). */
   rsp_sleep_facts *facts = &g_array_index(b->sleep_facts, rsp_sleep_facts, s->open_sleep);
-  rsp_wake_ctx *ctx = kind == RSP_WAKE_WAKING ? &facts->waking : &facts->wakeup;
-  if (!ctx->time) {
-    ctx->time = time;
-    ctx->waker = b->cur_task;
-    ctx->waker_run = b->cur_task != RSP_NO_ID ? rsp_tstate_at(b, b->cur_task)->open_run : RSP_NO_ID;
-    ctx->stack = b->cur_stack;
+  uint8_t score = (uint8_t)((b->cur_stack != RSP_NO_ID ? 2 : 0) + (kind == RSP_WAKE_WAKING ? 1 : 0) + 1);
+  if (score > facts->score) {
+    facts->score = score;
+    facts->wake.time = time;
+    facts->wake.waker = b->cur_task;
+    facts->wake.waker_run = b->cur_task != RSP_NO_ID ? rsp_tstate_at(b, b->cur_task)->open_run : RSP_NO_ID;
+    facts->wake.stack = b->cur_stack;
   }
   /* Runnable from the first sched_wakeup; a sched_waking (try_to_wake_up began) stands in for it
    * when it was not recorded. */
@@ -387,8 +387,7 @@ static void remap_facts_and_samples(rsp_model_builder *b)
   rsp_model *m = b->m;
   for (guint i = 0; i < b->sleep_facts->len; i++) {
     rsp_sleep_facts *f = &g_array_index(b->sleep_facts, rsp_sleep_facts, i);
-    f->waking.waker_run = remap_run(b, f->waking.waker_run);
-    f->wakeup.waker_run = remap_run(b, f->wakeup.waker_run);
+    f->wake.waker_run = remap_run(b, f->wake.waker_run);
   }
   bool grouped = true;
   for (guint i = 0; i < m->samples->len; i++) {
@@ -519,5 +518,8 @@ void rsp_model_task_totals(const rsp_model *model, rsp_task_id task, rsp_task_to
     else if (rsp_sleep_expects_wakeup(sl))
       out->sleeps_without_wakeup++;
     out->sleeps++;
+    if (sl->end_cause < G_N_ELEMENTS(out->sleep_ends))
+      out->sleep_ends[sl->end_cause]++;
+    out->sleeps_end_inferred += sl->end_inferred;
   }
 }

@@ -89,9 +89,7 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
     rsp_run_id before = around[2 * i];
     /* the waking fires in the waker's context, with its stack; the wakeup may fire on the target
      * cpu (an IPI on idle) */
-    const rsp_wake_ctx *ctx = f->waking.time ? &f->waking : f->wakeup.time ? &f->wakeup : NULL;
-    if (ctx && ctx->stack == RSP_NO_ID && f->wakeup.time && f->wakeup.stack != RSP_NO_ID)
-      ctx = &f->wakeup;
+    const rsp_wake_ctx *ctx = f->score ? &f->wake : NULL;
     if (sl->preempted) {
       sl->end_cause = RSP_SLEEP_END_PREEMPTED;
       continue;

@@ -233,11 +233,18 @@ int main(int argc, char **argv)
              ", \"runtime_ms\": %.6f, \"sleep_ms\": %.6f, \"sleep_s_ms\": %.6f, \"sleep_other_ms\": %.6f"
              ", \"sched_delay_ms\": %.6f, \"iowait_ms\": %.6f, \"preempted_ms\": %.6f"
              ", \"samples\": %" PRIu64 ", \"runs\": %" PRIu32 ", \"sleeps\": %" PRIu32
-             ", \"inferred_starts\": %" PRIu32 ", \"sleeps_without_wakeup\": %" PRIu32 "}",
+             ", \"inferred_starts\": %" PRIu32 ", \"sleeps_without_wakeup\": %" PRIu32,
              r->task->generation, parent ? parent->pid : -1, parent ? parent->tid : -1, ms(t->runtime),
              ms(t->sleep), ms(t->sleep_s), ms(t->sleep_other), ms(t->sched_delay), ms(t->sleep_d),
              ms(t->preempt_delay), t->samples, t->runs, t->sleeps, t->inferred_starts,
              t->sleeps_without_wakeup);
+      /* how its sleeps ended (rsp_sleep_end), added by the model's sleep-end pass */
+      static const char *const causes[] = { "unknown", "woken", "disk", "network", "interrupt", "timeout",
+                                             "preempted", "signal" };
+      printf(", \"sleep_ends\": {");
+      for (unsigned c = 0; c < G_N_ELEMENTS(causes); c++)
+        printf("%s\"%s\": %" PRIu32, c ? ", " : "", causes[c], t->sleep_ends[c]);
+      printf("}, \"sleeps_end_inferred\": %" PRIu32 "}", t->sleeps_end_inferred);
     }
     printf("%s]\n", n_rows ? "\n" : "");
     print_loss(model, stderr);

@@ -212,6 +212,15 @@ def check_disk(name, m, ev):
         o = m['disk_ops'][s['disk_op']]
         check(s['start'] <= o['complete'] <= s['end'], f'{name}: DISK sleep whose op completed outside it')
     total_d = sum(n_d.values())
+    summary = os.environ.get('RSP_SUMMARY')
+    if summary and os.access(summary, os.X_OK) and m.get('_path'):
+        # rsp-summary --tasks --format=json: sleep_ends per task add up, the readers' disk ends as above
+        rows = json.loads(subprocess.run([summary, '--tasks', '--format=json', m['_path']], capture_output=True,
+                                         text=True, check=True).stdout)
+        for r in rows:
+            check(sum(r['sleep_ends'].values()) == r['sleeps'], f'{name}: rsp-summary sleep_ends of {r["tid"]}')
+        check(sum(r['sleep_ends']['disk'] for r in rows if r['comm'] in READERS) == len(disk),
+              f'{name}: rsp-summary disk ends of the readers')
     print(f'{name}: D switch-outs of the readers (perf): {total_d}, model sleeps ended DISK: {len(disk)}')
     check(total_d > 0 and 0.8 * total_d <= len(disk) <= total_d,
           f'{name}: {len(disk)} DISK sleeps for {total_d} D switch-outs')
@@ -294,6 +303,7 @@ def main():
             continue
         ran += 1
         m = model_of(path)
+        m['_path'] = path
         ev = list(perf_events(path))
         name = os.path.basename(rel)
         if 'wakeups' in checks:
