@@ -165,6 +165,42 @@ static const char *frame_label(const rsp_flame_view *v, const rsp_path_elem *e, 
   }
 }
 
+/* What makes two frames "equal": a run of the same task, a sleep with the same label function. */
+static uintptr_t frame_key(const rsp_flame_view *v, const rsp_path_elem *e)
+{
+  if (e->kind == RSP_ELEM_RUN)
+    return (uintptr_t)e->task + 1;
+  if (e->kind == RSP_ELEM_SLEEP) {
+    const rsp_sleep *s = rsp_model_sleep(v->model, e->id);
+    const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(v->model, s->stack) : NULL;
+    return f && f->function ? (uintptr_t)f->function : (uintptr_t)(unsigned char)s->state;
+  }
+  return 0;
+}
+
+static void paint_frame(cairo_t *cr, const rsp_flame_view *v, const rsp_path_elem *e, double x0, double x1, int y,
+                        const rsp_style *style)
+{
+  int rh = style->row_height;
+  rsp_rgb c = frame_colour(v, e, style);
+  cairo_set_source_rgb(cr, c.r, c.g, c.b);
+  cairo_rectangle(cr, x0, y + 1, x1 - x0, rh - 2);
+  cairo_fill(cr);
+  if (x1 - x0 > 40) {
+    char buf[96];
+    cairo_save(cr);
+    cairo_rectangle(cr, x0 + 1, y, x1 - x0 - 2, rh);
+    cairo_clip(cr);
+    if (e->kind == RSP_ELEM_RUN)
+      cairo_set_source_rgb(cr, 1, 1, 1);
+    else
+      cairo_set_source_rgb(cr, style->text.r, style->text.g, style->text.b);
+    cairo_move_to(cr, (x0 > style->label_width ? x0 : style->label_width) + 2, y + rh - 3);
+    cairo_show_text(cr, frame_label(v, e, buf, sizeof buf));
+    cairo_restore(cr);
+  }
+}
+
 static uint32_t first_reaching(const frame *f, uint32_t n, uint64_t t)
 {
   uint32_t lo = 0, hi = n;
@@ -194,6 +230,9 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
       continue;
     const frame *f = v->frames + l->first;
     double filled = -1; /* the last pixel column a narrow frame filled */
+    const rsp_path_elem *pend = NULL; /* the frame being extended */
+    uintptr_t pend_key = 0;
+    double pend_x0 = 0, pend_x1 = 0;
     for (uint32_t i = first_reaching(f, l->n, vp->t0); i < l->n && f[i].start < vp->t1; i++) {
       if (f[i].end <= vp->t0)
         continue;
@@ -223,22 +262,22 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
           g_array_append_val(v->segments, q);
         }
       }
-      rsp_rgb c = frame_colour(v, e, style);
-      cairo_set_source_rgb(cr, c.r, c.g, c.b);
-      cairo_rectangle(cr, x0, y + 1, x1 - x0, rh - 2);
-      cairo_fill(cr);
-      if (x1 - x0 > 40) {
-        char buf[96];
-        cairo_save(cr);
-        cairo_rectangle(cr, x0 + 1, y, x1 - x0 - 2, rh);
-        cairo_clip(cr);
-        cairo_set_source_rgb(cr, e->kind == RSP_ELEM_RUN ? 1.0 : style->text.r, e->kind == RSP_ELEM_RUN ? 1.0 : style->text.g,
-                             e->kind == RSP_ELEM_RUN ? 1.0 : style->text.b);
-        cairo_move_to(cr, (x0 > style->label_width ? x0 : style->label_width) + 2, y + rh - 3);
-        cairo_show_text(cr, frame_label(v, e, buf, sizeof buf));
-        cairo_restore(cr);
+      /* adjacent equal frames are drawn as one unless a visible gap separates them */
+      uintptr_t key = frame_key(v, e);
+      if (pend && pend->kind == e->kind && pend_key == key && x0 <= pend_x1) {
+        if (x1 > pend_x1)
+          pend_x1 = x1;
+        continue;
       }
+      if (pend)
+        paint_frame(cr, v, pend, pend_x0, pend_x1, y, style);
+      pend = e;
+      pend_key = key;
+      pend_x0 = x0;
+      pend_x1 = x1;
     }
+    if (pend)
+      paint_frame(cr, v, pend, pend_x0, pend_x1, y, style);
   }
   if (v->segments->len) {
     cairo_save(cr);
