@@ -25,6 +25,10 @@ typedef struct win {
   char *path;
   rsp_model *model;
   rsp_running_view *view;
+  rsp_paths *paths;       /* the flame view's process: its control paths */
+  rsp_flame_view *flame;
+  rsp_consolidated_view *consolidated;
+  GtkWidget *flame_area, *flame_label, *consolidated_area;
   rsp_viewport vp;
   uint64_t lo, hi;
   /* pointer state */
@@ -81,6 +85,8 @@ static void update_status(win *w)
 static void redraw(win *w)
 {
   gtk_widget_queue_draw(w->area);
+  gtk_widget_queue_draw(w->flame_area);
+  gtk_widget_queue_draw(w->consolidated_area);
   update_status(w);
 }
 
@@ -158,6 +164,151 @@ static gboolean on_scroll(GtkWidget *area, GdkEventScroll *ev, gpointer data)
   return TRUE;
 }
 
+static void drop_flame(win *w)
+{
+  if (w->view)
+    rsp_running_view_set_wait_chain(w->view, NULL);
+  rsp_consolidated_view_free(w->consolidated);
+  w->consolidated = NULL;
+  rsp_flame_view_free(w->flame);
+  w->flame = NULL;
+  rsp_paths_free(w->paths);
+  w->paths = NULL;
+}
+
+/* The flame view of process PID: its control paths, shown on the Flame page. */
+static bool open_flame(win *w, int32_t pid)
+{
+  if (!w->model)
+    return false;
+  drop_flame(w);
+  g_autoptr(GError) error = NULL;
+  w->paths = rsp_paths_build(w->model, pid, NULL, &error);
+  if (!w->paths) {
+    g_autofree char *msg = g_strdup_printf(_("No flame view: %s"), error ? error->message : "?");
+    gtk_label_set_text(GTK_LABEL(w->flame_label), msg);
+    return false;
+  }
+  w->flame = rsp_flame_view_new(w->paths);
+  w->consolidated = rsp_consolidated_view_new(w->paths);
+  rsp_running_view_set_wait_chain(w->view, w->paths);
+  g_autofree char *msg = g_strdup_printf(_("Flame view of process %d: %u control paths, %u tasks in %u processes"),
+                                         pid, rsp_paths_n_paths(w->paths), rsp_paths_n_tasks(w->paths),
+                                         rsp_paths_n_processes(w->paths));
+  gtk_label_set_text(GTK_LABEL(w->flame_label), msg);
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
+  redraw(w);
+  return true;
+}
+
+static gboolean on_flame_draw(GtkWidget *area, cairo_t *cr, gpointer data)
+{
+  win *w = data;
+  rsp_viewport vp = w->vp;
+  vp.width = gtk_widget_get_allocated_width(area);
+  vp.height = gtk_widget_get_allocated_height(area);
+  vp.scroll_y = 0;
+  if (!w->flame || vp.t1 <= vp.t0) {
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    return TRUE;
+  }
+  rsp_flame_view_draw(w->flame, cr, &vp, style());
+  return TRUE;
+}
+
+/* The consolidated view always shows all of it: x is accumulated duration, not time. */
+static rsp_viewport consolidated_viewport(win *w)
+{
+  rsp_viewport vp = { .t0 = 0, .t1 = 1000 };
+  if (w->consolidated && rsp_consolidated_view_total(w->consolidated))
+    vp.t1 = rsp_consolidated_view_total(w->consolidated);
+  vp.width = gtk_widget_get_allocated_width(w->consolidated_area);
+  vp.height = gtk_widget_get_allocated_height(w->consolidated_area);
+  return vp;
+}
+
+static gboolean on_consolidated_draw(GtkWidget *area, cairo_t *cr, gpointer data)
+{
+  win *w = data;
+  if (!w->consolidated) {
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    cairo_move_to(cr, 10, 30);
+    cairo_show_text(cr, _("Click a task's name in the Running view to see its process's consolidated flame view."));
+    return TRUE;
+  }
+  rsp_viewport vp = consolidated_viewport(w);
+  rsp_consolidated_view_draw(w->consolidated, cr, &vp, style());
+  return TRUE;
+}
+
+static gboolean on_consolidated_tooltip(GtkWidget *area, gint x, gint y, gboolean kbd, GtkTooltip *tip,
+                                        gpointer data)
+{
+  win *w = data;
+  if (kbd || !w->consolidated)
+    return FALSE;
+  rsp_viewport vp = consolidated_viewport(w);
+  const char *label;
+  uint64_t dur;
+  uint32_t n;
+  if (!rsp_consolidated_view_node_at(w->consolidated, &vp, style(), x, y, &label, &dur, &n))
+    return FALSE;
+  char d[48];
+  g_autofree char *text = g_strdup_printf(_("%s\n%s in %u frames"), label, rsp_format_duration(dur, d, sizeof d), n);
+  gtk_tooltip_set_text(tip, text);
+  return TRUE;
+}
+
+/* The element under (X, Y) of the flame view as a running-view hit, for the shared descriptions. */
+static bool flame_hit(win *w, double x, double y, rsp_hit *hit)
+{
+  if (!w->flame)
+    return false;
+  rsp_viewport vp = w->vp;
+  vp.width = gtk_widget_get_allocated_width(w->flame_area);
+  vp.height = gtk_widget_get_allocated_height(w->flame_area);
+  vp.scroll_y = 0;
+  rsp_elem_id id;
+  if (!rsp_flame_view_hit(w->flame, &vp, style(), x, y, &id))
+    return false;
+  const rsp_path_elem *e = rsp_paths_elem(w->paths, id);
+  *hit = (rsp_hit){ .kind = RSP_HIT_TASK, .pid = -1, .task = e->task, .run = RSP_NO_ID, .sleep = RSP_NO_ID };
+  if (e->kind == RSP_ELEM_RUN) {
+    hit->kind = RSP_HIT_RUN;
+    hit->run = e->id;
+  } else if (e->kind == RSP_ELEM_SLEEP) {
+    hit->kind = RSP_HIT_SLEEP;
+    hit->sleep = e->id;
+  }
+  return true;
+}
+
+static gboolean on_flame_tooltip(GtkWidget *area, gint x, gint y, gboolean kbd, GtkTooltip *tip, gpointer data)
+{
+  win *w = data;
+  rsp_hit hit;
+  if (kbd || !flame_hit(w, x, y, &hit))
+    return FALSE;
+  g_autofree char *text = rsp_running_view_describe(w->view, &hit);
+  gtk_tooltip_set_text(tip, text);
+  return TRUE;
+}
+
+static gboolean on_flame_press(GtkWidget *area, GdkEventButton *ev, gpointer data)
+{
+  win *w = data;
+  gtk_widget_grab_focus(area);
+  rsp_hit hit;
+  if (ev->type == GDK_BUTTON_PRESS && flame_hit(w, ev->x, ev->y, &hit)) {
+    g_autofree char *text = rsp_running_view_describe(w->view, &hit);
+    set_details(w, text);
+  }
+  return TRUE;
+}
+
 static void show_hit(win *w, double x, double y)
 {
   if (!w->view)
@@ -167,9 +318,11 @@ static void show_hit(win *w, double x, double y)
   g_autofree char *text = rsp_running_view_describe(w->view, &hit);
   set_details(w, text);
   if (hit.kind == RSP_HIT_TASK || hit.kind == RSP_HIT_PROCESS) {
-    /* a name launches the flame view; until the analysis layer exists it focuses the process:
-     * its tasks and the tasks that woke them are highlighted */
+    /* a name: its process and the tasks that woke it are highlighted; on the name column it also
+     * launches the flame view of that process */
     rsp_running_view_set_focus_pid(w->view, hit.pid);
+    if (x < style()->label_width)
+      open_flame(w, hit.pid);
     redraw(w);
   }
 }
@@ -378,6 +531,8 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
     return;
   }
   gtk_widget_hide(w->error_label);
+  drop_flame(w);
+  gtk_label_set_text(GTK_LABEL(w->flame_label), _("Click a task's name in the Running view to see its process's flame view."));
   if (w->view)
     rsp_running_view_free(w->view);
   if (w->model)
@@ -405,6 +560,8 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   apply_widgets(w);
   update_scroll_range(w);
   redraw(w);
+  if (w->options->flame_pid >= 0)
+    open_flame(w, w->options->flame_pid);
   if (w->options->self_test)
     g_timeout_add(200, self_test_step, w);
 }
@@ -463,6 +620,9 @@ static const struct {
   { "progress_bar", N_("Loading progress") },
   { "cancel_button", N_("Cancel loading") },
   { "running_area", N_("Process running view") },
+  { "flame_area", N_("Flame view") },
+  { "flame_label", N_("Flame view status") },
+  { "consolidated_area", N_("Consolidated flame view") },
   { "vscroll", N_("Scroll tasks") },
   { "details_view", N_("Details") },
   { "status_label", N_("Status") },
@@ -526,9 +686,24 @@ static gboolean self_test_step(gpointer data)
   on_filter(GTK_SEARCH_ENTRY(w->filter_entry), w);
   check(w, rsp_running_view_n_rows(w->view) == rows, "clearing the filter brings the rows back");
   gtk_combo_box_set_active_id(GTK_COMBO_BOX(w->sort_combo), "runtime");
-  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
+  /* the flame view of the recording's workload (else of the busiest process), launched as a
+   * click on its name does */
+  int32_t pid = rsp_model_workload_pid(w->model);
+  if (pid < 0) {
+    rsp_hit first;
+    rsp_running_view_hit(w->view, &w->vp, style(), 20, style()->ruler_height + 1, &first);
+    pid = first.pid;
+  }
+  check(w, open_flame(w, pid), "the flame view of the workload opens");
   pump();
   check(w, !strcmp(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)), "flame"), "switched to the flame page");
+  check(w, gtk_widget_get_mapped(w->flame_area), "the flame view is on screen");
+  check(w, w->paths && rsp_paths_n_paths(w->paths) > 0, "the flame view has control paths");
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "consolidated");
+  pump();
+  check(w, gtk_widget_get_mapped(w->consolidated_area) && w->consolidated &&
+               rsp_consolidated_view_total(w->consolidated) > 0,
+        "the consolidated flame view is on screen, with frames");
   gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
   pump();
   check(w, gtk_widget_get_mapped(w->area), "switched back to the running view");
@@ -606,6 +781,18 @@ static void on_activate(GtkApplication *app, gpointer data)
   w->sleeps_check = obj(w, "sleeps_check");
   w->links_check = obj(w, "links_check");
   w->vadj = GTK_ADJUSTMENT(gtk_builder_get_object(w->builder, "vadjustment"));
+  w->flame_area = obj(w, "flame_area");
+  w->flame_label = obj(w, "flame_label");
+  gtk_widget_add_events(w->flame_area, GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK | GDK_BUTTON_PRESS_MASK |
+                                           GDK_KEY_PRESS_MASK);
+  g_signal_connect(w->flame_area, "draw", G_CALLBACK(on_flame_draw), w);
+  w->consolidated_area = obj(w, "consolidated_area");
+  g_signal_connect(w->consolidated_area, "draw", G_CALLBACK(on_consolidated_draw), w);
+  g_signal_connect(w->consolidated_area, "query-tooltip", G_CALLBACK(on_consolidated_tooltip), w);
+  g_signal_connect(w->flame_area, "query-tooltip", G_CALLBACK(on_flame_tooltip), w);
+  g_signal_connect(w->flame_area, "button-press-event", G_CALLBACK(on_flame_press), w);
+  g_signal_connect(w->flame_area, "scroll-event", G_CALLBACK(on_scroll), w);
+  g_signal_connect(w->flame_area, "key-press-event", G_CALLBACK(on_key), w);
   set_accessible_names(w);
   if (w->options->filter)
     gtk_entry_set_text(GTK_ENTRY(w->filter_entry), w->options->filter);
@@ -639,8 +826,6 @@ static void on_activate(GtkApplication *app, gpointer data)
     start_load(w, w->options->file);
   else
     set_details(w, _("Open a recording (perf.data) with the Open button."));
-  if (w->options->flame_pid >= 0)
-    gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
 }
 
 int rsp_app_run(const rsp_app_options *options)
@@ -653,6 +838,7 @@ int rsp_app_run(const rsp_app_options *options)
   int status = g_application_run(G_APPLICATION(w->app), 1, argv);
   if (w->progress_timer)
     g_source_remove(w->progress_timer);
+  drop_flame(w);
   if (w->view)
     rsp_running_view_free(w->view);
   if (w->model)

@@ -27,8 +27,10 @@ static void draw_banner(cairo_t *cr, const rsp_viewport *vp, const rsp_style *st
   cairo_restore(cr);
 }
 
-bool rsp_export_running_view(rsp_running_view *view, const rsp_viewport *vp, const rsp_style *style,
-                             const char *path, GError **error)
+typedef void (*draw_fn)(void *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style);
+
+static bool export_drawing(void *view, draw_fn draw, const rsp_model *model, const rsp_viewport *vp,
+                           const rsp_style *style, const char *path, GError **error)
 {
   bool svg = g_str_has_suffix(path, ".svg") || g_str_has_suffix(path, ".SVG");
   bool png = g_str_has_suffix(path, ".png") || g_str_has_suffix(path, ".PNG");
@@ -46,8 +48,8 @@ bool rsp_export_running_view(rsp_running_view *view, const rsp_viewport *vp, con
     return false;
   }
   cairo_t *cr = cairo_create(surface);
-  rsp_running_view_draw(view, cr, vp, style);
-  char **warnings = rsp_model_loss_warnings(rsp_running_view_model(view));
+  draw(view, cr, vp, style);
+  char **warnings = rsp_model_loss_warnings(model);
   draw_banner(cr, vp, style, warnings);
   g_strfreev(warnings);
   cairo_status_t st = cairo_status(cr);
@@ -63,4 +65,37 @@ bool rsp_export_running_view(rsp_running_view *view, const rsp_viewport *vp, con
     return false;
   }
   return true;
+}
+
+static void draw_running(void *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  rsp_running_view_draw(view, cr, vp, style);
+}
+
+static void draw_flame(void *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  rsp_flame_view_draw(view, cr, vp, style);
+}
+
+bool rsp_export_running_view(rsp_running_view *view, const rsp_viewport *vp, const rsp_style *style,
+                             const char *path, GError **error)
+{
+  return export_drawing(view, draw_running, rsp_running_view_model(view), vp, style, path, error);
+}
+
+bool rsp_export_flame_view(rsp_flame_view *view, const rsp_model *model, const rsp_viewport *vp,
+                           const rsp_style *style, const char *path, GError **error)
+{
+  return export_drawing(view, draw_flame, model, vp, style, path, error);
+}
+
+static void draw_consolidated(void *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  rsp_consolidated_view_draw(view, cr, vp, style);
+}
+
+bool rsp_export_consolidated_view(rsp_consolidated_view *view, const rsp_model *model, const rsp_viewport *vp,
+                                  const rsp_style *style, const char *path, GError **error)
+{
+  return export_drawing(view, draw_consolidated, model, vp, style, path, error);
 }

@@ -83,6 +83,11 @@ void rsp_running_view_set_show_links(rsp_running_view *view, bool show);
 /* The process whose wait chain is highlighted (-1: none). */
 void rsp_running_view_set_focus_pid(rsp_running_view *view, int32_t pid);
 
+/* Highlights the wait chain: every run and sleep on PATHS (the control paths of the process of
+ * interest) gets a strip along its row's top, and the tasks on them are highlighted by name.
+ * NULL: none. PATHS must outlive the view or be unset first. */
+void rsp_running_view_set_wait_chain(rsp_running_view *view, const rsp_paths *paths);
+
 /* Rows (process headers and threads) currently shown, and the pixel height they take. */
 uint32_t rsp_running_view_n_rows(const rsp_running_view *view);
 int rsp_running_view_content_height(const rsp_running_view *view, const rsp_style *style);
@@ -115,11 +120,41 @@ void rsp_running_view_hit(const rsp_running_view *view, const rsp_viewport *vp, 
  * kernel/user boundary, who woke it). Free with g_free. */
 char *rsp_running_view_describe(const rsp_running_view *view, const rsp_hit *hit);
 
+/* ---- Flame View ------------------------------------------------------------------------------
+ * The control paths of a process (analysis layer), x = time, y = pseudo-stack depth. PATHS must
+ * outlive the view. */
+typedef struct rsp_flame_view rsp_flame_view;
+rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths);
+void rsp_flame_view_free(rsp_flame_view *view);
+int rsp_flame_view_content_height(const rsp_flame_view *view, const rsp_style *style);
+void rsp_flame_view_draw(rsp_flame_view *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style);
+/* The element under (X, Y), if any. */
+bool rsp_flame_view_hit(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
+                        double y, rsp_elem_id *out);
+
+/* ---- Consolidated Flame View ---------------------------------------------------------------------
+ * Matching pseudo-stacks merged and sorted by duration, level by level; x is accumulated duration
+ * (0 .. rsp_consolidated_view_total), y depth. PATHS must outlive the view. */
+typedef struct rsp_consolidated_view rsp_consolidated_view;
+rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths);
+void rsp_consolidated_view_free(rsp_consolidated_view *view);
+uint64_t rsp_consolidated_view_total(const rsp_consolidated_view *view);
+int rsp_consolidated_view_content_height(const rsp_consolidated_view *view, const rsp_style *style);
+void rsp_consolidated_view_draw(rsp_consolidated_view *view, cairo_t *cr, const rsp_viewport *vp,
+                                const rsp_style *style);
+bool rsp_consolidated_view_node_at(const rsp_consolidated_view *view, const rsp_viewport *vp,
+                                   const rsp_style *style, double x, double y, const char **label,
+                                   uint64_t *duration, uint32_t *n_merged);
+
 /* ---- Export ----------------------------------------------------------------------------------- */
 /* Draws VIEW at VP into PATH, PNG or SVG by its extension, with the model's loss warnings as a
  * banner. */
 bool rsp_export_running_view(rsp_running_view *view, const rsp_viewport *vp, const rsp_style *style,
                              const char *path, GError **error);
+bool rsp_export_flame_view(rsp_flame_view *view, const rsp_model *model, const rsp_viewport *vp,
+                           const rsp_style *style, const char *path, GError **error);
+bool rsp_export_consolidated_view(rsp_consolidated_view *view, const rsp_model *model, const rsp_viewport *vp,
+                                  const rsp_style *style, const char *path, GError **error);
 
 /* ---- Histograms (issue 7) --------------------------------------------------------------------
  * A latency profile as OSprof draws it: log2 buckets along x (labelled in time units), a log y

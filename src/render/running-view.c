@@ -69,9 +69,10 @@ struct rsp_running_view {
   uint8_t *sleep_match; /* search hits, per sleep (its label's function) */
   uint8_t *task_focus;  /* tasks of the focus process (1) and their direct wakers (2) */
   int32_t focus_pid;
+  const rsp_paths *chain; /* the wait chain highlighted (control paths of the focus process), or NULL */
   bool show_sleeps, show_links;
   GArray *rows;         /* row */
-  GArray *batch[7];     /* per frame: pixel-snapped rects per colour class (reused, no per-frame malloc) */
+  GArray *batch[8];     /* per frame: pixel-snapped rects per colour class (reused, no per-frame malloc) */
   GArray *labels;       /* per frame: sleep labels to draw after the boxes */
   GArray *link_segments;/* per frame: the links' lines */
   int32_t *task_row;    /* row index of each task, -1 when filtered out */
@@ -409,6 +410,19 @@ void rsp_running_view_set_focus_pid(rsp_running_view *v, int32_t pid)
   }
 }
 
+void rsp_running_view_set_wait_chain(rsp_running_view *v, const rsp_paths *paths)
+{
+  v->chain = paths;
+  if (!paths)
+    return;
+  memset(v->task_focus, 0, v->n_tasks);
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) {
+    rsp_task_id t = rsp_paths_task(paths, i);
+    if (t < v->n_tasks)
+      v->task_focus[t] = 1;
+  }
+}
+
 uint32_t rsp_running_view_n_rows(const rsp_running_view *v)
 {
   return v->rows->len;
@@ -486,12 +500,13 @@ typedef struct draw_ctx {
   const rsp_viewport *vp;
   rsp_task_id task;
   double y, h;
+  double row_top;
   double pend_x0, pend_x1; /* a pending rectangle, merged while emits touch it */
   int pend_kind;           /* -1 none, else colour class */
   uint32_t sleep_base;
 } draw_ctx;
 
-enum { KIND_RUN, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_ALT, KIND_DISK, KIND_NET };
+enum { KIND_RUN, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_ALT, KIND_DISK, KIND_NET, KIND_CHAIN };
 
 static void set_rgb(cairo_t *cr, rsp_rgb c)
 {
@@ -524,9 +539,20 @@ static void add_rect(draw_ctx *c, double x0, double x1, int kind)
   c->pend_x1 = x1;
 }
 
+/* A strip along the top of the row under an element of the wait chain. */
+static void chain_strip(draw_ctx *c, double x0, double x1)
+{
+  float a = floorf((float)x0), b = ceilf((float)x1);
+  rect r = { a, (float)c->row_top, b > a ? b - a : 1, 2 };
+  g_array_append_val(c->v->batch[KIND_CHAIN], r);
+}
+
 static void emit_run(void *ctx, double x0, double x1, uint32_t index, bool narrow)
 {
+  draw_ctx *c = ctx;
   add_rect(ctx, x0, x1, KIND_RUN);
+  if (c->v->chain && rsp_paths_has_run(c->v->chain, rsp_model_task_run(c->v->model, c->task, index)))
+    chain_strip(c, x0, x1);
 }
 
 static void emit_disk(void *ctx, double x0, double x1, uint32_t index, bool narrow)
@@ -551,6 +577,8 @@ static void emit_sleep(void *ctx, double x0, double x1, uint32_t index, bool nar
   const rsp_sleep *s = rsp_model_sleep(c->v->model, id);
   int kind = c->v->sleep_match[id] ? KIND_MATCH : sleep_is_io(s) ? KIND_IO : KIND_SLEEP;
   add_rect(c, x0, x1, kind);
+  if (c->v->chain && rsp_paths_has_sleep(c->v->chain, id))
+    chain_strip(c, x0, x1);
   if (narrow || x1 - x0 < 40 || s->stack == RSP_NO_ID)
     return;
   const rsp_model_frame *f = rsp_model_stack_label(c->v->model, s->stack);
@@ -694,7 +722,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
       g_array_append_val(v->batch[KIND_ALT], alt);
     }
     draw_ctx c = { .cr = cr, .v = v, .style = style, .vp = vp, .task = t, .y = y + 1, .h = rh - 2,
-                   .pend_kind = -1 };
+                   .row_top = y, .pend_kind = -1 };
     if (v->show_sleeps) {
       walk(v->sleeps + v->sleep_off[t], v->sleep_off[t + 1] - v->sleep_off[t], vp, style, emit_sleep, &c);
       flush(&c);
@@ -712,7 +740,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     flush(&c);
   }
   /* one fill per colour: alternate rows, sleeps, I/O sleeps, matches, then labels, then runs */
-  static const int order[] = { KIND_ALT, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_RUN, KIND_DISK, KIND_NET };
+  static const int order[] = { KIND_ALT, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_RUN, KIND_DISK, KIND_NET, KIND_CHAIN };
   for (unsigned k = 0; k < G_N_ELEMENTS(order); k++) {
     GArray *b = v->batch[order[k]];
     if (order[k] == KIND_RUN && v->labels->len) {
@@ -734,6 +762,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     rsp_rgb col = order[k] == KIND_RUN     ? style->run
                   : order[k] == KIND_DISK  ? style->disk
                   : order[k] == KIND_NET   ? style->net
+                  : order[k] == KIND_CHAIN ? style->selection
                   : order[k] == KIND_IO    ? style->io
                   : order[k] == KIND_MATCH ? style->match
                   : order[k] == KIND_ALT   ? style->row_alt

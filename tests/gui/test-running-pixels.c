@@ -161,6 +161,18 @@ int main(void)
   CHECK_COLOUR(s, X(500 + 10), ya + mid, st->run);
   CHECK_COLOUR(s, X(500 - 10), ya + 2, st->sleep);
 
+  /* the wait chain of A: A's runs get the chain strip along their row's top */
+  CHECK_COLOUR(s, X(150), ya, st->row_alt);
+  rsp_paths *paths = rsp_paths_build(m, A, NULL, NULL);
+  CHECK(paths != NULL);
+  rsp_running_view_set_wait_chain(v, paths);
+  rsp_running_view_draw(v, cr, &vp, st);
+  CHECK_COLOUR(s, X(150), ya, st->selection);
+  CHECK_COLOUR(s, X(150), ya + mid, st->run);
+  CHECK_COLOUR(s, X(150), yc, st->row_alt); /* C has nothing to do with A */
+  rsp_running_view_set_wait_chain(v, NULL);
+  rsp_paths_free(paths);
+
   /* hit testing and the description */
   rsp_hit hit;
   rsp_running_view_hit(v, &vp, st, X(150), ya + mid, &hit);

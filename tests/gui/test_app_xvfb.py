@@ -21,7 +21,8 @@ def run(path):
                           capture_output=True, text=True, timeout=240, env=env)
 
 failures = 0
-for rec in ["data/sample.perf.data", "tests/model/data/grep-pingpong.data"]:
+for rec in ["data/sample.perf.data", "tests/model/data/grep-pingpong.data",
+            "tests/analysis/data/shell-sleep-dd-python.data"]:
     p = run(os.path.join(root, rec))
     print(p.stdout)
     print(p.stderr, file=sys.stderr)

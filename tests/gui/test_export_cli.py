@@ -44,8 +44,21 @@ with tempfile.TemporaryDirectory() as d:
     p = subprocess.run([view, "--export", os.path.join(d, "v.jpg"), rec], env=env, capture_output=True, text=True,
                        timeout=60)
     check(p.returncode != 0 and ".png or .svg" in p.stderr, f"bad extension: {p.returncode} {p.stderr}")
-    p = subprocess.run([view, "--export", out, "--flame", "1", rec], env=env, capture_output=True, text=True,
+    p = subprocess.run([view, "--export", out, "--flame", "999999", rec], env=env, capture_output=True, text=True,
                        timeout=60)
-    check(p.returncode == 2 and "analysis" in p.stderr, "flame view refused until the analysis layer exists")
+    check(p.returncode == 1 and "999999" in p.stderr, f"flame view of a pid not in the file: {p.returncode} {p.stderr}")
+    flame_rec = os.path.join(root, "tests/analysis/data/shell-sleep-dd-python.data")
+    out3 = os.path.join(d, "flame.png")
+    p = subprocess.run([view, "--export", out3, "--flame", "20241", "-W", "1000", "-H", "300", flame_rec], env=env,
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and os.path.exists(out3) and png_size(out3) == (1000, 300),
+          f"flame export: {p.returncode} {p.stderr}")
+    out4 = os.path.join(d, "cons.svg")
+    p = subprocess.run([view, "--export", out4, "--flame", "20241", "--consolidated", flame_rec], env=env,
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and b"<svg" in open(out4, "rb").read(4096), f"consolidated export: {p.returncode} {p.stderr}")
+    p = subprocess.run([view, "--export", out4, "--consolidated", flame_rec], env=env,
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2 and "--flame" in p.stderr, "--consolidated without --flame refused")
 print("failures:", failures)
 sys.exit(1 if failures else 0)
