@@ -72,6 +72,21 @@ static void cause_totals(const rsp_profile_set *s, uint64_t *out)
   }
 }
 
+/* The categories of PID's control paths in M; false (and a note) when they cannot be built. */
+static bool categories_of(const rsp_model *m, int32_t pid, const char *path, rsp_categories *out)
+{
+  GError *error = NULL;
+  rsp_paths *paths = rsp_paths_build(m, pid, NULL, &error);
+  if (!paths) {
+    fprintf(stderr, "rsp-diff: %s: no control paths: %s\n", path, error->message);
+    g_error_free(error);
+    return false;
+  }
+  rsp_categories_compute(paths, out);
+  rsp_paths_free(paths);
+  return true;
+}
+
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
@@ -185,18 +200,32 @@ int main(int argc, char **argv)
            strcmp(any->process, "*") ? any->process : "system-wide", a, b, p->reason);
   }
 
-  /* The categories of the paper need control paths (rsp_categories_compute); until they are built,
-   * the profiles' own cause breakdown stands in. */
-  uint64_t ca[RSP_N_CATEGORIES], cb[RSP_N_CATEGORIES];
-  cause_totals(sa, ca);
-  cause_totals(sb, cb);
-  printf("\nlatency by cause of the compared processes' waits, runs, preemptions and scheduler delays "
-         "(the categories of control paths are not computed by this build):\n");
-  printf("%-14s %14s %14s %14s\n", "CAUSE", "A ms", "B ms", "DELTA ms");
-  for (int c = 0; c < RSP_N_CATEGORIES; c++)
-    if (ca[c] || cb[c])
-      printf("%-14s %14.3f %14.3f %+14.3f\n", rsp_profile_cause_key((rsp_category)c), (double)ca[c] / 1e6,
-             (double)cb[c] / 1e6, ((double)cb[c] - (double)ca[c]) / 1e6);
+  /* The paper's categories of both recordings' control paths (the recorded command's), side by
+   * side; without a workload pid (no rsp-record notes, or --all), the profiles' own causes. */
+  rsp_categories cat_a, cat_b;
+  if (scoped && categories_of(ma, wa, argv[1], &cat_a) && categories_of(mb, wb, argv[2], &cat_b)) {
+    printf("\ncategories of the recorded command's control paths (paper, \"Categories\"):\n");
+    printf("%-34s %14s %14s %14s\n", "CATEGORY", "A ms", "B ms", "DELTA ms");
+    for (int c = 0; c < RSP_N_CATEGORIES; c++)
+      if (cat_a.ns[c] || cat_b.ns[c])
+        printf("%-34s %14.3f %14.3f %+14.3f\n", rsp_category_label((rsp_category)c), (double)cat_a.ns[c] / 1e6,
+               (double)cat_b.ns[c] / 1e6, ((double)cat_b.ns[c] - (double)cat_a.ns[c]) / 1e6);
+    printf("%-34s %14.3f %14.3f %+14.3f\n", "total (over control paths)", (double)cat_a.total_ns / 1e6,
+           (double)cat_b.total_ns / 1e6, ((double)cat_b.total_ns - (double)cat_a.total_ns) / 1e6);
+    printf("%-34s %14.3f %14.3f %+14.3f\n", "wall", (double)cat_a.wall_ns / 1e6, (double)cat_b.wall_ns / 1e6,
+           ((double)cat_b.wall_ns - (double)cat_a.wall_ns) / 1e6);
+  } else {
+    uint64_t ca[RSP_N_CATEGORIES], cb[RSP_N_CATEGORIES];
+    cause_totals(sa, ca);
+    cause_totals(sb, cb);
+    printf("\nlatency by cause of the compared processes' waits, runs, preemptions and scheduler delays "
+           "(no recorded command to build control paths for):\n");
+    printf("%-14s %14s %14s %14s\n", "CAUSE", "A ms", "B ms", "DELTA ms");
+    for (int c = 0; c < RSP_N_CATEGORIES; c++)
+      if (ca[c] || cb[c])
+        printf("%-14s %14.3f %14.3f %+14.3f\n", rsp_profile_cause_key((rsp_category)c), (double)ca[c] / 1e6,
+               (double)cb[c] / 1e6, ((double)cb[c] - (double)ca[c]) / 1e6);
+  }
   status = 0;
   if (flame_out) {
     fprintf(stderr, "rsp-diff: --flame-out %s: the differential flame graph needs consolidated control paths, "

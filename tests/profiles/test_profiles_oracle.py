@@ -10,7 +10,8 @@ oracles that do not use rsp: perf script's text of perf's own switch records, an
     200 and 20 sleeps, a wait site naming nanosleep and the cause timed_out. Run lengths (IN to OUT) against rsp's run profile: the same histogram within 3 instances
     (rsp splits a run at the exec and leaves out the runs cut by the recording's ends).
 (b) base.data / added-5ms.data: the same command with 40 added 5 ms sleeps. The oracle confirms the change
-    (sleeps of [4.19 ms, 8.39 ms) only in B); rsp-diff, by each method, must rank profsleep's waits first.
+    (sleeps of [4.19 ms, 8.39 ms) only in B); rsp-diff, by each method, must rank profsleep's waits first, and
+    its categories table must show the timed-out waits grown by what profsleep's sleeps grew in perf script.
 (c) The timer tick rsp measures (the lattice of kernel threads' timed-out wakeups) against CONFIG_HZ of the
     running kernel (/proc/config.gz), on the fixtures recorded on this kernel (perf's "os release" header).
 (d) Disk service times (block_rq_issue -> block_rq_complete of the same dev and sector, from perf script's
@@ -192,6 +193,13 @@ def test_diff():
         print(f'{method}: {ranked[0] if ranked else "(nothing ranked)"}')
         check(bool(ranked) and re.match(r'^\s+1\s+\S+\s+wait\b.*\bprofsleep\b', ranked[0]) is not None,
               f'{method}: first ranked is not profsleep\'s waits')
+    # the categories of both control paths side by side: the timed-out waits grew by what the oracle's
+    # sleeps of profsleep grew (perf script: the sum of its sleeps in B minus in A), within 2%
+    grow = sum(max(sb.values(), key=len)) - sum(max(sa.values(), key=len))
+    out = subprocess.run([DIFF, a, b], capture_output=True, text=True)
+    m = re.search(r'^Waits that timed out\s+\S+\s+\S+\s+([+-][\d.]+)$', out.stdout, re.M)
+    print(f'timed-out waits delta: rsp {m[1] if m else "-"} ms, perf script sleeps {grow / 1e6:.3f} ms')
+    check(m is not None and abs(float(m[1]) * 1e6 - grow) <= 0.02 * grow, 'categories delta differs from the oracle')
     out = subprocess.run([DIFF, '--method', 'cosine', a, b], capture_output=True, text=True)
     check(out.returncode == 2, 'unknown method accepted')
     out = subprocess.run([DIFF, a, os.path.join(DATA, 'missing.data')], capture_output=True, text=True)
