@@ -407,6 +407,14 @@ def test_options(tmp):
     check(p.returncode == 125 and "perf is not installed" in p.stderr, f"no perf: {p.returncode} {p.stderr!r}")
     p = run([RECORD, "--help"])
     check(p.returncode == 0 and "root" in p.stdout and "sched_switch" in p.stdout, "--help")
+    # the man page describes every option --help lists
+    opts = re.findall(r"^\s+(?:-\w, )?(--[\w-]+)", p.stdout, re.M)
+    check(len(opts) >= 10, f"--help lists {opts}")
+    man = open(os.path.join(SOURCE_ROOT, "data", "rsp-record.1")).read().replace("\\-", "-")
+    missing = [o for o in opts if o not in man]
+    check(not missing, f"options missing in data/rsp-record.1: {missing}")
+    p = run([RECORD])
+    check(p.returncode == 2 and "--help" in p.stderr and "COMMAND" in p.stderr, f"no arguments: {p.stderr!r}")
     p = run([RECORD, "--list-probes"])
     for s in ("default", "sched", "minimal"):
         check(re.search(rf"^{s}\s", p.stdout, re.M), f"--list-probes lacks {s}")
