@@ -586,6 +586,11 @@ static bool find_tracefs(recorder *r)
   r->tracefs = rsp_tracefs_find();
   if (r->tracefs)
     return true;
+  const char *env = g_getenv("RSP_TRACEFS");
+  if (env && *env) {
+    error_msg("RSP_TRACEFS=%s: not a tracefs root (no events/ directory in it)", env);
+    return false;
+  }
   GError *e = NULL;
   if (rsp_tracefs_mount("/sys/kernel/tracing", &e)) {
     note("tracefs was not mounted: mounted it on /sys/kernel/tracing (unmounted at the end)");

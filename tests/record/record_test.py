@@ -407,6 +407,14 @@ def test_options(tmp):
     check(p.returncode == 125 and "perf is not installed" in p.stderr, f"no perf: {p.returncode} {p.stderr!r}")
     p = run([RECORD, "--help"])
     check(p.returncode == 0 and "root" in p.stdout and "sched_switch" in p.stdout, "--help")
+    # the man page describes every option --help lists
+    opts = re.findall(r"^\s+(?:-\w, )?(--[\w-]+)", p.stdout, re.M)
+    check(len(opts) >= 10, f"--help lists {opts}")
+    man = open(os.path.join(SOURCE_ROOT, "data", "rsp-record.1")).read().replace("\\-", "-")
+    missing = [o for o in opts if o not in man]
+    check(not missing, f"options missing in data/rsp-record.1: {missing}")
+    p = run([RECORD])
+    check(p.returncode == 2 and "--help" in p.stderr and "COMMAND" in p.stderr, f"no arguments: {p.stderr!r}")
     p = run([RECORD, "--list-probes"])
     for s in ("default", "sched", "minimal"):
         check(re.search(rf"^{s}\s", p.stdout, re.M), f"--list-probes lacks {s}")
@@ -469,6 +477,104 @@ def test_tracefs_unmounted(tmp):
     check("mounted it on /sys/kernel/tracing" in p.stderr, "no note that tracefs was mounted")
     check(event_counts(data).get("sched:sched_switch", 0) > 0, "nothing recorded")
     check(os.path.isdir(os.path.join(TRACEFS, "events")), "the machine's tracefs is gone")
+
+
+def probe_definitions(set_file, kind):
+    """The probe lines a set file asks for, parsed here independently of rsp-record:
+    {group/name: (target, args)}."""
+    out = {}
+    for line in open(os.path.join(SOURCE_ROOT, "probes", set_file)):
+        words = line.split("#", 1)[0].split()
+        if len(words) >= 3 and words[0] == kind:
+            # the set's own keywords are not part of the kernel's definition
+            out[words[1].replace(":", "/")] = [w for w in words[2:] if w not in ("ftrace", "nostack", "fallback")]
+    return out
+
+
+def elf_file_offset(lib, func):
+    """A function's file offset from readelf (symbol value mapped through the LOAD segments)."""
+    sym = [l.split() for l in run(["readelf", "-Ws", "--dyn-syms", lib]).stdout.splitlines()]
+    rows = [w for w in sym if len(w) >= 8 and w[7].split("@")[0] == func and w[3] == "FUNC"]
+    if len({w[1] for w in rows}) > 1:  # versioned twice: the default version (@@) is what callers get
+        rows = [w for w in rows if "@@" in w[7]]
+    vals = {int(w[1], 16) for w in rows}
+    check(len(vals) == 1, f"readelf: {func} in {lib}: {vals}")
+    val = vals.pop()
+    for l in run(["readelf", "-lW", lib]).stdout.splitlines():
+        w = l.split()
+        if w and w[0] == "LOAD":
+            off, vaddr, memsz = int(w[1], 16), int(w[2], 16), int(w[5], 16)
+            if vaddr <= val < vaddr + memsz:
+                return val - vaddr + off
+    raise Failure(f"{func} at {val:#x} is in no LOAD segment of {lib}")
+
+
+def test_fake_tracefs(tmp):
+    """The kprobe and uprobe paths on a tracefs root of plain files (RSP_TRACEFS): this kernel has
+    no kprobes, so this is where the network probes' lines are checked. perf cannot use probes
+    that the kernel never made, so each run ends in perf's error: the error path must take back
+    every line it wrote."""
+    root = os.path.join(tmp, "tracefs")
+    os.makedirs(os.path.join(root, "events"))
+    os.makedirs(os.path.join(root, "instances"))
+    for f in ("kprobe_events", "uprobe_events"):
+        open(os.path.join(root, f), "w").close()
+    env = dict(os.environ, RSP_TRACEFS=root)
+
+    def adds_removes(f):
+        text = open(os.path.join(root, f)).read()
+        adds = re.findall(r"p:([\w]+/[\w]+) ", text)
+        removes = re.findall(r"-:([\w]+/[\w]+)", text)
+        return adds, removes, text
+
+    # kprobes: the network set
+    p = run([RECORD, "--probes", "net", "--no-ftrace", "-o", os.path.join(tmp, "k.data"), "--", "true"],
+            env=env)
+    check(p.returncode != 0, "perf cannot record probes the kernel never made: rsp-record should fail")
+    want = probe_definitions("net.probes", "kprobe")
+    check(len(want) >= 6, f"net.probes has {len(want)} kprobes")
+    adds, removes, text = adds_removes("kprobe_events")
+    check(sorted(adds) == sorted(want), f"kprobes written {adds}, the set has {sorted(want)}")
+    check(sorted(removes) == sorted(want), f"kprobes removed {removes}, written {adds}")
+    for name, (func, *args) in want.items():
+        line = f"p:{name} {func} {' '.join(args)}"
+        check(line in text, f"kprobe_events lacks {line!r}: {text!r}")
+    # each removal comes after its definition
+    for name in want:
+        check(text.index(f"p:{name} ") < text.index(f"-:{name}"), f"{name} removed before it was made")
+    check(not os.listdir(os.path.join(root, "instances")), "an ftrace instance left in the fake root")
+    # a kernel without kprobe_events: the fallback tracepoints, no kprobe written anywhere
+    os.unlink(os.path.join(root, "kprobe_events"))
+    fallbacks = [l.split()[1] for l in open(os.path.join(SOURCE_ROOT, "probes", "net.probes"))
+                 if l.startswith("tracepoint ") and "fallback" in l.split("#")[0].split()]
+    check(fallbacks, "net.probes has no fallback tracepoints")
+    for ev in fallbacks:
+        d = os.path.join(root, "events", *ev.split(":"))
+        os.makedirs(d)
+        open(os.path.join(d, "id"), "w").write("1\n")
+    p = run([RECORD, "--probes", "net", "--dry-run", "-o", os.path.join(tmp, "d.data"), "--", "true"], env=env)
+    check(p.returncode == 0, f"dry run without kprobes: {p.returncode} {p.stderr}")
+    check("no kprobes on this kernel" in p.stdout + p.stderr, f"no kprobes not reported: {p.stdout}{p.stderr}")
+    recorded = [l.split()[1] for l in p.stdout.splitlines() if l.startswith("record ")]
+    check(sorted(recorded) == sorted(fallbacks), f"without kprobes it records {recorded}, fallbacks {fallbacks}")
+    check(not os.path.exists(os.path.join(root, "kprobe_events")), "kprobe_events created")
+
+    # uprobes: the libc set, offsets checked against readelf
+    p = run([RECORD, "--probes", "libc", "--libc-probes", "--no-ftrace", "-o", os.path.join(tmp, "u.data"),
+             "--", "true"], env=env)
+    check(p.returncode != 0, "perf cannot record probes the kernel never made: rsp-record should fail")
+    want = probe_definitions("libc.probes", "uprobe")
+    adds, removes, text = adds_removes("uprobe_events")
+    check(adds and sorted(removes) == sorted(adds), f"uprobes removed {removes}, written {adds}")
+    check(set(adds) <= set(want), f"uprobes written {adds} not in the set {sorted(want)}")
+    check("rsp_libc/poll" in adds, f"no poll uprobe: {text!r}")
+    for m in re.finditer(r"p:rsp_libc/(\w+) (/[^:]+):0x([0-9a-f]+)", text):
+        func, lib, off = m.group(1), m.group(2), int(m.group(3), 16)
+        check(off == elf_file_offset(lib, want[f"rsp_libc/{func}"][1]),
+              f"{func}: offset {off:#x} in {lib}, readelf says {elf_file_offset(lib, func):#x}")
+    # a bad root is an error, not a fallback to the real one
+    p = run([RECORD, "--dry-run", "--", "true"], env=dict(os.environ, RSP_TRACEFS=os.path.join(tmp, "none")))
+    check(p.returncode != 0 and "RSP_TRACEFS" in p.stderr, f"bad RSP_TRACEFS: {p.returncode} {p.stderr}")
 
 
 TESTS = {name[len("test_"):].replace("_", "-"): fn for name, fn in globals().items() if name.startswith("test_")}
