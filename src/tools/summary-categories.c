@@ -195,7 +195,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   if (o->json) {
     fprintf(out, "{\"file\": ");
     json_str(out, path);
-    fprintf(out, ", \"pid\": %" PRId32 ", \"processes\": %u, \"process_list\": [", pid, c.n_processes);
+    fprintf(out, ", \"pid\": %" PRId32 ", \"n_processes\": %u, \"processes\": [", pid, c.n_processes);
     /* each process once, named by its latest generation, with every name its tasks had */
     GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
     bool first = true;
@@ -238,6 +238,13 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     fprintf(out, ", \"tolerance_ns\": %" PRIu64 ", \"poll_gap_ns\": %" PRIu64,
             o->tolerance_ns ? o->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS,
             o->poll_gap_ns ? o->poll_gap_ns : RSP_POLL_MERGE_GAP_NS);
+    const rsp_model_loss *l = rsp_model_loss_get(model);
+    fprintf(out, ", \"lost_events\": {\"lost_records\": %" PRIu64 ", \"lost_events\": %" PRIu64
+                 ", \"lost_samples\": %" PRIu64 ", \"inferred_switch_ins\": %" PRIu64
+                 ", \"sleeps_without_wakeup\": %" PRIu64 ", \"sleeps_end_inferred\": %" PRIu64
+                 ", \"disk_no_complete\": %" PRIu64 ", \"sampled_tracepoints\": %s}",
+            l->lost_records, l->lost_events, l->lost_samples, l->inferred_switch_ins, l->sleeps_without_wakeup,
+            l->sleeps_end_inferred, l->disk_no_complete, l->sampled_tracepoints ? "true" : "false");
     fprintf(out, ", \"warnings\": [");
     for (char **w = warnings; *w; w++) {
       fprintf(out, "%s", w == warnings ? "" : ", ");

@@ -102,8 +102,8 @@ def pingpong():
     check(reads >= 100, f'ping-pong: the parent waited in read() at least 100 times ({reads})')
     check(answered >= 90, f'ping-pong: the child\'s answering run is the child of {answered} of them (>= 90 of 100)')
     d = json.loads(run('--categories', '--format=json', PINGPONG).stdout)
-    pys = [p for p in d['process_list'] if p['comm'] == 'python3']
-    check(len(pys) == 2, f'ping-pong: both python processes on the paths ({d["process_list"]})')
+    pys = [p for p in d['processes'] if p['comm'] == 'python3']
+    check(len(pys) == 2, f'ping-pong: both python processes on the paths ({d["processes"]})')
     check(abs(sum(d['categories'].values()) - d['total_ms']) < 1e-3, 'ping-pong: categories sum to the total')
 
 
@@ -113,9 +113,10 @@ def main():
         return 77
     d = json.loads(run('--categories', '--waits', '--format=json', DATA).stdout)
     cats = d['categories']
-    names = {p['comm'] for p in d['process_list']}
+    names = {p['comm'] for p in d['processes']}
     check({'sleep', 'dd', 'python3'} <= names, f'sleep, dd and python3 are on the paths ({sorted(names)})')
-    check(d['processes'] == len(d['process_list']), 'process count = listed processes')
+    check(d['n_processes'] == len(d['processes']), 'process count = listed processes')
+    check('lost_events' in d and d['lost_events']['lost_records'] >= 0, 'lost-event counts in the JSON')
     total = sum(cats.values())
     check(abs(total - d['total_ms']) < 1e-3, f'categories sum to the total ({total:.6f} vs {d["total_ms"]:.6f} ms)')
     check(abs(d['accounted_ms'] + d['unaccounted_ms'] - d['total_ms']) < 1e-3, 'accounted + unaccounted = total')
@@ -124,7 +125,7 @@ def main():
     check(cats['understood'] >= 150, f'understood holds python\'s CPU-bound sum ({cats["understood"]:.1f} ms)')
     check(d['wall_ms'] >= 200 + 150, f'wall >= sleep + python ({d["wall_ms"]:.1f} ms)')
     check(d['percent_accounted'] >= 90, f'percent accounted high ({d["percent_accounted"]:.1f} %)')
-    dd = [p for p in d['process_list'] if p['comm'] == 'dd'][0]
+    dd = [p for p in d['processes'] if p['comm'] == 'dd'][0]
     dev = union(dd_write_device_intervals(dd['pid'])) / 1e6
     check(dev > 1, f'dd wrote through the disk ({dev:.3f} ms of device time)')
     check(cats['blocking_io'] >= 0.9 * dev, f'blocking I/O ({cats["blocking_io"]:.3f} ms) covers dd\'s device time '
@@ -147,7 +148,7 @@ def main():
     check(ddj['pid'] == dd['pid'], '--comm dd picks dd')
     check(ddj['categories']['timed_out'] < 20, 'dd did not sleep 200 ms')
     check(ddj['categories']['blocking_io'] >= 0.9 * dev, 'dd\'s own paths hold its blocking I/O')
-    sl = [p for p in d['process_list'] if p['comm'] == 'sleep'][0]
+    sl = [p for p in d['processes'] if p['comm'] == 'sleep'][0]
     slj = json.loads(run('--categories', '--pid', str(sl['pid']), '--format=json', DATA).stdout)
     check(195 <= slj['categories']['timed_out'] <= 205, 'sleep 0.2 alone: 200 ms timed out')
     check(slj['categories']['understood'] < 20, 'sleep 0.2 alone: little CPU')
