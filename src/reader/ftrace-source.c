@@ -32,9 +32,10 @@ struct rsp_ftrace {
   unsigned n_cpus;
   uint64_t missed;
   uint64_t events;
+  uint64_t pages;
 };
 
-static size_t page_size_from_header(const char *text)
+size_t rsp_ftrace_page_size(const char *text)
 {
   /* "field: char data;\toffset:16;\tsize:4080;" : the page is offset + size */
   const char *p = strstr(text, "char data;");
@@ -122,6 +123,7 @@ static bool cpu_advance_page(rsp_ftrace *ft, ftrace_cpu *c, GError **error)
       return false;
     }
     c->page_offset = (uint64_t)pos;
+    ft->pages++;
     if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0) {
       g_set_error(error, RSP_READER_ERROR, RSP_READER_ERROR_FORMAT,
                   "%s: at byte offset %" G_GUINT64_FORMAT ": not a ring-buffer page", c->path,
@@ -147,7 +149,7 @@ rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error)
   ft->tep = tep_alloc();
   char *hp = g_build_filename(dir, "header_page", NULL);
   char *text = NULL;
-  if (!g_file_get_contents(hp, &text, NULL, NULL) || !(ft->page_size = page_size_from_header(text)) ||
+  if (!g_file_get_contents(hp, &text, NULL, NULL) || !(ft->page_size = rsp_ftrace_page_size(text)) ||
       ft->page_size < 64 || ft->page_size > (1u << 24)) {
     g_set_error(error, RSP_READER_ERROR, RSP_READER_ERROR_FORMAT,
                 "%s: missing or unreadable header_page: cannot decode the ftrace stream", hp);
@@ -239,3 +241,72 @@ bool rsp_ftrace_pop(rsp_ftrace *ft, GError **error)
 
 struct tep_handle *rsp_ftrace_tep(rsp_ftrace *ft) { return ft->tep; }
 uint64_t rsp_ftrace_missed(const rsp_ftrace *ft) { return ft->missed; }
+
+rsp_ftrace_tally *rsp_ftrace_tally_dir(const char *dir, uint64_t from, uint64_t to, GError **error)
+{
+  rsp_ftrace *ft = rsp_ftrace_open(dir, error);
+  if (!ft)
+    return NULL;
+  rsp_ftrace_tally *t = g_new0(rsp_ftrace_tally, 1);
+  t->events = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  t->cpus = ft->n_cpus;
+  GHashTable *last = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  rsp_ftrace_event ev;
+  bool ok = true;
+  while (rsp_ftrace_peek(ft, &ev)) {
+    if (!t->total)
+      t->first_time = ev.time;
+    t->last_time = ev.time;
+    t->total++;
+    uint64_t *prev = g_hash_table_lookup(last, GINT_TO_POINTER(ev.cpu + 1));
+    if (!prev) {
+      prev = g_new0(uint64_t, 1);
+      g_hash_table_insert(last, GINT_TO_POINTER(ev.cpu + 1), prev);
+    } else if (ev.time < *prev) {
+      t->disorder++;
+    }
+    *prev = ev.time;
+    struct tep_event *te = ev.size >= 2 ? tep_find_event(ft->tep, ev.type_id) : NULL;
+    if (!te) {
+      t->unknown++;
+    } else if (ev.time >= from && ev.time <= to) {
+      t->in_window++;
+      char *name = g_strdup_printf("%s:%s", te->system, te->name);
+      uint64_t *n = g_hash_table_lookup(t->events, name);
+      if (!n) {
+        n = g_new0(uint64_t, 1);
+        g_hash_table_insert(t->events, name, n);
+      } else {
+        g_free(name);
+      }
+      (*n)++;
+    }
+    if (!rsp_ftrace_pop(ft, error)) {
+      ok = false;
+      break;
+    }
+  }
+  t->pages = ft->pages;
+  t->missed = ft->missed;
+  g_hash_table_unref(last);
+  rsp_ftrace_close(ft);
+  if (!ok) {
+    rsp_ftrace_tally_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+uint64_t rsp_ftrace_tally_get(const rsp_ftrace_tally *tally, const char *event)
+{
+  const uint64_t *n = tally ? g_hash_table_lookup(tally->events, event) : NULL;
+  return n ? *n : 0;
+}
+
+void rsp_ftrace_tally_free(rsp_ftrace_tally *tally)
+{
+  if (!tally)
+    return;
+  g_hash_table_unref(tally->events);
+  g_free(tally);
+}

@@ -10,6 +10,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 
@@ -309,5 +310,27 @@ unsigned rsp_symbolizer_callchain(rsp_symbolizer *symbolizer, const rsp_event *e
 void rsp_symbolizer_resolve(rsp_symbolizer *symbolizer, int32_t pid, uint64_t addr, bool kernel,
                             rsp_frame *out);
 const rsp_symbolizer_stats *rsp_symbolizer_stats_get(const rsp_symbolizer *symbolizer);
+
+/* ---- an ftrace capture (FILE.ftrace/ of rsp-record) on its own: what it holds ------------- */
+typedef struct rsp_ftrace_tally {
+  GHashTable *events;   /* "group:name" -> uint64_t* : events inside [from, to] */
+  uint64_t total;       /* every event of the capture */
+  uint64_t in_window;   /* of those, inside [from, to] */
+  uint64_t pages;       /* ring-buffer pages read */
+  uint64_t missed;      /* events the ring buffer reported lost (a page flag without a count: 1) */
+  uint64_t unknown;     /* events of a type without a format file */
+  uint64_t disorder;    /* events older than the one before on the same CPU (should be 0) */
+  uint64_t first_time, last_time; /* CLOCK_MONOTONIC ns of the first and last event */
+  unsigned cpus;
+} rsp_ftrace_tally;
+
+/* The ring-buffer page size a header_page format describes (offset + size of its data field);
+ * 0 when the text does not say. */
+size_t rsp_ftrace_page_size(const char *header_page);
+/* Reads every event of the capture DIR and counts them per event name, those inside [from, to]
+ * (0, UINT64_MAX: all). NULL and ERROR when it does not decode. */
+rsp_ftrace_tally *rsp_ftrace_tally_dir(const char *dir, uint64_t from, uint64_t to, GError **error);
+uint64_t rsp_ftrace_tally_get(const rsp_ftrace_tally *tally, const char *event);
+void rsp_ftrace_tally_free(rsp_ftrace_tally *tally);
 
 G_END_DECLS

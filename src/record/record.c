@@ -14,7 +14,7 @@
  */
 #include "record/record.h"
 
-#include "record/ftrace-read.h"
+#include "reader/reader.h"
 #include "record/perf-count.h"
 #include "record/probes.h"
 #include "record/tracefs.h"
@@ -1335,12 +1335,12 @@ static void loss_check_and_meta(recorder *r, const char *stat_out)
     g_clear_error(&e);
   }
   GHashTable *counted = stat_out ? parse_stat(stat_out) : NULL;
-  rsp_ftrace_counts *fc = NULL;
+  rsp_ftrace_tally *fc = NULL;
   char *ftrace_dir = g_strconcat(r->output, ".ftrace", NULL);
   if (r->ftrace && r->ftrace_ok) {
     /* the window perf record was on in, at the widest: the capture should hold every event
      * perf record kept (and a few more, at the edges) */
-    fc = rsp_ftrace_count(ftrace_dir, r->t_on_sent, r->t_off_acked, &e);
+    fc = rsp_ftrace_tally_dir(ftrace_dir, r->t_on_sent, r->t_off_acked, &e);
     if (!fc) {
       error_msg("the ftrace capture does not decode: %s", e->message);
       g_clear_error(&e);
@@ -1384,7 +1384,7 @@ static void loss_check_and_meta(recorder *r, const char *stat_out)
       bool in_ftrace = false;
       for (guint j = 0; j < r->ftrace_events->len; j++)
         in_ftrace |= strcmp(r->ftrace_events->pdata[j], ev) == 0;
-      int64_t ft = fc && in_ftrace ? (int64_t)rsp_ftrace_counts_get(fc, ev) : -1;
+      int64_t ft = fc && in_ftrace ? (int64_t)rsp_ftrace_tally_get(fc, ev) : -1;
       char pair[64];
       g_snprintf(pair, sizeof pair, "%" PRId64 ";%" PRId64, rec, occ);
       g_key_file_set_string(k, "loss", ev, pair);
@@ -1451,7 +1451,7 @@ static void loss_check_and_meta(recorder *r, const char *stat_out)
   g_free(meta);
   g_free(ftrace_dir);
   g_free(base);
-  rsp_ftrace_counts_free(fc);
+  rsp_ftrace_tally_free(fc);
   if (counted)
     g_hash_table_unref(counted);
   rsp_perf_counts_free(pc_);
@@ -1774,7 +1774,7 @@ int rsp_record_ftrace_stats(const char *path)
                   ? g_strdup(path)
                   : g_strconcat(path, ".ftrace", NULL);
   GError *e = NULL;
-  rsp_ftrace_counts *c = rsp_ftrace_count(dir, 0, UINT64_MAX, &e);
+  rsp_ftrace_tally *c = rsp_ftrace_tally_dir(dir, 0, UINT64_MAX, &e);
   if (!c) {
     fprintf(stderr, "rsp-record: %s\n", e->message);
     g_error_free(e);
@@ -1800,7 +1800,7 @@ int rsp_record_ftrace_stats(const char *path)
   printf("%-40s %12" PRIu64 "\n", "out-of-order", c->disorder);
   int status = c->unknown || c->disorder ? 1 : 0;
   g_ptr_array_unref(keys);
-  rsp_ftrace_counts_free(c);
+  rsp_ftrace_tally_free(c);
   g_free(dir);
   return status;
 }

@@ -1,5 +1,6 @@
 /* tracefs, dynamic probes and the ftrace capture of rsp-record: see tracefs.h. */
 #include "record/tracefs.h"
+#include "reader/reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -315,20 +316,6 @@ struct rsp_ftrace_capture {
   uint8_t *page;
 };
 
-static size_t page_size_of(const char *header_page)
-{
-  /* "field: char data;\toffset:16;\tsize:4080;": a page is offset + size bytes */
-  const char *p = strstr(header_page, "char data;");
-  unsigned off = 0, size = 0;
-  if (!p)
-    return 0;
-  const char *o = strstr(p, "offset:");
-  const char *s = strstr(p, "size:");
-  if (!o || !s || sscanf(o, "offset:%u", &off) != 1 || sscanf(s, "size:%u", &size) != 1)
-    return 0;
-  return (size_t)off + size;
-}
-
 static bool copy_file(const char *from, const char *to, GError **error)
 {
   char *text = NULL;
@@ -449,7 +436,7 @@ rsp_ftrace_capture *rsp_ftrace_capture_create(const char *root, const char *name
   char *hp_src = g_build_filename(root, "events", "header_page", NULL);
   char *hp_text = NULL;
   if (!g_file_get_contents(hp_src, &hp_text, NULL, error) ||
-      (cap->page_size = page_size_of(hp_text)) < 64) {
+      (cap->page_size = rsp_ftrace_page_size(hp_text)) < 64) {
     if (error && !*error)
       g_set_error(error, RSP_TRACEFS_ERROR, 0, "%s: no page layout", hp_src);
     g_free(hp_src);
