@@ -231,6 +231,52 @@ static void add_own_disk_ops(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem 
   }
 }
 
+/* Whether TASK descends (fork or exec) from the process of interest: its work before a sleep of
+ * the paths was started by the paths themselves, so it is parallelism to count, not a triangle's
+ * third party whose earlier life is someone else's business. */
+static bool descends_from_interest(const rsp_paths *p, rsp_task_id task)
+{
+  const rsp_model *m = p->model;
+  for (unsigned hops = 0; task != RSP_NO_ID && task < rsp_model_n_tasks(m) && hops < 256; hops++) {
+    const rsp_task *t = rsp_model_task(m, task);
+    if (t->pid == p->pid)
+      return true;
+    task = t->prev_generation != RSP_NO_ID ? t->prev_generation : t->parent;
+  }
+  return false;
+}
+
+/* The part of a waker's timeline before CUT (item IDX of TASK, cut at time CUT) that no path holds:
+ * when it holds a run, it ran in parallel with the sleeper's path and becomes a control path of its
+ * own (paper, "Recursive Stack Making": "If the child does not fit, we declare it to be of a
+ * different control path"; "Total time": parallelism counted). When the cut item is a sleep, its
+ * part before CUT is left out: what it waited on is followed from its part after CUT (and that
+ * waker's own earlier part becomes a path by this same rule), so no path merely waits on another. */
+static void add_earlier_part(rsp_paths *p, rsp_path_id parent_path, rsp_task_id task, uint32_t idx, uint64_t cut,
+                             GArray *queue)
+{
+  const timeline *tl = &p->timelines[task];
+  uint32_t first = idx;
+  while (first > 0 && !claimed(p, &tl->items[first - 1]) && tl->items[first - 1].end > p->lo)
+    first--;
+  uint32_t last = tl->items[idx].kind == RSP_ELEM_RUN ? idx + 1 : idx; /* one past the last item taken */
+  bool work = false;
+  for (uint32_t i = first; i < last; i++)
+    work |= tl->items[i].kind == RSP_ELEM_RUN && tl->items[i].start < cut;
+  if (!work)
+    return;
+  rsp_path_id path = new_path(p, parent_path);
+  for (uint32_t i = first; i < last; i++) {
+    const tl_item *it = &tl->items[i];
+    uint64_t a = MAX(it->start, p->lo), b = MIN(MIN(it->end, cut), p->hi);
+    if (b <= a)
+      continue;
+    rsp_elem_id e = add_elem(p, it, a, b, task, path, RSP_NO_ID, 0);
+    if (it->kind == RSP_ELEM_SLEEP)
+      g_array_append_val(queue, e);
+  }
+}
+
 static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
 {
   rsp_path_elem se = g_array_index(p->elems, rsp_path_elem, sid);
@@ -277,12 +323,18 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
   GArray *chain = g_array_new(FALSE, FALSE, sizeof(link_));
   rsp_task_id ct = wt;
   uint32_t idx = k;
+  rsp_task_id cut_task = RSP_NO_ID;
+  uint32_t cut_idx = 0;
   for (;;) {
     const tl_item *it = &p->timelines[ct].items[idx];
     if (it->start + p->tolerance < s0 || it->start < p->lo) {
       link_ l = { ct, idx, MAX(s0, p->lo) };
       if (it->end > l.start)
         g_array_append_val(chain, l);
+      if (it->start < s0 && s0 > p->lo) {
+        cut_task = ct;
+        cut_idx = idx;
+      }
       break;
     }
     link_ l = { ct, idx, it->start };
@@ -328,6 +380,8 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
       g_array_append_val(queue, e);
   }
   g_array_free(chain, TRUE);
+  if (cut_task != RSP_NO_ID && descends_from_interest(p, cut_task))
+    add_earlier_part(p, path, cut_task, cut_idx, s0, queue);
 }
 
 static const rsp_paths *sort_ctx;

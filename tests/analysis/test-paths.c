@@ -533,6 +533,52 @@ static void test_network(void)
   rsp_model_free(m);
 }
 
+/* Parallel children (make -j2): A forks B at 105 and C at 110 and waits. B runs on cpu 1 from 106
+ * to its exit at 500; C on cpu 0 from 125 to its exit at 300. C wakes A's first wait (120-305): C's
+ * run fits, it is that sleep's child. B wakes A's second wait (320-510): B's run began 214 us before
+ * that wait, so its part from 320 is the child and its part before, 106-320, ran in parallel with
+ * A's path: a control path of its own (paper, "Total time": parallelism counted), not dropped as a
+ * triangle's earlier part would be. Total = wall 420 + 214. */
+static void test_parallel_children(void)
+{
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_fork(t, 105 * US, 0, A, B);
+  sw(t, 106, 1, IDLE, "R", B);
+  tb_fork(t, 110 * US, 0, A, C);
+  sw(t, 120, 0, A, "S", IDLE);
+  sw(t, 125, 0, IDLE, "R", C);
+  tb_waking(t, 300 * US, 0, C, A, 0);
+  tb_exit(t, 300 * US, 0, C);
+  sw(t, 300, 0, C, "X", IDLE);
+  sw(t, 305, 0, IDLE, "R", A);
+  sw(t, 320, 0, A, "S", IDLE);
+  tb_waking(t, 500 * US, 1, B, A, 0);
+  tb_exit(t, 500 * US, 1, B);
+  sw(t, 500, 1, B, "X", IDLE);
+  sw(t, 510, 0, IDLE, "R", A);
+  sw(t, 520, 0, A, "X", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  CHECK_EQ(rsp_paths_n_paths(p), 2);
+  rsp_elem_id s1 = ELEM(p, RSP_ELEM_SLEEP, A, 120, 305);
+  rsp_elem_id s2 = ELEM(p, RSP_ELEM_SLEEP, A, 320, 510);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, C, 125, 300))->parent, s1);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, B, 320, 500))->parent, s2);
+  rsp_elem_id early = ELEM(p, RSP_ELEM_RUN, B, 106, 320);
+  CHECK_EQ(el(p, early)->path, 1);
+  CHECK_EQ(el(p, early)->depth, 0);
+  CHECK_EQ(rsp_paths_path(p, 1)->parent_path, 0);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.wall_ns, 420 * US);
+  CHECK_EQ(c.total_ns, (420 + 214) * US);
+  CHECK_EQ(c.n_paths, 2);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_network();
@@ -542,6 +588,7 @@ int main(void)
   test_poll_merge();
   test_triangle();
   test_categories();
+  test_parallel_children();
   if (failures)
     fprintf(stderr, "%d failures\n", failures);
   return failures ? 1 : 0;
