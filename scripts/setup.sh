@@ -11,8 +11,8 @@ packages=(
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
   clang libclang-rt-14-dev python3 jq
   xvfb x11-apps xdotool imagemagick at-spi2-core desktop-file-utils
-  # test workloads
-  zstd
+  # test workloads (nginx-light, sqlite3, curl, make: tests/model/data/record-workloads.sh)
+  zstd nginx-light sqlite3 curl make
 )
 missing=()
 for p in "${packages[@]}"; do

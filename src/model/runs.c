@@ -280,8 +280,22 @@ void rsp_runs_evidence(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint
     if (last->cpu == cpu && time <= last->end + b->opts.sample_window_ns)
       return;
   }
-  if (c->kind == CPU_TASK)
-    return; /* another task holds that cpu in our view: a skewed event, not a switch-in */
+  if (c->kind == CPU_TASK) {
+    /* Another task holds that cpu in our view: a skewed event, not a switch-in, when the holder
+     * began or showed itself there within the sample window. Later, the holder's switch-out was
+     * lost: task-to-task switches go untraced too, if rarely (tests/model/data/wl-make.data: the
+     * switch from tokio-rt-worker back to cc1 at 24261.836315, and cc1's 5 ms of samples after
+     * it). The holder then ran until its last event (begin_run ends it). */
+    rsp_task_id holder = cpu_holder(b, c, cpu);
+    if (holder == RSP_NO_ID)
+      return;
+    const rsp_task_state *hs = rsp_tstate_at(b, holder);
+    uint64_t shown = run_at(b->m, hs->open_run)->start;
+    if (hs->last_seen > shown)
+      shown = hs->last_seen;
+    if (time <= shown + b->opts.sample_window_ns)
+      return;
+  }
   /* Only the switches from idle go untraced (task-to-task ones are), so the cpu was idle. A task
    * woken onto an idle cpu runs as soon as the cpu leaves idle: from the wakeup, not from its first
    * event, which can come a whole sampling period later. */

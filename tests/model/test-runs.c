@@ -116,7 +116,8 @@ static void test_sched_switch_inferred(void)
   tb_sample(t, 4700 * US, 0, A);
   tb_tracepoint(t, 4800 * US, 1, E);               /* E on cpu 1, switched in untraced */
   tb_sample(t, 4900 * US, 1, E);
-  tb_sched_switch(t, 5200 * US, 1, F, "S", IDLE);  /* F, not E, leaves cpu 1: E's switch-out was lost */
+  tb_sched_switch(t, 5200 * US, 1, F, "S", IDLE);  /* F, not E, leaves cpu 1: E's switch-out was lost, and
+                                                      F's switch-in (its own switch-out shows it there) */
   rsp_model *m = tb_finish(t);
 
   CHECK_EQ(rsp_model_runs_source(m), RSP_RUNS_FROM_SCHED_SWITCH);
@@ -140,15 +141,16 @@ static void test_sched_switch_inferred(void)
   RUN(m, d, 0, 4100, 4100, 1, 0, RSP_RUN_START_INFERRED);
   CHECK_EQ(rsp_model_task(m, e)->n_runs, 1);
   RUN(m, e, 0, 4800, 4900, 1, 1, RSP_RUN_START_INFERRED); /* ended at its last event */
-  CHECK_EQ(rsp_model_task(m, f)->n_runs, 0);
+  CHECK_EQ(rsp_model_task(m, f)->n_runs, 1);
+  RUN(m, f, 0, 5200, 5200, 1, 0, RSP_RUN_START_INFERRED);
   CHECK_STR(rsp_model_task(m, b)->comm, "t200"); /* named from the tracepoint's comm field */
   CHECK_STR(rsp_model_task(m, f)->comm, "f");
   ORDER(m);
 
   const rsp_model_loss *l = rsp_model_loss_get(m);
-  CHECK_EQ(l->inferred_switch_ins, 5); /* A twice, C, D, E */
+  CHECK_EQ(l->inferred_switch_ins, 6); /* A twice, C, D, E, F */
   CHECK_EQ(l->orphan_samples, 0);
-  CHECK_EQ(l->unmatched_switch_outs, 1); /* F's */
+  CHECK_EQ(l->unmatched_switch_outs, 0);
   CHECK_EQ(l->implicit_switch_outs, 1);  /* E's */
   CHECK_EQ(l->runs_open_at_end, 1);
   CHECK_EQ(l->sleeps_without_wakeup, 1); /* B's D sleep */
@@ -249,6 +251,41 @@ static void test_tracepoint_exit_untraced(void)
   rsp_model_free(m);
 }
 
+/* A task-to-task switch can go untraced too (tests/model/data/wl-make.data: tokio-rt-worker back to
+ * cc1). A's samples on the cpu B holds in our view, more than the attach window after B last showed
+ * itself there, mean B's switch-out was lost: B ran until its last event and A is back from its
+ * first sample. An event of A within the window of B's switch-in is skew, not a switch. */
+static void test_task_switch_untraced(void)
+{
+  tb *t = tb_new(false);
+  tb_sample(t, 100 * US, 0, A);
+  uint64_t a_preempted = tb_sched_switch(t, 1000 * US, 0, A, "R+", B);
+  tb_tracepoint(t, 1010 * US, 0, A);       /* skewed: inside B's first 20 us, no switch */
+  tb_tracepoint(t, 1100 * US, 0, B);       /* B's last event */
+  /* B -> A not traced */
+  tb_sample(t, 1500 * US, 0, A);
+  tb_sample(t, 2500 * US, 0, A);
+  tb_sched_switch(t, 3000 * US, 0, A, "S", C);
+  tb_sample(t, 3500 * US, 0, C);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0), b = find_task(m, B, 0);
+  CHECK_EQ(rsp_model_task(m, a)->n_runs, 2);
+  RUN(m, a, 0, 100, 1000, 0, 1, RSP_RUN_START_INFERRED);
+  RUN(m, a, 1, 1500, 3000, 0, 2, RSP_RUN_START_INFERRED);
+  CHECK_EQ(rsp_model_task(m, a)->n_sleeps, 1); /* the last, open at the end, is no sleep */
+  SLEEP(m, a, 0, 1000, 1500, 'R', true, 0, RSP_WAKE_NONE, a_preempted);
+  CHECK_EQ(rsp_model_task(m, b)->n_runs, 1);
+  RUN(m, b, 0, 1000, 1100, 0, 0, 0);
+  const rsp_model_loss *l = rsp_model_loss_get(m);
+  CHECK_EQ(l->implicit_switch_outs, 1); /* B's */
+  CHECK_EQ(l->unmatched_switch_outs, 0);
+  CHECK_EQ(l->orphan_samples, 0);
+  rsp_task_totals ta;
+  rsp_model_task_totals(m, a, &ta);
+  CHECK_EQ(ta.runtime, (900 + 1500) * US);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_switch_records();
@@ -257,6 +294,7 @@ int main(void)
   test_exec();
   test_exit_switch_out();
   test_tracepoint_exit_untraced();
+  test_task_switch_untraced();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;
