@@ -8,10 +8,12 @@
 # capture, FILE.meta with the workload pid):
 #
 #   wl-sqlite.data   sqlite3 on a file in /var/tmp: 60 INSERTs, each its own transaction, PRAGMA synchronous=FULL
-#                    (journal_mode=DELETE): each commit fsyncs the journal and the database (D sleeps on the disk)
+#                    (journal_mode=DELETE): each commit fsyncs the journal and the database (D sleeps on the disk);
+#                    then one CPU-bound query (a recursive CTE counting to 10^6, ~0.2 s)
 #   wl-nginx.data    curl fetching a 4 KiB file 50 times (one process per fetch) from nginx on 127.0.0.1:8089
 #                    (nginx-light, started before the recording from a config in a temporary directory, one worker)
-#   wl-grep.data     caches dropped, then grep -r for a missing word in /usr/share/doc/[a-b]* (cold-cache reads)
+#   wl-grep.data     caches dropped, then grep -rlE for a letter repeated 6 times in /usr/include/linux (6.6 MB of
+#                    cold-cache reads; the back-reference costs grep ~0.15 s of CPU, for the cpu-clock oracle)
 #   wl-make.data     make -j2 of a four-file C project (gcc: fork/exec/wait, two parallel compilers)
 #
 # The same workloads WITHOUT perf's switch records (plain perf record with rsp-record's own event list, as
@@ -53,6 +55,8 @@ rm -f $tmp/db.sqlite
   echo 'CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);'
   for i in \$(seq 60); do echo "BEGIN; INSERT INTO t(v) VALUES ('row \$i'); COMMIT;"; done
 } > $tmp/inserts.sql
+# then a CPU-bound query (~0.2 s here), for the cpu-clock oracle of the recording without switch records
+echo 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT count(*) FROM c;' >> $tmp/inserts.sql
 exec sqlite3 $tmp/db.sqlite < $tmp/inserts.sql > /dev/null
 EOF
 cat > "$tmp/nginx.sh" << EOF
@@ -61,7 +65,7 @@ for i in \$(seq 50); do curl -s -o /dev/null http://127.0.0.1:8089/file.txt; don
 EOF
 cat > "$tmp/grep.sh" << EOF
 echo \$\$ > $tmp/grep.pid
-exec grep -r zzzqqqxyzzy /usr/share/doc/[a-b]*
+exec grep -rlE '([a-z])\\1\\1\\1\\1\\1' /usr/include/linux
 EOF
 mkdir -p "$tmp/project"
 cat > "$tmp/project/Makefile" << 'EOF'
