@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""rsp-summary --categories --format=json on every real workload recording (the issue's list: sqlite inserts with
+fsync, curl against nginx on loopback, cold-cache grep, make, pipe ping-pong, a shell, loopback TCP; with and without
+--switch-events), against oracles that do not use rsp:
+
+(1) Every nanosecond in exactly one category: the categories (without "unaccounted") plus unaccounted_ms equal
+    total_ms, accounted_ms + unaccounted_ms = total_ms, percent_accounted = 100 * accounted / total (rounding of the
+    6-decimal JSON only).
+(2) The process of interest is the recorded command: FILE.meta's workload_pid (rsp-record, or record-workloads.sh for
+    the plain perf recordings), and it ran the command the meta names (perf script's exec COMM records of that pid).
+(3) Wall time against the command's own lifetime in perf script (--show-task-events --show-switch-events): from the
+    pid's first record or event in its own context (its FORK, or with rsp-record, which enables perf after forking
+    the command, its first switch-in) to its main thread's last switch-out (the sched_switch with prev_state Z or X,
+    else its PERF_RECORD_EXIT). Wall is the span of the base control path: within 0.1 ms or 0.5%.
+(4) The total is at least the wall (the base path's elements cover the command's whole life, and parallel
+    children add to it), and the paths hold at least the process itself.
+
+Percent accounted is printed for each (bench/percent-accounted.sh prints it with the largest contributors); the issue's
+goal, >= 95% on this machine, is asserted on the rsp-record fixtures (the ftrace capture holds the wakeups perf drops),
+and only printed for the plain perf recordings without switch records.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
+SUMMARY = os.environ.get('RSP_SUMMARY')
+RSP_RECORD_FIXTURES = ['tests/model/data/wl-sqlite.data', 'tests/model/data/wl-nginx.data',
+                       'tests/model/data/wl-grep.data', 'tests/model/data/wl-make.data',
+                       'tests/model/data/links-pingpong.data', 'tests/model/data/links-coldread.data',
+                       'tests/model/data/links-shell.data', 'tests/model/data/links-tcp.data',
+                       'tests/analysis/data/shell-sleep-dd-python.data']
+NO_SWITCH_FIXTURES = ['tests/model/data/wl-sqlite-noswitch.data', 'tests/model/data/wl-grep-noswitch.data']
+LINE = re.compile(r'^\s*(-?\d+)/(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d+):\s+(.*)$')
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+    print(('ok: ' if cond else 'FAIL: ') + what)
+
+
+def meta(path):
+    out = {}
+    with open(path + '.meta') as f:
+        for line in f:
+            if '=' in line and not line.startswith('#'):
+                k, v = line.rstrip('\n').split('=', 1)
+                out.setdefault(k, v)
+    return out
+
+
+def lifetime(path, pid):
+    """(first time, end time or None, exec comms) of process PID in perf script: its first record or event in its own
+    context, and its main thread's last switch-out (the sched_switch with prev_state Z or X after its EXIT record)."""
+    out = subprocess.run(['perf', 'script', '-i', path, '--ns', '--show-task-events', '--show-switch-events',
+                          '-F', 'pid,tid,cpu,time,event,trace'], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PERF_BUILDID_DIR='/nonexistent')).stdout
+    first = exit_t = end = None
+    comms = []
+    for line in out.splitlines():
+        m = LINE.match(line)
+        if not m or int(m[1]) != pid:
+            continue
+        t = int(m[4]) * 10**9 + int(m[5].ljust(9, '0'))
+        if t == 0:
+            continue  # synthesized
+        rest = m[6]
+        if rest.startswith('PERF_RECORD_FORK') and not rest.startswith(f'PERF_RECORD_FORK({pid}:{pid})'):
+            continue  # a thread or child it forked
+        if first is None or t < first:
+            first = t
+        if rest.startswith(f'PERF_RECORD_EXIT({pid}:{pid})'):
+            exit_t = t
+        sw = re.search(r'sched:sched_switch: .*prev_pid=(\d+) .*prev_state=([A-Z+]+) ', rest)
+        if sw and int(sw[1]) == pid and sw[2][0] in 'ZX':
+            end = t
+        ce = re.match(r'PERF_RECORD_COMM exec: (.*):(\d+)/(\d+)', rest)
+        if ce and int(ce[3]) == pid:
+            comms.append(ce[1])
+    return first, end if end is not None else exit_t, comms
+
+
+def main():
+    if not SUMMARY or not shutil.which('perf'):
+        print('perf or RSP_SUMMARY missing: skipped')
+        return 77
+    for rel in RSP_RECORD_FIXTURES + NO_SWITCH_FIXTURES:
+        path = os.path.join(SRC, rel)
+        if not os.path.exists(path):
+            print(f'note: {rel} is missing: skipped')
+            continue
+        p = subprocess.run([SUMMARY, '--categories', '--format=json', path], capture_output=True, text=True,
+                           timeout=300)
+        check(p.returncode == 0, f'{rel}: rsp-summary --categories exits 0 ({p.stderr.strip()[:200]})')
+        if p.returncode:
+            continue
+        d = json.loads(p.stdout)
+        cats = d['categories']
+        named = sum(v for k, v in cats.items() if k != 'unaccounted')
+        eps = 1e-5 * (len(cats) + 2)
+        check(abs(named + d['unaccounted_ms'] - d['total_ms']) <= eps,
+              f'{rel}: categories {named:.6f} + unaccounted {d["unaccounted_ms"]:.6f} = total {d["total_ms"]:.6f} ms')
+        check(abs(cats.get('unaccounted', 0) - d['unaccounted_ms']) <= 1e-5, f'{rel}: categories.unaccounted '
+              f'{cats.get("unaccounted", 0):.6f} = unaccounted_ms')
+        check(abs(d['accounted_ms'] + d['unaccounted_ms'] - d['total_ms']) <= eps,
+              f'{rel}: accounted + unaccounted = total')
+        pct = 100 * d['accounted_ms'] / d['total_ms'] if d['total_ms'] else 0
+        check(abs(pct - d['percent_accounted']) <= 0.01, f'{rel}: percent_accounted {d["percent_accounted"]} = '
+              f'100 * accounted / total ({pct:.3f})')
+
+        info = meta(path)
+        pid = int(info['workload_pid'])
+        check(d['pid'] == pid, f'{rel}: process of interest {d["pid"]} is the recorded workload {pid}')
+        first, exit_t, comms = lifetime(path, pid)
+        want = os.path.basename(info['command'].split()[0])
+        check(first is not None and (not comms or comms[0] == want[:15]),
+              f'{rel}: pid {pid} exec\'d {comms}, the command is {info["command"]}')
+        if first is None or exit_t is None:
+            check(False, f'{rel}: pid {pid}: no EXIT record in perf script (first {first}, exit {exit_t})')
+            continue
+        life = (exit_t - first) / 1e6
+        wall = d['wall_ms']
+        check(abs(wall - life) <= max(0.1, 0.005 * life),
+              f'{rel}: wall {wall:.3f} ms, lifetime of pid {pid} in perf script {life:.3f} ms')
+        check(d['total_ms'] >= wall - 1e-3, f'{rel}: total {d["total_ms"]:.3f} ms >= wall {wall:.3f} ms')
+        check(any(pr['pid'] == pid for pr in d['processes']), f'{rel}: the paths hold pid {pid}')
+        print(f'{rel}: {d["n_processes"]} processes, {d["paths"]} paths, percent accounted '
+              f'{d["percent_accounted"]:.2f}%')
+        if rel in RSP_RECORD_FIXTURES:
+            check(d['percent_accounted'] >= 95, f'{rel}: percent accounted {d["percent_accounted"]:.2f} >= 95')
+    print(f'{len(failures)} failures')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
