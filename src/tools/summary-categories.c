@@ -52,6 +52,9 @@ typedef struct wait_site {
   const char *label;
   uint64_t count, total_ns;
   uint64_t by_end[N_ENDS];
+  /* the sleeps' own categories, as categories.c splits a sleep without children: before it could run by how it
+   * ended, after that scheduler overhead (children not taken out: an upper bound of the site's share) */
+  uint64_t by_cat[RSP_N_CATEGORIES];
 } wait_site;
 
 static int by_total(const void *a, const void *b)
@@ -94,18 +97,33 @@ static GPtrArray *collect_waits(const rsp_paths *p, GStringChunk *strings)
     w->count += e->n_merged;
     w->total_ns += e->end - e->start;
     /* the end cause of the last merged poll */
-    const rsp_sleep *last = s;
+    rsp_sleep_id last_id = e->id;
     for (rsp_sleep_id k = e->id + 1, seen = 1; seen < e->n_merged && k < rsp_model_n_sleeps(m); k++)
       if (rsp_model_sleep(m, k)->task == e->task) {
-        last = rsp_model_sleep(m, k);
+        last_id = k;
         seen++;
       }
+    const rsp_sleep *last = rsp_model_sleep(m, last_id);
     unsigned cause = last->preempted ? RSP_SLEEP_END_PREEMPTED : last->end_cause;
     w->by_end[cause < N_ENDS ? cause : 0] += e->end - e->start;
+    rsp_category own = rsp_category_of_sleep(m, last_id);
+    uint64_t ready = own == RSP_CAT_INVOLUNTARY || !last->wake_time ? e->end : CLAMP(last->wake_time, e->start, e->end);
+    w->by_cat[own] += ready - e->start;
+    w->by_cat[RSP_CAT_SCHEDULER] += e->end - ready;
   }
   g_hash_table_destroy(by_label);
   g_ptr_array_sort(sites, by_total);
   return sites;
+}
+
+static int cat_key; /* the category by_category_total sorts on */
+
+static int by_category_total(const void *a, const void *b)
+{
+  const wait_site *x = *(wait_site *const *)a, *y = *(wait_site *const *)b;
+  if (x->by_cat[cat_key] != y->by_cat[cat_key])
+    return x->by_cat[cat_key] < y->by_cat[cat_key] ? 1 : -1;
+  return strcmp(x->label, y->label);
 }
 
 static const char *dominant_end(const wait_site *w)
@@ -261,6 +279,32 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
                 dominant_end(w));
       }
       fprintf(out, "]");
+      /* per category, the sites whose sleeps' own time (children not taken out) went there, largest first */
+      fprintf(out, ", \"wait_sites_by_category\": {");
+      bool first_cat = true;
+      for (int k = 0; k < RSP_N_CATEGORIES; k++) {
+        GPtrArray *sorted = g_ptr_array_new();
+        for (guint i = 0; i < waits->len; i++) {
+          wait_site *w = g_ptr_array_index(waits, i);
+          if (w->by_cat[k])
+            g_ptr_array_add(sorted, w);
+        }
+        if (sorted->len) {
+          cat_key = k;
+          g_ptr_array_sort(sorted, by_category_total);
+          fprintf(out, "%s\"%s\": [", first_cat ? "" : ", ", rsp_category_key(k));
+          for (guint i = 0; i < sorted->len && i < TOP_WAITS; i++) {
+            const wait_site *w = g_ptr_array_index(sorted, i);
+            fprintf(out, "%s{\"site\": ", i ? ", " : "");
+            json_str(out, w->label);
+            fprintf(out, ", \"ms\": %.6f}", ms(w->by_cat[k]));
+          }
+          fprintf(out, "]");
+          first_cat = false;
+        }
+        g_ptr_array_free(sorted, TRUE);
+      }
+      fprintf(out, "}");
     }
     fprintf(out, "}\n");
   } else {

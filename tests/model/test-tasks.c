@@ -85,9 +85,36 @@ static void test_tasks(void)
   rsp_model_free(m);
 }
 
+/* The workload of a plain `perf record -a -- COMMAND` (no FILE.meta): the child perf forked, named
+ * perf-exec until its exec (here synthesized, as when perf enables after the fork), not the first
+ * exec of some other process on a busy machine. */
+static void test_perf_exec_workload(void)
+{
+  tb *t = tb_new(true);
+  tb_comm(t, 0, 0, CHILD, "perf-exec", false);
+  tb_switch_in(t, 100 * US, 0, STRANGER, IDLE);
+  tb_comm(t, 200 * US, 0, STRANGER, "pyenv-which", true); /* the first exec of the recording */
+  tb_switch_out(t, 300 * US, 0, STRANGER, CHILD, false);
+  tb_switch_in(t, 300 * US, 0, CHILD, STRANGER);
+  tb_comm(t, 400 * US, 0, CHILD, "bash", true);
+  tb_switch_out(t, 500 * US, 0, CHILD, IDLE, false);
+  rsp_model *m = tb_finish(t);
+  CHECK_EQ(rsp_model_workload_pid(m), CHILD);
+  rsp_model_free(m);
+  /* without perf-exec, the first exec stays the guess */
+  t = tb_new(true);
+  tb_switch_in(t, 100 * US, 0, STRANGER, IDLE);
+  tb_comm(t, 200 * US, 0, STRANGER, "pyenv-which", true);
+  tb_switch_out(t, 300 * US, 0, STRANGER, IDLE, false);
+  m = tb_finish(t);
+  CHECK_EQ(rsp_model_workload_pid(m), STRANGER);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_tasks();
+  test_perf_exec_workload();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;
