@@ -172,6 +172,12 @@ void rsp_disk_finish(rsp_model_builder *b)
        * (or, with the wakeup lost, before the switch-in). */
       found = find_completion(m, done, from, at, sl->task, sl->wake_kind != RSP_WAKE_NONE);
       inferred = true;
+      if (found == RSP_NO_ID && sl->wake_kind != RSP_WAKE_NONE &&
+          (f->wake.waker_run == RSP_NO_ID || f->wake.waker == sl->task)) {
+        /* Woken from an interrupt just after a request another task issued for it (an fsync's flush). */
+        uint64_t near = at > RSP_DISK_IRQ_WAKE_WINDOW_NS ? at - RSP_DISK_IRQ_WAKE_WINDOW_NS : 0;
+        found = find_completion(m, done, near > sl->start ? near : sl->start, at, sl->task, false);
+      }
       if (found != RSP_NO_ID && sl->wake_kind != RSP_WAKE_NONE && op_at(m, found)->task == sl->task &&
           f->wake.waker_run == RSP_NO_ID)
         inferred = false; /* its own request, woken from interrupt context: as good as a stack */

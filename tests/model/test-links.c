@@ -513,12 +513,59 @@ static void test_no_stacks(void)
   rsp_model_free(m);
 }
 
+/* An fsync's flush: the kblockd worker (C) issues it on the sleeper's behalf, its completion's
+ * interrupt wakes the sleeper, and the wakeup has no call stack (rsp-record's ftrace capture):
+ * the disk ended the sleep when the completion is at most RSP_DISK_IRQ_WAKE_WINDOW_NS before the
+ * wakeup (tests/model/data/wl-sqlite.data), not when it is further, nor when a task woke it. */
+static void test_disk_flush_other_issuer(void)
+{
+  tb *t = tb_new(false);
+  sw(t, 50, 0, IDLE, "R", A);
+  sw(t, 100, 0, A, "D", C);
+  tb_block(t, TB_ISSUE, 110 * US, 0, C, DEV, 0, 0);                 /* the flush, by the worker */
+  sw(t, 120, 0, C, "S", IDLE);
+  tb_block(t, TB_COMPLETE, 300 * US, 1, IDLE, DEV, 0, 0);
+  tb_wakeup(t, 303 * US, 1, IDLE, A, 0);                            /* 3 us later, from the interrupt */
+  sw(t, 310, 0, IDLE, "R", A);
+  /* the same, the wakeup 50 us after the completion: an interrupt of something else */
+  sw(t, 400, 0, A, "D", C);
+  tb_block(t, TB_ISSUE, 410 * US, 0, C, DEV, 0, 0);
+  sw(t, 420, 0, C, "S", IDLE);
+  tb_block(t, TB_COMPLETE, 600 * US, 1, IDLE, DEV, 0, 0);
+  tb_wakeup(t, 650 * US, 1, IDLE, A, 0);
+  sw(t, 660, 0, IDLE, "R", A);
+  /* woken by a running task 5 us after the completion: that task, not the disk */
+  sw(t, 700, 0, A, "D", C);
+  tb_block(t, TB_ISSUE, 710 * US, 0, C, DEV, 0, 0);
+  sw(t, 720, 0, C, "S", IDLE);
+  sw(t, 800, 1, IDLE, "R", B);
+  tb_block(t, TB_COMPLETE, 900 * US, 1, B, DEV, 0, 0);
+  tb_wakeup(t, 905 * US, 1, B, A, 0);
+  sw(t, 910, 0, IDLE, "R", A);
+  sw(t, 1000, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0), c = find_task(m, C, 0);
+  CHECK_EQ(rsp_model_n_disk_ops(m), 3);
+  CHECK_EQ(rsp_model_disk_op(m, 0)->task, c);
+  const rsp_sleep *s0 = sleep_at_us(m, a, 200);
+  CHECK_EQ(s0->end_cause, RSP_SLEEP_END_DISK);
+  CHECK(s0->end_inferred);
+  CHECK_EQ(s0->disk_op, 0);
+  CHECK_EQ(rsp_model_disk_op(m, 0)->sleep, rsp_model_sleep_at(m, a, 200 * US));
+  CHECK_EQ(sleep_at_us(m, a, 500)->end_cause, RSP_SLEEP_END_INTERRUPT);
+  CHECK_EQ(sleep_at_us(m, a, 500)->disk_op, RSP_NO_ID);
+  CHECK_EQ(sleep_at_us(m, a, 800)->end_cause, RSP_SLEEP_END_WOKEN);
+  CHECK_EQ(sleep_at_us(m, a, 800)->disk_op, RSP_NO_ID);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_wakeup_signal_preempt();
   test_interrupt_timeout_lost();
   test_fork_exec_exit();
   test_disk();
+  test_disk_flush_other_issuer();
   test_network();
   test_network_kprobes();
   test_no_stacks();
