@@ -182,6 +182,23 @@ void rsp_disk_finish(rsp_model_builder *b)
           f->wake.waker_run == RSP_NO_ID)
         inferred = false; /* its own request, woken from interrupt context: as good as a stack */
     }
+    if (found == RSP_NO_ID && sl->state == 'D' && sl->wake_kind == RSP_WAKE_NONE && !endio) {
+      /* Neither the wakeup nor a completion recorded (perf drops both in interrupt context on an idle
+       * cpu): the task's last request, issued just before the sleep and never seen completing, is what
+       * it waited for; its completion is put at the switch-in, and both are marked inferred. */
+      for (guint j = m->disk_ops->len; j-- > 0;) {
+        rsp_disk_op *op = op_at(m, j);
+        if (op->task != sl->task || op->issue_time > sl->start)
+          continue;
+        if (!op->complete_time && op->sleep == RSP_NO_ID && op->issue_time + window >= sl->start) {
+          op->complete_time = sl->end;
+          op->flags |= RSP_DISK_COMPLETE_INFERRED;
+          found = j;
+          inferred = true;
+        }
+        break; /* only the last one before the sleep */
+      }
+    }
     if (found == RSP_NO_ID)
       continue;
     op_at(m, found)->sleep = i;

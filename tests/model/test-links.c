@@ -559,6 +559,39 @@ static void test_disk_flush_other_issuer(void)
   rsp_model_free(m);
 }
 
+/* Plain perf record on an idle cpu loses both the completion and the wakeup of a read: the task's
+ * last request, issued just before its D sleep and never seen completing, ended the sleep (inferred,
+ * completed at the switch-in); not one issued longer than the window before, nor in an S sleep. */
+static void test_disk_all_lost(void)
+{
+  tb *t = tb_new(false);
+  sw(t, 50, 0, IDLE, "R", A);
+  tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096);
+  tb_block(t, TB_ISSUE, 101 * US, 0, A, DEV, 1000, 4096);
+  sw(t, 105, 0, A, "D", IDLE);
+  sw(t, 400, 0, IDLE, "R", A);                                      /* nothing but the switch-in */
+  tb_block(t, TB_ISSUE, 500 * US, 0, A, DEV, 2000, 4096);
+  sw(t, 500 + 1000, 0, A, "D", IDLE);                               /* 1 ms later: not that one */
+  sw(t, 1800, 0, IDLE, "R", A);
+  tb_block(t, TB_ISSUE, 1900 * US, 0, A, DEV, 3000, 4096);
+  sw(t, 1905, 0, A, "S", IDLE);                                     /* not an I/O wait */
+  sw(t, 2200, 0, IDLE, "R", A);
+  sw(t, 2300, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0);
+  const rsp_sleep *s0 = sleep_at_us(m, a, 200);
+  CHECK_EQ(s0->end_cause, RSP_SLEEP_END_DISK);
+  CHECK(s0->end_inferred);
+  CHECK_EQ(s0->disk_op, 0);
+  const rsp_disk_op *d0 = rsp_model_disk_op(m, 0);
+  CHECK_EQ(d0->complete_time, 400 * US);
+  CHECK(d0->flags & RSP_DISK_COMPLETE_INFERRED);
+  CHECK_EQ(sleep_at_us(m, a, 1600)->disk_op, RSP_NO_ID);
+  CHECK_EQ(sleep_at_us(m, a, 2000)->disk_op, RSP_NO_ID);
+  CHECK_EQ(rsp_model_loss_get(m)->disk_complete_inferred, 1);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_wakeup_signal_preempt();
@@ -566,6 +599,7 @@ int main(void)
   test_fork_exec_exit();
   test_disk();
   test_disk_flush_other_issuer();
+  test_disk_all_lost();
   test_network();
   test_network_kprobes();
   test_no_stacks();
