@@ -15,7 +15,8 @@ files=("$@")
 if [ ${#files[@]} -eq 0 ]; then
   mapfile -t files < <(ls data/*.perf.data tests/data/*.data tests/*/data/*.data 2>/dev/null)
 fi
-printf '%-48s %5s %5s %9s %9s %8s %8s %8s %8s %8s  %s\n' FILE PROCS PATHS WALL_ms TOTAL_ms PERCENT \
+# STRICT: percent accounted without misc_kernel and hardware, the two categories that name no recorded cause
+printf '%-48s %5s %5s %9s %9s %8s %8s %8s %8s %8s %8s  %s\n' FILE PROCS PATHS WALL_ms TOTAL_ms PERCENT STRICT \
   UNACC_ms MISC_ms HW_ms SCHED_ms "SWITCH RECORDS / LARGEST CATEGORY"
 details=()
 for f in "${files[@]}"; do
@@ -30,8 +31,9 @@ import json, sys
 f, d, sw = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 cats = d['categories']
 top = max((k for k in cats if k != 'unaccounted'), key=cats.get)
-print('%-48s %5d %5d %9.3f %9.3f %7.2f%% %8.3f %8.3f %8.3f %8.3f  %s; %s %.3f ms; %d warnings' % (
-    f, d['n_processes'], d['paths'], d['wall_ms'], d['total_ms'], d['percent_accounted'], cats['unaccounted'],
+strict = 100 * (d['accounted_ms'] - cats['misc_kernel'] - cats['hardware']) / d['total_ms'] if d['total_ms'] else 0
+print('%-48s %5d %5d %9.3f %9.3f %7.2f%% %7.2f%% %8.3f %8.3f %8.3f %8.3f  %s; %s %.3f ms; %d warnings' % (
+    f, d['n_processes'], d['paths'], d['wall_ms'], d['total_ms'], d['percent_accounted'], strict, cats['unaccounted'],
     cats['misc_kernel'], cats['hardware'], cats['scheduler'], sw, top, cats[top], len(d.get('warnings', []))))
 PY
   )
