@@ -386,12 +386,12 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
       feed_switch_record(b, ev);
     break;
   case PERF_RECORD_COMM: {
-    /* perf record -- COMMAND names its child perf-exec until the exec (synthesized when the recording began
-     * before it): the recorded command, better than the first exec of a busy machine. */
-    if (b->perf_exec_pid < 0 && ev->u.comm.pid > 0 && ev->u.comm.comm && !strcmp(ev->u.comm.comm, "perf-exec"))
-      b->perf_exec_pid = ev->u.comm.pid;
     rsp_task_id old;
-    rsp_task_id nid = rsp_tasks_comm(b, ev, &old);
+    rsp_task_id nid;
+    /* perf record -- CMD names its child "perf-exec" until it execs CMD: that pid is the workload */
+    if (b->perf_exec_pid < 0 && ev->u.comm.comm && strcmp(ev->u.comm.comm, "perf-exec") == 0)
+      b->perf_exec_pid = ev->u.comm.pid;
+    nid = rsp_tasks_comm(b, ev, &old);
     if (nid != RSP_NO_ID) {
       rsp_runs_exec(b, old, nid, ev->cpu, ev->time);
       if (b->first_exec_pid < 0 && ev->time && ev->time != UINT64_MAX)
