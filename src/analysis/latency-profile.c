@@ -519,7 +519,8 @@ static void add_disk_ops(builder *bd)
     snprintf(site, sizeof site, "%u:%u %c", op->dev >> 20, op->dev & 0xfffff, dir);
     const char *isite = g_string_chunk_insert_const(bd->set->strings, site);
     bool issued = !(op->flags & RSP_DISK_ISSUE_INFERRED), inserted = !(op->flags & RSP_DISK_NO_INSERT);
-    bool completed = !(op->flags & RSP_DISK_NO_COMPLETE);
+    /* measured times only: an inferred completion is put at the switch-in or the wakeup, not the device's */
+    bool completed = !(op->flags & (RSP_DISK_NO_COMPLETE | RSP_DISK_COMPLETE_INFERRED));
     if (issued && inserted && op->issue_time >= op->insert_time)
       add(bd, RSP_PROFILE_DISK_QUEUE, RSP_INSTANCE_DISK, isite, task, op->insert_time,
           op->issue_time - op->insert_time, d, RSP_CAT_IO_QUEUE, RSP_NO_ID);
