@@ -374,6 +374,10 @@ def main():
             if abs(ratio - 1) > 0.15:
                 failures.append(f'(c) {rel}: tid {tid}: runtime {g / 1e6:.3f} ms vs samples {w / 1e6:.3f} ms')
         print('(c) ' + stderr.strip().replace('\n', '\n(c) '))
+    for rel in NO_SWITCH_FIXTURES:  # (f) needs only perf's task records
+        path = present(rel)
+        if path:
+            check_tasks(rel, path, failures)
     if not checked_b:
         failures.append('(b) no fixture with switch records')
     if not checked_c:
