@@ -193,6 +193,16 @@ void rsp_runs_exec(rsp_model_builder *b, rsp_task_id old_task, rsp_task_id new_t
   } else {
     /* The exec is an event of the new generation in its own context. */
     rsp_runs_evidence(b, new_task, cpu, time);
+    /* The old generation's last sleep (execve reading the binary, its switch-in untraced) ends where
+     * the new generation's run begins: no gap in the process's time. */
+    s = rsp_tstate_at(b, old_task);
+    const rsp_task_state *ns = rsp_tstate_at(b, new_task);
+    if (s->open_sleep != RSP_NO_ID && ns->open_run != RSP_NO_ID) {
+      rsp_sleep *sl = sleep_at(b->m, s->open_sleep);
+      uint64_t start = run_at(b->m, ns->open_run)->start;
+      sl->end = start >= sl->start ? start : sl->start;
+      s->open_sleep = RSP_NO_ID;
+    }
   }
 }
 

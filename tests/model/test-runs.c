@@ -286,6 +286,31 @@ static void test_task_switch_untraced(void)
   rsp_model_free(m);
 }
 
+/* An exec whose task's switch-in was not traced (the execve slept in D reading the binary, woken on
+ * an idle cpu): the old generation's sleep ends where the new generation's run begins, so the
+ * process's time has no gap (tests/model/data/wl-grep-noswitch.data, re-recorded: 0.23 ms). */
+static void test_exec_after_untraced_switch_in(void)
+{
+  tb *t = tb_new(false);
+  tb_sample(t, 50 * US, 0, A);
+  uint64_t d_sleep = tb_sched_switch(t, 100 * US, 0, A, "D", IDLE);
+  /* idle -> A not traced */
+  tb_comm(t, 300 * US, 0, A, "grep", true);
+  tb_sample(t, 400 * US, 0, A);
+  tb_sched_switch(t, 500 * US, 0, A, "S", IDLE);
+  tb_sample(t, 600 * US, 1, B);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id g0 = find_task(m, A, 0), g1 = find_task(m, A, 1);
+  if (g0 == RSP_NO_ID || g1 == RSP_NO_ID) {
+    CHECK(false);
+    return;
+  }
+  CHECK_EQ(rsp_model_task(m, g0)->n_sleeps, 1);
+  SLEEP(m, g0, 0, 100, 300, 'D', false, 0, RSP_WAKE_NONE, d_sleep);
+  RUN(m, g1, 0, 300, 500, 0, 1, RSP_RUN_START_INFERRED);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_switch_records();
@@ -295,6 +320,7 @@ int main(void)
   test_exit_switch_out();
   test_tracepoint_exit_untraced();
   test_task_switch_untraced();
+  test_exec_after_untraced_switch_in();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;
