@@ -38,7 +38,10 @@ task rows of generation g >= 1 have g <= k and were first named the g-th exec's 
 program that ran) has a row; the parent of every row is the ptid of the tid's FORK record.
 
 Fixtures missing from tests/data/ (being filled by another engineer) are skipped with a note; tests/model/data/
-has this directory's own (record.sh). Skipped (77) without perf.
+has this directory's own: record.sh (grep-pingpong*, links-*) and record-workloads.sh (wl-*: sqlite inserts with
+fsync, curl against nginx on loopback, cold-cache grep, make -j2, with rsp-record; wl-*-noswitch: plain perf record
+without --switch-events). Set RSP_SOURCE_ROOT to a tree holding fresh recordings to check them. Skipped (77) without
+perf.
 """
 import json
 import os
