@@ -50,6 +50,10 @@ for cat in ('unaccounted', 'misc_kernel', 'hardware', 'scheduler'):
         continue
     sites = ', '.join('%s %.3f' % (w['site'], w['ms']) for w in by.get(cat, [])[:3]) or '(runs or children)'
     parts.append('  %-11s %8.3f ms (%4.1f%%): %s' % (cat, ms, 100 * ms / tot, sites))
+inf = d.get('inferred_end_ms', 0)
+if inf >= 0.0005:
+    parts.append('  %-11s %8.3f ms (%4.1f%%): sleeps on the paths whose end cause was guessed (in the categories above '
+                 'or others)' % ('guessed', inf, 100 * inf / tot))
 if parts:
     print(f + '\n' + '\n'.join(parts))
 PY

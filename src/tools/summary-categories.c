@@ -55,6 +55,7 @@ typedef struct wait_site {
   /* the sleeps' own categories, as categories.c splits a sleep without children: before it could run by how it
    * ended, after that scheduler overhead (children not taken out: an upper bound of the site's share) */
   uint64_t by_cat[RSP_N_CATEGORIES];
+  uint64_t inferred_ns; /* of sleeps whose end cause was guessed (end_inferred) */
 } wait_site;
 
 static int by_total(const void *a, const void *b)
@@ -110,6 +111,8 @@ static GPtrArray *collect_waits(const rsp_paths *p, GStringChunk *strings)
     uint64_t ready = own == RSP_CAT_INVOLUNTARY || !last->wake_time ? e->end : CLAMP(last->wake_time, e->start, e->end);
     w->by_cat[own] += ready - e->start;
     w->by_cat[RSP_CAT_SCHEDULER] += e->end - ready;
+    if (last->end_inferred)
+      w->inferred_ns += e->end - e->start;
   }
   g_hash_table_destroy(by_label);
   g_ptr_array_sort(sites, by_total);
@@ -279,6 +282,10 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
                 dominant_end(w));
       }
       fprintf(out, "]");
+      uint64_t inferred = 0;
+      for (guint i = 0; i < waits->len; i++)
+        inferred += ((const wait_site *)g_ptr_array_index(waits, i))->inferred_ns;
+      fprintf(out, ", \"inferred_end_ms\": %.6f", ms(inferred));
       /* per category, the sites whose sleeps' own time (children not taken out) went there, largest first */
       fprintf(out, ", \"wait_sites_by_category\": {");
       bool first_cat = true;
