@@ -1,5 +1,5 @@
 /* A latency profile drawn as OSprof draws it (reference/osprof-latency-analysis.txt, figure 1), bars
- * stacked by cause; and a time-sampled profile as a heat map (figure 9). */
+ * stacked by cause. The time-sampled profile's heat map (figure 9) is heatmap-view.c. */
 #include "render/render.h"
 
 #include <math.h>
@@ -196,54 +196,5 @@ void rsp_histogram_view_draw(cairo_t *cr, double width, double height, const rsp
     cairo_fill(cr);
     lx -= 2 * fs + 6;
   }
-  cairo_restore(cr);
-}
-
-void rsp_heat_map_draw(cairo_t *cr, double width, double height, const rsp_profile_timeline *t,
-                       unsigned resolution, const rsp_histogram_style *style)
-{
-  double px, py, pw, ph, fs = font(style);
-  rsp_histogram_view_plot_area(width, height, style, &px, &py, &pw, &ph);
-  cairo_save(cr);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_rectangle(cr, 0, 0, width, height);
-  cairo_fill(cr);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, fs);
-  if (t->n_buckets && t->n_slices) {
-    double cw = pw / t->n_buckets, chh = ph / t->n_slices;
-    for (uint32_t s = 0; s < t->n_slices; s++)
-      for (uint32_t b = 0; b < t->n_buckets; b++) {
-        uint64_t c = t->counts[(size_t)s * t->n_buckets + b];
-        if (!c)
-          continue;
-        double v = log1p((double)c) / log1p((double)MAX(t->max_count, 1)); /* 0 .. 1 */
-        cairo_set_source_rgb(cr, 1 - 0.9 * v, 1 - 0.75 * v, 1 - 0.4 * v);
-        cairo_rectangle(cr, px + b * cw, py + s * chh, ceil(cw), ceil(chh));
-        cairo_fill(cr);
-      }
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_text_extents_t ext;
-    cairo_text_extents(cr, "000 us", &ext);
-    uint32_t every = MAX(1, (uint32_t)ceil((ext.width + fs) / MAX(cw, 1)));
-    for (uint32_t b = 0; b < t->n_buckets; b += every) {
-      char label[32];
-      rsp_profile_format_ns(rsp_profile_bucket_lo(t->min_index + (int32_t)b, resolution), label, sizeof label);
-      cairo_move_to(cr, px + b * cw, py + ph + 1.3 * fs);
-      cairo_show_text(cr, label);
-    }
-    uint32_t every_row = MAX(1, (uint32_t)ceil(1.5 * fs / MAX(chh, 1)));
-    for (uint32_t s = 0; s < t->n_slices; s += every_row) {
-      char label[32];
-      snprintf(label, sizeof label, "%.3g s", (double)s * (double)t->slice_ns / 1e9);
-      cairo_text_extents(cr, label, &ext);
-      cairo_move_to(cr, px - ext.width - 4, py + s * chh + fs);
-      cairo_show_text(cr, label);
-    }
-  }
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_set_line_width(cr, 1);
-  cairo_rectangle(cr, px - 0.5, py - 0.5, pw + 1, ph + 1);
-  cairo_stroke(cr);
   cairo_restore(cr);
 }

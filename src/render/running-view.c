@@ -76,6 +76,7 @@ struct rsp_running_view {
   GArray *labels;       /* per frame: sleep labels to draw after the boxes */
   GArray *link_segments;/* per frame: the links' lines */
   int32_t *task_row;    /* row index of each task, -1 when filtered out */
+  GArray *highlights;   /* rsp_highlight: intervals pointed out (rsp_running_view_set_highlights), or NULL */
 };
 
 static bool contains_ci(const char *hay, const char *needle)
@@ -319,6 +320,8 @@ void rsp_running_view_free(rsp_running_view *v)
     g_array_free(v->batch[k], true);
   g_array_free(v->labels, true);
   g_array_free(v->link_segments, true);
+  if (v->highlights)
+    g_array_free(v->highlights, true);
   g_free(v);
 }
 
@@ -677,6 +680,81 @@ static void draw_links(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp,
   cairo_restore(cr);
 }
 
+/* ---- Highlight sets (issue 7) ----------------------------------------------------------------- */
+static const rsp_rgb highlight_color = { 0.85, 0.0, 0.65 };
+
+rsp_rgb rsp_running_view_highlight_color(void)
+{
+  return highlight_color;
+}
+
+void rsp_running_view_set_highlights(rsp_running_view *v, const rsp_highlight *items, uint32_t n)
+{
+  if (!v->highlights)
+    v->highlights = g_array_new(false, false, sizeof(rsp_highlight));
+  g_array_set_size(v->highlights, 0);
+  for (uint32_t i = 0; i < n; i++)
+    if (items[i].task < v->n_tasks)
+      g_array_append_val(v->highlights, items[i]);
+}
+
+uint32_t rsp_running_view_n_highlights(const rsp_running_view *v)
+{
+  return v->highlights ? v->highlights->len : 0;
+}
+
+/* Each highlighted interval outlined in its row (at least 5 px wide, centred on it), and a mark
+ * at the left of its task's name. */
+static void draw_highlights(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  if (!v->highlights || !v->highlights->len)
+    return;
+  int rh = style->row_height;
+  double left = style->label_width;
+  cairo_save(cr);
+  cairo_rectangle(cr, left, style->ruler_height, vp->width - left, vp->height - style->ruler_height);
+  cairo_clip(cr);
+  cairo_set_source_rgb(cr, highlight_color.r, highlight_color.g, highlight_color.b);
+  cairo_set_line_width(cr, 2);
+  for (guint i = 0; i < v->highlights->len; i++) {
+    const rsp_highlight *h = &g_array_index(v->highlights, rsp_highlight, i);
+    if (v->task_row[h->task] < 0 || h->end < vp->t0 || h->start > vp->t1)
+      continue;
+    int y = row_y(vp, style, (uint32_t)v->task_row[h->task]);
+    if (y + rh <= style->ruler_height || y >= vp->height)
+      continue;
+    double x0 = rsp_viewport_x(vp, style, h->start), x1 = rsp_viewport_x(vp, style, h->end);
+    x0 = MAX(x0, left - 4);
+    x1 = MIN(x1, (double)vp->width + 4);
+    if (x1 - x0 < 5) {
+      double c = (x0 + x1) / 2;
+      x0 = c - 2.5;
+      x1 = c + 2.5;
+    }
+    cairo_rectangle(cr, floor(x0) + 1, y + 1, MAX(floor(x1) - floor(x0) - 2, 3), rh - 2);
+  }
+  cairo_stroke(cr);
+  cairo_restore(cr);
+}
+
+/* A bar at the left edge of the names of the tasks with highlights (drawn after the names). */
+static void draw_highlight_marks(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  if (!v->highlights || !v->highlights->len)
+    return;
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, style->ruler_height, style->label_width, vp->height - style->ruler_height);
+  cairo_clip(cr);
+  cairo_set_source_rgb(cr, highlight_color.r, highlight_color.g, highlight_color.b);
+  for (guint i = 0; i < v->highlights->len; i++) {
+    const rsp_highlight *h = &g_array_index(v->highlights, rsp_highlight, i);
+    if (v->task_row[h->task] >= 0)
+      cairo_rectangle(cr, 0, row_y(vp, style, (uint32_t)v->task_row[h->task]), 5, style->row_height);
+  }
+  cairo_fill(cr);
+  cairo_restore(cr);
+}
+
 void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
 {
   cairo_save(cr);
@@ -779,6 +857,8 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
   if (v->show_links)
     draw_links(v, cr, vp, style);
 
+  draw_highlights(v, cr, vp, style);
+
   /* the name column, over everything */
   cairo_save(cr);
   cairo_rectangle(cr, 0, style->ruler_height, style->label_width, vp->height - style->ruler_height);
@@ -804,6 +884,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     cairo_show_text(cr, buf);
   }
   cairo_restore(cr);
+  draw_highlight_marks(v, cr, vp, style);
 
   rsp_time_ruler_draw(cr, vp, style, rsp_model_time_first(v->model));
   cairo_restore(cr);
