@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const rsp_rgb color_a = { 0.20, 0.40, 0.80 }, color_b = { 0.90, 0.45, 0.05 };
 
@@ -78,6 +79,9 @@ void rsp_histogram_compare_draw(cairo_t *cr, double width, double height, const 
 {
   double px, py, pw, ph, fs = font(style);
   rsp_histogram_view_plot_area(width, height, style, &px, &py, &pw, &ph);
+  /* the bars stop 2 lines below the plot's top: room for the peaks' marks and labels */
+  double head = MIN(2 * fs, ph / 3);
+  double top_y = py + head;
   cairo_save(cr);
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_rectangle(cr, 0, 0, width, height);
@@ -85,6 +89,8 @@ void rsp_histogram_compare_draw(cairo_t *cr, double width, double height, const 
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, fs);
   cairo_text_extents_t ext;
+  py = top_y;
+  ph -= head;
   int32_t lo = 0, hi = -1;
   bool any = range_of(a, b, &lo, &hi);
   unsigned resolution = a ? a->resolution : b ? b->resolution : 1;
@@ -164,8 +170,7 @@ void rsp_histogram_compare_draw(cairo_t *cr, double width, double height, const 
       char avg[32];
       rsp_profile_format_ns(pk->avg_ns, avg, sizeof avg);
       cairo_text_extents(cr, avg, &ext);
-      cairo_move_to(cr, CLAMP(cx - ext.width / 2, px + 2, MAX(width - ext.width - 2, px + 2)),
-                    MAX(top - 8 - k * (fs + 1), fs * 2.6));
+      cairo_move_to(cr, CLAMP(cx - ext.width / 2, px + 2, MAX(width - ext.width - 2, px + 2)), top - 8);
       cairo_show_text(cr, avg);
     }
   }
@@ -191,6 +196,77 @@ void rsp_histogram_compare_draw(cairo_t *cr, double width, double height, const 
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     cairo_move_to(cr, px + 4, py + 2 * fs);
     cairo_show_text(cr, "no instances");
+  }
+  cairo_restore(cr);
+}
+
+static void ops_total(const rsp_profile *p, char *buf, size_t size)
+{
+  char t[32];
+  if (!p)
+    snprintf(buf, size, "-");
+  else
+    snprintf(buf, size, "%" G_GUINT64_FORMAT " / %s", p->count, rsp_profile_format_ns(p->total_ns, t, sizeof t));
+}
+
+void rsp_profile_diff_table_draw(cairo_t *cr, double width, double height, const rsp_profile_diff *diff,
+                                 uint32_t first, int32_t selected, const rsp_histogram_style *style)
+{
+  double fs = font(style), lh = fs * 1.5;
+  /* columns: rank, distance, class, process, A, B, why (the rest of the width) */
+  static const double col[] = { 4, 44, 110, 380, 510, 640, 770 };
+  static const char *const head[] = { "rank", "distance", "class", "process", "A ops / total", "B ops / total",
+                                      "why" };
+  cairo_save(cr);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_rectangle(cr, 0, 0, width, height);
+  cairo_fill(cr);
+  cairo_rectangle(cr, 0, 0, width, height);
+  cairo_clip(cr);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  cairo_set_font_size(cr, fs);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  double scale = width < 1000 ? width / 1000 : 1;
+  for (size_t c = 0; c < G_N_ELEMENTS(head); c++) {
+    cairo_move_to(cr, col[c] * scale, lh - fs * 0.4);
+    cairo_show_text(cr, head[c]);
+  }
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  double y = lh;
+  for (uint32_t i = first; diff && i < diff->n_pairs && y + lh <= height; i++, y += lh) {
+    const rsp_profile_pair *p = &diff->pairs[i];
+    const rsp_profile *any = p->a ? p->a : p->b;
+    if ((int32_t)i == selected) {
+      cairo_set_source_rgb(cr, 0.85, 0.90, 1.0);
+      cairo_rectangle(cr, 0, y, width, lh);
+      cairo_fill(cr);
+    }
+    char cells[7][160];
+    snprintf(cells[0], sizeof cells[0], "%u", i + 1);
+    if (isinf(p->distance))
+      snprintf(cells[1], sizeof cells[1], "inf");
+    else
+      snprintf(cells[1], sizeof cells[1], "%.3f", p->distance);
+    snprintf(cells[2], sizeof cells[2], "%s", any->name);
+    snprintf(cells[3], sizeof cells[3], "%s", strcmp(any->process, "*") ? any->process : "system-wide");
+    ops_total(p->a, cells[4], sizeof cells[4]);
+    ops_total(p->b, cells[5], sizeof cells[5]);
+    snprintf(cells[6], sizeof cells[6], "%s", p->reason ? p->reason : "");
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    for (int c = 0; c < 7; c++) {
+      double x0 = col[c] * scale, x1 = c + 1 < 7 ? col[c + 1] * scale - 4 : width;
+      cairo_save(cr);
+      cairo_rectangle(cr, x0, y, x1 - x0, lh);
+      cairo_clip(cr);
+      cairo_move_to(cr, x0, y + lh - fs * 0.4);
+      cairo_show_text(cr, cells[c]);
+      cairo_restore(cr);
+    }
+  }
+  if (!diff || !diff->n_pairs) {
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    cairo_move_to(cr, 4, 2 * lh);
+    cairo_show_text(cr, "no pair of profiles differs enough to rank");
   }
   cairo_restore(cr);
 }

@@ -216,6 +216,11 @@ void rsp_histogram_compare_colors(rsp_rgb *a, rsp_rgb *b);
 int32_t rsp_histogram_compare_bucket_at(const rsp_profile *a, const rsp_profile *b, double width, double height,
                                         const rsp_histogram_style *style, double x);
 
+/* The ranked pairs of DIFF as a table (rank, distance, class, process, A and B ops / total, why),
+ * from row FIRST on, as many as fit; row SELECTED (or -1) shaded. For the --diff export. */
+void rsp_profile_diff_table_draw(cairo_t *cr, double width, double height, const rsp_profile_diff *diff,
+                                 uint32_t first, int32_t selected, const rsp_histogram_style *style);
+
 /* ---- Export of drawings that are not time views (histograms, heat maps, comparisons) ------------
  * Calls DRAW(CR, WIDTH, HEIGHT, DATA) on a PNG or SVG surface (by PATH's extension) and writes it,
  * with MODEL's loss warnings (when MODEL is not NULL) as a banner at the bottom. */

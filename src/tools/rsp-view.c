@@ -1,6 +1,7 @@
 /* rsp-view: the views of a recording. Opens the GTK window (when built with GTK), or, with
  * --export, draws a view to PNG/SVG with no display; --bench times the drawing. */
 #include "render/render.h"
+#include "view-profiles.h"
 #ifdef RSP_HAVE_GTK
 #include "app/app.h"
 #endif
@@ -12,15 +13,19 @@
 #include <string.h>
 
 static char *opt_export, *opt_range, *opt_filter, *opt_search, *opt_sort;
-static int opt_flame = -1, opt_focus = -1, opt_width = 1600, opt_height = 0;
+static int opt_flame = -1, opt_focus = -1, opt_width = 0, opt_height = 0;
 static gboolean opt_consolidated, opt_no_sleeps, opt_no_links, opt_bench, opt_self_test, opt_version;
+/* issue 7: latency profiles */
+static char *opt_histogram, *opt_heatmap, *opt_slice;
+static int opt_pid = -1, opt_resolution = 1;
+static gboolean opt_diff, opt_normalized;
 
 static const GOptionEntry entries[] = {
   { "export", 'o', 0, G_OPTION_ARG_FILENAME, &opt_export, N_("Draw the view into OUT.png or OUT.svg (no display needed)"), "OUT" },
   { "flame", 'f', 0, G_OPTION_ARG_INT, &opt_flame, N_("The flame view of process PID (with --export)"), "PID" },
   { "consolidated", 'c', 0, G_OPTION_ARG_NONE, &opt_consolidated, N_("The consolidated flame view (with --flame)"), NULL },
   { "range", 'r', 0, G_OPTION_ARG_STRING, &opt_range, N_("Time range from the recording's start, e.g. 1.5ms:3ms"), "T0:T1" },
-  { "width", 'W', 0, G_OPTION_ARG_INT, &opt_width, N_("Export width in pixels (default 1600)"), "PX" },
+  { "width", 'W', 0, G_OPTION_ARG_INT, &opt_width, N_("Export width in pixels (default 1600; 1000 for histograms)"), "PX" },
   { "height", 'H', 0, G_OPTION_ARG_INT, &opt_height, N_("Export height in pixels (default: all rows)"), "PX" },
   { "filter", 0, 0, G_OPTION_ARG_STRING, &opt_filter, N_("Only processes with a thread whose name contains TEXT"), "TEXT" },
   { "search", 's', 0, G_OPTION_ARG_STRING, &opt_search, N_("Highlight tasks and sleeps matching TEXT"), "TEXT" },
@@ -29,6 +34,13 @@ static const GOptionEntry entries[] = {
   { "no-sleeps", 0, 0, G_OPTION_ARG_NONE, &opt_no_sleeps, N_("Do not draw sleeps"), NULL },
   { "no-links", 0, 0, G_OPTION_ARG_NONE, &opt_no_links, N_("Do not draw links"), NULL },
   { "bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench, N_("Print load, first-paint and redraw times"), NULL },
+  { "histogram", 0, 0, G_OPTION_ARG_STRING, &opt_histogram, N_("The latency histogram of class CLASS (with --export; with --diff: that pair)"), "CLASS" },
+  { "heatmap", 0, 0, G_OPTION_ARG_STRING, &opt_heatmap, N_("The time-sampled profile of class CLASS as a heat map (with --export)"), "CLASS" },
+  { "pid", 'p', 0, G_OPTION_ARG_INT, &opt_pid, N_("Histograms of process PID only"), "PID" },
+  { "slice", 0, 0, G_OPTION_ARG_STRING, &opt_slice, N_("Time slice of the heat map (default 2.5s)"), "DURATION" },
+  { "resolution", 0, 0, G_OPTION_ARG_INT, &opt_resolution, N_("Histogram buckets per octave: 1, 2 or 4"), "R" },
+  { "diff", 'd', 0, G_OPTION_ARG_NONE, &opt_diff, N_("Compare two recordings A B: the compare window, or with --export the top pair"), NULL },
+  { "normalized", 0, 0, G_OPTION_ARG_NONE, &opt_normalized, N_("With --diff: bars as shares of each profile's count"), NULL },
   { "self-test", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_self_test, "GUI test mode", NULL },
   { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, N_("Print the version"), NULL },
   { NULL },
@@ -331,6 +343,33 @@ int main(int argc, char **argv)
     return 0;
   }
   const char *file = argc > 1 ? argv[1] : NULL;
+  uint64_t slice_ns = 2500000000ull; /* OSprof's figure 9 */
+  if (opt_slice && (!rsp_parse_duration(opt_slice, &slice_ns) || slice_ns < 1000)) {
+    fprintf(stderr, "rsp-view: --slice must be a duration of at least 1us (e.g. 2.5s, 100ms), not '%s'\n", opt_slice);
+    return 2;
+  }
+  if (opt_resolution != 1 && opt_resolution != 2 && opt_resolution != 4) {
+    fprintf(stderr, "rsp-view: --resolution %d: must be 1, 2 or 4\n", opt_resolution);
+    return 2;
+  }
+  if (opt_histogram && opt_heatmap) {
+    fprintf(stderr, "rsp-view: --histogram and --heatmap: one at a time\n");
+    return 2;
+  }
+  if (opt_diff && argc != 3) {
+    fprintf(stderr, "rsp-view: --diff needs two recordings: rsp-view --diff A.data B.data\n");
+    return 2;
+  }
+  view_profile_args pa = { .histogram = opt_histogram, .heatmap = opt_heatmap, .pid = opt_pid,
+                           .resolution = (unsigned)opt_resolution, .slice_ns = slice_ns,
+                           .normalized = opt_normalized, .width = opt_width, .height = opt_height,
+                           .out = opt_export };
+  if (opt_export && opt_diff)
+    return view_export_diff(argv[1], argv[2], &pa);
+  if (opt_export && file && (opt_histogram || opt_heatmap))
+    return view_export_profile(file, &pa);
+  if (!opt_width)
+    opt_width = 1600;
   if ((opt_export || opt_bench) && !file) {
     fprintf(stderr, "rsp-view: --export and --bench need a FILE\n");
     return 2;
@@ -340,8 +379,12 @@ int main(int argc, char **argv)
   if (opt_export)
     return export_view(file);
 #ifdef RSP_HAVE_GTK
-  rsp_app_options o = { .file = file, .self_test = opt_self_test, .focus_pid = opt_focus, .filter = opt_filter,
-                        .search = opt_search, .flame_pid = opt_flame };
+  rsp_app_options o = { .file = opt_diff ? NULL : file, .self_test = opt_self_test, .focus_pid = opt_focus,
+                        .filter = opt_filter, .search = opt_search, .flame_pid = opt_flame,
+                        .diff_a = opt_diff ? argv[1] : NULL, .diff_b = opt_diff ? argv[2] : NULL,
+                        .histogram_class = opt_histogram ? opt_histogram : opt_heatmap,
+                        .heatmap = opt_heatmap != NULL, .slice_ns = slice_ns,
+                        .resolution = (unsigned)opt_resolution };
   return rsp_app_run(&o);
 #else
   fprintf(stderr, "rsp-view: built without GTK: only --export and --bench are available\n");
