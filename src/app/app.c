@@ -791,6 +791,13 @@ static void on_histogram_highlight(const rsp_highlight *items, uint32_t n, void 
   if (!w->view)
     return;
   rsp_running_view_set_highlights(w->view, items, n);
+  if (n) { /* the first one's row scrolled into sight */
+    int y = rsp_running_view_task_y(w->view, &w->vp, style(), items[0].task);
+    int h = gtk_widget_get_allocated_height(w->area);
+    if (y >= 0 && (y < style()->ruler_height || y > h - 2 * style()->row_height))
+      gtk_adjustment_set_value(w->vadj, gtk_adjustment_get_value(w->vadj) + y - style()->ruler_height -
+                                            2 * style()->row_height);
+  }
   redraw(w);
 }
 
@@ -809,13 +816,7 @@ static void on_histogram_show_time(uint64_t t0, uint64_t t1, void *data)
   redraw(w);
 }
 
-static void on_histograms_toggled(GtkToggleButton *b, gpointer data)
-{
-  win *w = data;
-  gtk_widget_set_visible(rsp_histogram_pane_widget(w->histograms), gtk_toggle_button_get_active(b));
-}
-
-/* The pane goes below the views, in a vertical split with them; a toolbar button shows or hides it. */
+/* The pane goes below the views, in a vertical split with them (dragged down, it folds away). */
 static void attach_histograms(win *w)
 {
   rsp_histogram_pane_hooks hooks = { on_histogram_highlight, on_histogram_show_time, w };
@@ -827,19 +828,12 @@ static void attach_histograms(win *w)
   g_object_ref(w->view_stack);
   gtk_container_remove(GTK_CONTAINER(paned), w->view_stack);
   gtk_paned_pack1(GTK_PANED(split), w->view_stack, TRUE, FALSE);
-  gtk_paned_pack2(GTK_PANED(split), rsp_histogram_pane_widget(w->histograms), TRUE, FALSE);
+  gtk_paned_pack2(GTK_PANED(split), rsp_histogram_pane_widget(w->histograms), TRUE, TRUE);
   g_object_unref(w->view_stack);
-  gtk_paned_set_position(GTK_PANED(split), 400);
-  gtk_paned_pack1(GTK_PANED(paned), split, TRUE, FALSE);
+  gtk_paned_set_position(GTK_PANED(split), 380);
+  gtk_paned_pack1(GTK_PANED(paned), split, TRUE, TRUE);
   gtk_widget_show(split);
   atk_object_set_name(gtk_widget_get_accessible(split), _("Views and histograms"));
-  GtkWidget *toggle = gtk_toggle_button_new_with_label(_("Histograms"));
-  gtk_widget_set_tooltip_text(toggle, _("Show or hide the latency histograms pane"));
-  atk_object_set_name(gtk_widget_get_accessible(toggle), _("Show histograms"));
-  gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(toggle), TRUE);
-  g_signal_connect(toggle, "toggled", G_CALLBACK(on_histograms_toggled), w);
-  gtk_container_add(GTK_CONTAINER(obj(w, "toolbar")), toggle);
-  gtk_widget_show(toggle);
 }
 
 static bool compare_check(bool ok, const char *what, void *data)
