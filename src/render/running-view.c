@@ -688,6 +688,14 @@ rsp_rgb rsp_running_view_highlight_color(void)
   return highlight_color;
 }
 
+static int cmp_highlight(const void *a, const void *b)
+{
+  const rsp_highlight *x = a, *y = b;
+  if (x->task != y->task)
+    return x->task < y->task ? -1 : 1;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
 void rsp_running_view_set_highlights(rsp_running_view *v, const rsp_highlight *items, uint32_t n)
 {
   if (!v->highlights)
@@ -696,6 +704,8 @@ void rsp_running_view_set_highlights(rsp_running_view *v, const rsp_highlight *i
   for (uint32_t i = 0; i < n; i++)
     if (items[i].task < v->n_tasks)
       g_array_append_val(v->highlights, items[i]);
+  /* by task, then start: a row's highlights are found by binary search when drawing */
+  g_array_sort(v->highlights, cmp_highlight);
 }
 
 uint32_t rsp_running_view_n_highlights(const rsp_running_view *v)
@@ -703,8 +713,23 @@ uint32_t rsp_running_view_n_highlights(const rsp_running_view *v)
   return v->highlights ? v->highlights->len : 0;
 }
 
-/* Each highlighted interval outlined in its row (at least 5 px wide, centred on it), and a mark
- * at the left of its task's name. */
+/* The index of TASK's first highlight (or where it would be). */
+static guint first_highlight_of(const rsp_running_view *v, rsp_task_id task)
+{
+  guint lo = 0, hi = v->highlights->len;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(v->highlights, rsp_highlight, mid).task < task)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Each highlighted interval outlined in its row (at least 5 px wide, centred on it); outlines that
+ * touch within a pixel merge into one, so a row costs at most its pixel columns, not its
+ * highlights. Only the rows on screen are visited. */
 static void draw_highlights(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
 {
   if (!v->highlights || !v->highlights->len)
@@ -716,22 +741,39 @@ static void draw_highlights(rsp_running_view *v, cairo_t *cr, const rsp_viewport
   cairo_clip(cr);
   cairo_set_source_rgb(cr, highlight_color.r, highlight_color.g, highlight_color.b);
   cairo_set_line_width(cr, 2);
-  for (guint i = 0; i < v->highlights->len; i++) {
-    const rsp_highlight *h = &g_array_index(v->highlights, rsp_highlight, i);
-    if (v->task_row[h->task] < 0 || h->end < vp->t0 || h->start > vp->t1)
+  int first = MAX(vp->scroll_y / rh, 0);
+  for (uint32_t r = (uint32_t)first; r < v->rows->len; r++) {
+    int y = row_y(vp, style, r);
+    if (y >= vp->height)
+      break;
+    const row *rw = &g_array_index(v->rows, row, r);
+    if (rw->process)
       continue;
-    int y = row_y(vp, style, (uint32_t)v->task_row[h->task]);
-    if (y + rh <= style->ruler_height || y >= vp->height)
-      continue;
-    double x0 = rsp_viewport_x(vp, style, h->start), x1 = rsp_viewport_x(vp, style, h->end);
-    x0 = MAX(x0, left - 4);
-    x1 = MIN(x1, (double)vp->width + 4);
-    if (x1 - x0 < 5) {
-      double c = (x0 + x1) / 2;
-      x0 = c - 2.5;
-      x1 = c + 2.5;
+    double cur0 = 0, cur1 = -1e9;
+    for (guint i = first_highlight_of(v, rw->task); i < v->highlights->len; i++) {
+      const rsp_highlight *h = &g_array_index(v->highlights, rsp_highlight, i);
+      if (h->task != rw->task || h->start > vp->t1)
+        break;
+      if (h->end < vp->t0)
+        continue;
+      double x0 = MAX(rsp_viewport_x(vp, style, h->start), left - 4);
+      double x1 = MIN(rsp_viewport_x(vp, style, h->end), (double)vp->width + 4);
+      if (x1 - x0 < 5) {
+        double c = (x0 + x1) / 2;
+        x0 = c - 2.5;
+        x1 = c + 2.5;
+      }
+      if (x0 <= cur1 + 1) {
+        cur1 = MAX(cur1, x1);
+        continue;
+      }
+      if (cur1 > cur0)
+        cairo_rectangle(cr, floor(cur0) + 1, y + 1, MAX(floor(cur1) - floor(cur0) - 2, 3), rh - 2);
+      cur0 = x0;
+      cur1 = x1;
     }
-    cairo_rectangle(cr, floor(x0) + 1, y + 1, MAX(floor(x1) - floor(x0) - 2, 3), rh - 2);
+    if (cur1 > cur0)
+      cairo_rectangle(cr, floor(cur0) + 1, y + 1, MAX(floor(cur1) - floor(cur0) - 2, 3), rh - 2);
   }
   cairo_stroke(cr);
   cairo_restore(cr);
@@ -746,10 +788,15 @@ static void draw_highlight_marks(rsp_running_view *v, cairo_t *cr, const rsp_vie
   cairo_rectangle(cr, 0, style->ruler_height, style->label_width, vp->height - style->ruler_height);
   cairo_clip(cr);
   cairo_set_source_rgb(cr, highlight_color.r, highlight_color.g, highlight_color.b);
-  for (guint i = 0; i < v->highlights->len; i++) {
-    const rsp_highlight *h = &g_array_index(v->highlights, rsp_highlight, i);
-    if (v->task_row[h->task] >= 0)
-      cairo_rectangle(cr, 0, row_y(vp, style, (uint32_t)v->task_row[h->task]), 5, style->row_height);
+  int first = MAX(vp->scroll_y / style->row_height, 0);
+  for (uint32_t r = (uint32_t)first; r < v->rows->len; r++) {
+    int y = row_y(vp, style, r);
+    if (y >= vp->height)
+      break;
+    const row *rw = &g_array_index(v->rows, row, r);
+    guint i = rw->process ? v->highlights->len : first_highlight_of(v, rw->task);
+    if (i < v->highlights->len && g_array_index(v->highlights, rsp_highlight, i).task == rw->task)
+      cairo_rectangle(cr, 0, y, 5, style->row_height);
   }
   cairo_fill(cr);
   cairo_restore(cr);

@@ -178,17 +178,37 @@ static void test_highlights(const rsp_model *m, const rsp_profile *wait, const u
   CHECK(y >= 0);
   if (y >= 0) {
     int mid = y + st->row_height / 2;
+    /* the ten 8 ms sleeps are consecutive, 50 us (half a pixel) apart: their outlines touch and
+     * merge into one box from the first one's start to the last one's end. Its top edge runs over
+     * every 8 ms sleep; no outline passes over a 1 ms sleep away from them. */
     for (int i = 0; i < N_SLEEPS; i++) {
       int x0 = (int)floor(rsp_viewport_x(&vp, st, starts[i])), x1 = (int)floor(rsp_viewport_x(&vp, st, starts[i] + lens[i]));
-      bool want = lens[i] == 8000 * US;
-      /* the outline's left edge is at the sleep's start: magenta there only for the 8 ms sleeps;
-       * a 1 ms sleep shows none anywhere along its row (its neighbours' outlines aside) */
-      if (want)
-        CHECK(color_in(s, x0 - 1, x0 + 3, mid, magenta));
+      if (lens[i] == 8000 * US)
+        CHECK(near(pixel(s, (x0 + x1) / 2, y + 1), magenta));
       else if (i != 19 && i != 30) /* not next to an 8 ms one */
-        CHECK(!color_in(s, x0 - 1, x1 + 1, mid, magenta));
+        CHECK(!color_in(s, x0 - 1, x1 + 1, mid, magenta) && !color_in(s, x0 - 1, x1 + 1, y + 1, magenta));
     }
+    int left = (int)floor(rsp_viewport_x(&vp, st, starts[20])), right = (int)floor(rsp_viewport_x(&vp, st, starts[29] + lens[29]));
+    CHECK(color_in(s, left - 1, left + 3, mid, magenta));   /* the box's left edge */
+    CHECK(color_in(s, right - 3, right + 1, mid, magenta)); /* and its right edge */
+    CHECK(!color_in(s, left + 4, right - 4, mid, magenta)); /* one box, not ten */
     CHECK(near(pixel(s, 2, mid), magenta)); /* the task's name is marked */
+    /* zoomed in on sleeps 19..22 (13 us a pixel): the 50 us runs between them are 4 px, so each
+     * 8 ms sleep has its own box, and the 1 ms sleep 19 none */
+    rsp_viewport zv = vp;
+    zv.t0 = starts[19] - 100 * US;
+    zv.t1 = starts[22] + 1000 * US;
+    rsp_running_view_draw(v, cr, &zv, st);
+    cairo_surface_flush(s);
+    int zy = rsp_running_view_task_y(v, &zv, st, wt) + st->row_height / 2;
+    for (int i = 20; i <= 21; i++) {
+      int x0 = (int)floor(rsp_viewport_x(&zv, st, starts[i])), x1 = (int)floor(rsp_viewport_x(&zv, st, starts[i] + lens[i]));
+      CHECK(color_in(s, x0 - 1, x0 + 3, zy, magenta));
+      CHECK(color_in(s, x1 - 3, x1 + 1, zy, magenta));
+      CHECK(!color_in(s, x0 + 4, x1 - 4, zy, magenta));
+    }
+    int z0 = (int)floor(rsp_viewport_x(&zv, st, starts[19])) + 3, z1 = (int)floor(rsp_viewport_x(&zv, st, starts[20])) - 3;
+    CHECK(!color_in(s, z0, z1, zy, magenta) && !color_in(s, z0, z1, zy - st->row_height / 2 + 1, magenta));
   }
   /* cleared: no magenta left in W's row */
   rsp_running_view_set_highlights(v, NULL, 0);
