@@ -139,6 +139,7 @@ typedef struct rsp_model_builder {
   GArray *net_events;    /* rsp_net_event */
   /* tasks: the first exec seen (for the workload pid) */
   int32_t first_exec_pid;
+  int32_t perf_exec_pid;  /* the child perf record -- CMD forked ("perf-exec"), -1 if none */
 } rsp_model_builder;
 
 /* model.c: the internal entry point, also used by the unit tests with fabricated events: feed

@@ -173,6 +173,7 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
   b->disk_pending = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
   b->net_events = g_array_new(FALSE, FALSE, sizeof(rsp_net_event));
   b->first_exec_pid = -1;
+  b->perf_exec_pid = -1;
   return b;
 }
 
@@ -386,7 +387,11 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
     break;
   case PERF_RECORD_COMM: {
     rsp_task_id old;
-    rsp_task_id nid = rsp_tasks_comm(b, ev, &old);
+    rsp_task_id nid;
+    /* perf record -- CMD names its child "perf-exec" until it execs CMD: that pid is the workload */
+    if (b->perf_exec_pid < 0 && ev->u.comm.comm && strcmp(ev->u.comm.comm, "perf-exec") == 0)
+      b->perf_exec_pid = ev->u.comm.pid;
+    nid = rsp_tasks_comm(b, ev, &old);
     if (nid != RSP_NO_ID) {
       rsp_runs_exec(b, old, nid, ev->cpu, ev->time);
       if (b->first_exec_pid < 0 && ev->time && ev->time != UINT64_MAX)
@@ -426,7 +431,7 @@ rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
   rsp_sleep_ends_finish(b);
   rsp_links_finish(b);
   if (m->workload_pid < 0)
-    m->workload_pid = b->first_exec_pid;
+    m->workload_pid = b->perf_exec_pid >= 0 ? b->perf_exec_pid : b->first_exec_pid;
   rsp_stacks_free_builder(b);
   g_array_free(b->sleep_facts, TRUE);
   g_array_free(b->run_remap, TRUE);

@@ -4,6 +4,8 @@ events (a clear message, exit 1), text and JSON output on a fixture, a sampled-t
 where runs come from (switch records when the file has them, else sched:sched_switch)."""
 import json
 import os
+import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -97,6 +99,23 @@ def main():
             p = run('--tasks', path)
             check(p.returncode == 0 and 'runs from sched:sched_switch' in p.stdout and 'inferred' in p.stdout,
                   f'{rel}: {p.returncode} {p.stdout[-400:]!r} {p.stderr!r}')
+    # plain `perf record -- CMD` (no rsp-record metadata): the process of interest is the child perf forked, which
+    # perf script shows named "perf-exec" before it execs CMD (not the first exec of some other process)
+    for rel in ('tests/model/data/grep-pingpong-tracepoints.data', 'tests/model/data/grep-pingpong.data'):
+        path = os.path.join(SRC, rel)
+        perf = shutil.which('perf')
+        if not (os.path.exists(path) and perf):
+            continue
+        ps = subprocess.run([perf, 'script', '-i', path, '--show-task-events'], capture_output=True, text=True).stdout
+        m = re.search(r'PERF_RECORD_COMM: perf-exec:(\d+)/', ps)
+        check(m is not None, f'{rel}: perf script shows no perf-exec child')
+        p = run('--categories', '--format=json', path)
+        check(p.returncode == 0, f'{rel}: --categories exit {p.returncode}: {p.stderr}')
+        if m and p.returncode == 0:
+            j = json.loads(p.stdout)
+            pids = [q['pid'] for q in j['processes']]
+            check(int(m.group(1)) in pids and j['wall_ms'] > 0,
+                  f'{rel}: process of interest should be the perf-exec child {m.group(1)}, got {pids[:5]}')
     p = run('--tasks', fixture)
     check(p.returncode == 0 and 'RUN ms' in p.stdout and 'loss:' in p.stdout, 'text output')
     print(p.stdout.splitlines()[1] if p.returncode == 0 else p.stderr)
