@@ -179,11 +179,11 @@ static gboolean on_overlay_tooltip(GtkWidget *area, gint x, gint y, gboolean kbd
     return FALSE;
   unsigned r = c->selected->a ? c->selected->a->resolution : c->selected->b->resolution;
   char lo[32], hi[32];
-  g_autofree char *text = g_strdup_printf(_("%s to %s\nA %s: %" G_GUINT64_FORMAT "\nB %s: %" G_GUINT64_FORMAT),
+  g_autofree char *text = g_strdup_printf(_("%s to %s\nA %s: %llu\nB %s: %llu"),
                                           rsp_profile_format_ns(rsp_profile_bucket_lo(b, r), lo, sizeof lo),
                                           rsp_profile_format_ns(rsp_profile_bucket_lo(b + 1, r), hi, sizeof hi),
-                                          c->name_a, count_at(c->selected->a, b), c->name_b,
-                                          count_at(c->selected->b, b));
+                                          c->name_a, (unsigned long long)count_at(c->selected->a, b), c->name_b,
+                                          (unsigned long long)count_at(c->selected->b, b));
   gtk_tooltip_set_text(tip, text);
   return TRUE;
 }

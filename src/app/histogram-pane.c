@@ -358,9 +358,9 @@ static void on_profile_selected(GtkTreeSelection *sel, gpointer data)
   const rsp_profile *pr = p->selected;
   char total[32];
   g_autofree char *title =
-      pr->pid >= 0 ? g_strdup_printf(_("%s — %s [%d]: %" G_GUINT64_FORMAT " ops, %s"), pr->name, pr->process, pr->pid,
-                                     pr->count, rsp_profile_format_ns(pr->total_ns, total, sizeof total))
-                   : g_strdup_printf(_("%s — %s: %" G_GUINT64_FORMAT " ops, %s"), pr->name, pr->process, pr->count,
+      pr->pid >= 0 ? g_strdup_printf(_("%s — %s [%d]: %llu ops, %s"), pr->name, pr->process, pr->pid,
+                                     (unsigned long long)pr->count, rsp_profile_format_ns(pr->total_ns, total, sizeof total))
+                   : g_strdup_printf(_("%s — %s: %llu ops, %s"), pr->name, pr->process, (unsigned long long)pr->count,
                                      rsp_profile_format_ns(pr->total_ns, total, sizeof total));
   gtk_label_set_text(GTK_LABEL(p->plot_title), title);
   gtk_widget_set_tooltip_text(p->plot_title, title);
@@ -487,8 +487,8 @@ static gboolean on_histogram_tooltip(GtkWidget *area, gint x, gint y, gboolean k
   const rsp_profile_bucket *b = &p->selected->buckets[index - p->selected->min_index];
   char lo[32], hi[32], avg[32];
   GString *s = g_string_new(NULL);
-  g_string_append_printf(s, _("%s to %s: %" G_GUINT64_FORMAT " instances"), rsp_profile_format_ns(b->lo_ns, lo, sizeof lo),
-                         rsp_profile_format_ns(b->hi_ns, hi, sizeof hi), b->count);
+  g_string_append_printf(s, _("%s to %s: %llu instances"), rsp_profile_format_ns(b->lo_ns, lo, sizeof lo),
+                         rsp_profile_format_ns(b->hi_ns, hi, sizeof hi), (unsigned long long)b->count);
   if (b->count)
     g_string_append_printf(s, _(", mean %s"), rsp_profile_format_ns(b->total_ns / b->count, avg, sizeof avg));
   for (int c = 0; c < RSP_N_CATEGORIES; c++)
@@ -513,10 +513,10 @@ static gboolean on_heatmap_tooltip(GtkWidget *area, gint x, gint y, gboolean kbd
   uint64_t origin = rsp_model_time_first(p->model), s0 = t->start_ns + slice * t->slice_ns;
   char a[48], c[48], lo[32], hi[32];
   g_autofree char *text = g_strdup_printf(
-      _("%s to %s, latency %s to %s: %" G_GUINT64_FORMAT " instances"), rsp_format_duration(s0 - origin, a, sizeof a),
+      _("%s to %s, latency %s to %s: %llu instances"), rsp_format_duration(s0 - origin, a, sizeof a),
       rsp_format_duration(s0 + t->slice_ns - origin, c, sizeof c),
       rsp_profile_format_ns(rsp_profile_bucket_lo(b, p->selected->resolution), lo, sizeof lo),
-      rsp_profile_format_ns(rsp_profile_bucket_lo(b + 1, p->selected->resolution), hi, sizeof hi), n);
+      rsp_profile_format_ns(rsp_profile_bucket_lo(b + 1, p->selected->resolution), hi, sizeof hi), (unsigned long long)n);
   gtk_tooltip_set_text(tip, text);
   return TRUE;
 }
