@@ -821,7 +821,8 @@ static void attach_histograms(win *w)
 {
   rsp_histogram_pane_hooks hooks = { on_histogram_highlight, on_histogram_show_time, w };
   rsp_histogram_pane_options o = { .resolution = w->options->resolution, .slice_ns = w->options->slice_ns,
-                                   .first_class = w->options->histogram_class, .heatmap = w->options->heatmap };
+                                   .first_class = w->options->histogram_class, .heatmap = w->options->heatmap,
+                                   .pid = w->options->histogram_pid };
   w->histograms = rsp_histogram_pane_new(&hooks, &o);
   GtkWidget *paned = gtk_widget_get_parent(w->view_stack);
   GtkWidget *split = gtk_paned_new(GTK_ORIENTATION_VERTICAL);

@@ -15,6 +15,7 @@ typedef struct rsp_app_options {
   const char *diff_a, *diff_b;  /* both set: the compare window of these two recordings, no main window */
   const char *histogram_class;  /* the class selected first in the histograms pane (NULL: the largest) */
   bool heatmap;                 /* show the heat map of that class rather than its histogram */
+  int32_t histogram_pid;        /* the histograms of this process only at first (-1: every process) */
   uint64_t slice_ns;            /* time slice of the heat map (0: 2.5 s) */
   unsigned resolution;          /* buckets per octave (0: 1) */
 } rsp_app_options;

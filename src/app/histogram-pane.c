@@ -37,6 +37,7 @@ struct rsp_histogram_pane {
   uint64_t slice_ns;
   char *first_class;
   bool first_heatmap, first_done;
+  int32_t first_pid;
   int32_t pid;
   uint64_t t0, t1;
   job *job; /* in flight, or NULL */
@@ -587,6 +588,7 @@ rsp_histogram_pane *rsp_histogram_pane_new(const rsp_histogram_pane_hooks *hooks
   p->slice_ns = options && options->slice_ns ? options->slice_ns : 2500000000ull;
   p->first_class = options ? g_strdup(options->first_class) : NULL;
   p->first_heatmap = options && options->heatmap;
+  p->first_pid = options ? options->pid : -1;
   p->pid = -1;
   p->bucket = INT32_MIN;
   p->slice = -1;
@@ -641,7 +643,7 @@ void rsp_histogram_pane_set_model(rsp_histogram_pane *p, const rsp_model *model)
   clear_selection(p);
   p->model = model;
   p->have_times = false;
-  p->pid = -1;
+  p->pid = model && !p->first_done ? p->first_pid : -1;
   p->t0 = p->t1 = 0;
   rebuild(p);
 }

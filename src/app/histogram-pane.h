@@ -25,6 +25,7 @@ typedef struct rsp_histogram_pane_options {
   uint64_t slice_ns;       /* 0: 2.5 s */
   const char *first_class; /* selected once the profiles are built (NULL: the largest) */
   bool heatmap;            /* show the heat map first */
+  int32_t pid;             /* the first model's profiles filtered to this process (-1: every process) */
 } rsp_histogram_pane_options;
 
 rsp_histogram_pane *rsp_histogram_pane_new(const rsp_histogram_pane_hooks *hooks,

@@ -459,7 +459,7 @@ int main(int argc, char **argv)
                         .filter = opt_filter, .search = opt_search, .flame_pid = opt_flame,
                         .diff_a = opt_diff ? argv[1] : NULL, .diff_b = opt_diff ? argv[2] : NULL,
                         .histogram_class = opt_histogram ? opt_histogram : opt_heatmap,
-                        .heatmap = opt_heatmap != NULL, .slice_ns = slice_ns,
+                        .heatmap = opt_heatmap != NULL, .slice_ns = slice_ns, .histogram_pid = opt_pid,
                         .resolution = (unsigned)opt_resolution };
   return rsp_app_run(&o);
 #else
