@@ -349,6 +349,16 @@ static void on_cancel(GtkButton *b, gpointer data)
   g_atomic_int_set(&((rsp_compare_window *)data)->cancelled, 1);
 }
 
+/* Ctrl+W and Escape close the window (as other comparison windows do). */
+static gboolean on_key(GtkWidget *window, GdkEventKey *ev, gpointer data)
+{
+  if (ev->keyval == GDK_KEY_Escape || ((ev->state & GDK_CONTROL_MASK) && (ev->keyval == GDK_KEY_w || ev->keyval == GDK_KEY_W))) {
+    gtk_widget_destroy(window);
+    return TRUE;
+  }
+  return FALSE;
+}
+
 static void on_destroy(GtkWidget *w, gpointer data)
 {
   rsp_compare_window *c = data;
@@ -413,6 +423,7 @@ rsp_compare_window *rsp_compare_window_open(GtkApplication *app, const rsp_compa
   g_signal_connect(c->normalized_check, "toggled", G_CALLBACK(on_normalized), c);
   g_signal_connect(obj(c, "compare_cancel_button"), "clicked", G_CALLBACK(on_cancel), c);
   g_signal_connect(c->window, "destroy", G_CALLBACK(on_destroy), c);
+  g_signal_connect(c->window, "key-press-event", G_CALLBACK(on_key), c);
   gtk_widget_show(c->window);
   c->progress_timer = g_timeout_add(50, on_progress_tick, c);
   c->thread = g_thread_new("rsp-compare", work, c);
