@@ -837,6 +837,14 @@ static void attach_histograms(win *w)
   atk_object_set_name(gtk_widget_get_accessible(split), _("Views and histograms"));
 }
 
+/* Ctrl+Q: the window closed, as its close button would. */
+static void on_quit_action(GSimpleAction *action, GVariant *param, gpointer data)
+{
+  win *w = data;
+  if (w->window)
+    gtk_widget_destroy(w->window);
+}
+
 static bool compare_check(bool ok, const char *what, void *data)
 {
   return check(data, ok, what);
@@ -897,6 +905,12 @@ static void on_activate(GtkApplication *app, gpointer data)
   g_signal_connect(w->flame_area, "key-press-event", G_CALLBACK(on_key), w);
   set_accessible_names(w);
   attach_histograms(w);
+  GSimpleAction *quit = g_simple_action_new("quit", NULL);
+  g_signal_connect(quit, "activate", G_CALLBACK(on_quit_action), w);
+  g_action_map_add_action(G_ACTION_MAP(app), G_ACTION(quit));
+  g_object_unref(quit);
+  const char *quit_keys[] = { "<Control>q", NULL };
+  gtk_application_set_accels_for_action(app, "app.quit", quit_keys);
   if (w->options->filter)
     gtk_entry_set_text(GTK_ENTRY(w->filter_entry), w->options->filter);
   if (w->options->search)

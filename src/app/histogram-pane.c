@@ -578,6 +578,14 @@ static const struct {
   { "plot_title", N_("Selected profile") },
 };
 
+/* The window is going: no build may land in widgets being destroyed. */
+static void on_top_destroy(GtkWidget *top, gpointer data)
+{
+  rsp_histogram_pane *p = data;
+  abandon_job(p);
+  p->model = NULL;
+}
+
 rsp_histogram_pane *rsp_histogram_pane_new(const rsp_histogram_pane_hooks *hooks,
                                            const rsp_histogram_pane_options *options)
 {
@@ -629,6 +637,7 @@ rsp_histogram_pane *rsp_histogram_pane_new(const rsp_histogram_pane_hooks *hooks
   g_signal_connect(p->slice_entry, "activate", G_CALLBACK(on_slice_activate), p);
   g_signal_connect(p->resolution_combo, "changed", G_CALLBACK(on_resolution_changed), p);
   g_signal_connect(p->clear_button, "clicked", G_CALLBACK(on_clear_filter), p);
+  g_signal_connect(p->top, "destroy", G_CALLBACK(on_top_destroy), p);
   return p;
 }
 
