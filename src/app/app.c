@@ -40,6 +40,7 @@ typedef struct win {
   int exit_status;
   int self_test_step;
   rsp_histogram_pane *histograms; /* issue 7: the histograms pane below the views */
+  uint64_t shown_t0, shown_t1;    /* the instance last double-clicked in it */
 } win;
 
 static const rsp_style *style(void)
@@ -685,6 +686,13 @@ static void histograms_self_test(win *w)
   g_autofree char *hl = g_strdup_printf("the clicked bucket's %u instances are highlighted in the running view (%u)", n,
                                         rsp_running_view_n_highlights(w->view));
   check(w, n > 0 && rsp_running_view_n_highlights(w->view) == n, hl);
+  g_autofree char *shown = g_strdup_printf("double-clicking an instance shows it in the running view (%" G_GUINT64_FORMAT
+                                           "..%" G_GUINT64_FORMAT " in %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ")",
+                                           w->shown_t0, w->shown_t1, w->vp.t0, w->vp.t1);
+  check(w, w->shown_t1 > w->shown_t0 && w->vp.t0 <= w->shown_t0 && w->shown_t1 <= w->vp.t1 &&
+               w->vp.t1 - w->vp.t0 < w->hi - w->lo &&
+               !strcmp(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)), "running"),
+        shown);
   gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
   pump();
 }
@@ -807,6 +815,8 @@ static void on_histogram_show_time(uint64_t t0, uint64_t t1, void *data)
   win *w = data;
   if (!w->view)
     return;
+  w->shown_t0 = t0;
+  w->shown_t1 = t1;
   uint64_t span = MAX(t1 - t0, 1000), a = t0 > w->lo + span ? t0 - span : w->lo;
   w->vp.t0 = a;
   w->vp.t1 = MIN(t1 + span, w->hi);

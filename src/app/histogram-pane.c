@@ -875,5 +875,11 @@ void rsp_histogram_pane_self_test(rsp_histogram_pane *p, rsp_self_check_fn check
     select_row(p, busiest_row(p));
     pump();
     click_fullest(p);
+    /* and its first instance double-clicked: the window shows it */
+    GtkTreePath *first = gtk_tree_path_new_first();
+    gtk_tree_view_row_activated(GTK_TREE_VIEW(p->instances_view), first,
+                                gtk_tree_view_get_column(GTK_TREE_VIEW(p->instances_view), 0));
+    gtk_tree_path_free(first);
+    pump();
   }
 }

@@ -118,6 +118,7 @@ for rec in [added, os.path.join(root, "data/sample.perf.data")]:
                  "lists its", "every instance listed lasts within the bucket's range",
                  "the heat map's cells add up to the profile's count", "every profile listed is of that process",
                  "every instance begins in it", "highlighted in the running view",
+                 "double-clicking an instance shows it in the running view",
                  "accessible name of profiles_view", "accessible name of histogram_area",
                  "accessible name of heatmap_area", "accessible name of instances_view"]:
         if not any(l.startswith("self-test: ok:") and want in l for l in lines):
