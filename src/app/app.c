@@ -3,6 +3,8 @@
  * thread with progress and cancel, the lost-event warning. The app owns state, not geometry. */
 #include "app/app.h"
 #include "app/loader.h"
+#include "app/compare-window.h"
+#include "app/histogram-pane.h"
 
 #include <glib/gi18n.h>
 #include <gtk/gtk.h>
@@ -37,6 +39,8 @@ typedef struct win {
   bool moved;
   int exit_status;
   int self_test_step;
+  rsp_histogram_pane *histograms; /* issue 7: the histograms pane below the views */
+  uint64_t shown_t0, shown_t1;    /* the instance last double-clicked in it */
 } win;
 
 static const rsp_style *style(void)
@@ -124,6 +128,8 @@ static void zoom_fit(win *w)
 {
   w->vp.t0 = w->lo;
   w->vp.t1 = w->hi;
+  if (w->histograms) /* the whole recording again: no time range filter */
+    rsp_histogram_pane_set_range(w->histograms, 0, 0);
   redraw(w);
 }
 
@@ -321,6 +327,8 @@ static void show_hit(win *w, double x, double y)
     /* a name: its process and the tasks that woke it are highlighted; on the name column it also
      * launches the flame view of that process */
     rsp_running_view_set_focus_pid(w->view, hit.pid);
+    if (w->histograms) /* the histograms follow the process selected */
+      rsp_histogram_pane_set_pid(w->histograms, hit.pid);
     if (x < style()->label_width)
       open_flame(w, hit.pid);
     redraw(w);
@@ -367,6 +375,8 @@ static gboolean on_release(GtkWidget *area, GdkEventButton *ev, gpointer data)
     if (t1 > t0 + 1000) {
       w->vp.t0 = t0;
       w->vp.t1 = t1;
+      if (w->histograms) /* the histograms follow the time range selected */
+        rsp_histogram_pane_set_range(w->histograms, t0, t1);
     }
   } else if (!w->moved) {
     show_hit(w, ev->x, ev->y);
@@ -532,6 +542,7 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   }
   gtk_widget_hide(w->error_label);
   drop_flame(w);
+  rsp_histogram_pane_set_model(w->histograms, NULL); /* before the old model goes */
   gtk_label_set_text(GTK_LABEL(w->flame_label), _("Click a task's name in the Running view to see its process's flame view."));
   if (w->view)
     rsp_running_view_free(w->view);
@@ -546,6 +557,7 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   w->vp.t0 = w->lo;
   w->vp.t1 = w->hi;
   rsp_running_view_set_focus_pid(view, w->options->focus_pid);
+  rsp_histogram_pane_set_model(w->histograms, model);
   char **warnings = rsp_model_loss_warnings(model);
   if (warnings && warnings[0]) {
     g_autofree char *text = g_strjoinv("\n", warnings);
@@ -654,6 +666,37 @@ static void pump(void)
     gtk_main_iteration();
 }
 
+static bool self_check(bool ok, const char *what, void *data)
+{
+  return check(data, ok, what);
+}
+
+/* The histograms pane's own checks, then the bucket's instances seen highlighted in the running view. */
+static void histograms_self_test(win *w)
+{
+  check(w, gtk_widget_get_mapped(rsp_histogram_pane_widget(w->histograms)), "the histograms pane is on screen");
+  /* the task name clicked above selected its process: the histograms followed */
+  rsp_hit hit;
+  rsp_running_view_hit(w->view, &w->vp, style(), 20, style()->ruler_height + style()->row_height * 1.5, &hit);
+  g_autofree char *what = g_strdup_printf("selecting process %d in the running view filters the histograms (%d)",
+                                          hit.pid, rsp_histogram_pane_pid(w->histograms));
+  check(w, hit.pid >= 0 && rsp_histogram_pane_pid(w->histograms) == hit.pid, what);
+  rsp_histogram_pane_self_test(w->histograms, self_check, w);
+  uint32_t n = rsp_histogram_pane_n_highlighted(w->histograms);
+  g_autofree char *hl = g_strdup_printf("the clicked bucket's %u instances are highlighted in the running view (%u)", n,
+                                        rsp_running_view_n_highlights(w->view));
+  check(w, n > 0 && rsp_running_view_n_highlights(w->view) == n, hl);
+  g_autofree char *shown = g_strdup_printf("double-clicking an instance shows it in the running view (%" G_GUINT64_FORMAT
+                                           "..%" G_GUINT64_FORMAT " in %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ")",
+                                           w->shown_t0, w->shown_t1, w->vp.t0, w->vp.t1);
+  check(w, w->shown_t1 > w->shown_t0 && w->vp.t0 <= w->shown_t0 && w->shown_t1 <= w->vp.t1 &&
+               w->vp.t1 - w->vp.t0 < w->hi - w->lo &&
+               !strcmp(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)), "running"),
+        shown);
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
+  pump();
+}
+
 static gboolean self_test_step(gpointer data)
 {
   win *w = data;
@@ -716,6 +759,7 @@ static gboolean self_test_step(gpointer data)
   check(w, details && strstr(details, "runtime"), "clicking a task name shows its totals in the details pane");
   gtk_widget_queue_draw(w->area);
   pump();
+  histograms_self_test(w);
   printf("self-test: done, closing\n");
   fflush(stdout);
   gtk_widget_destroy(w->window);
@@ -748,6 +792,74 @@ static void on_destroy(GtkWidget *widget, gpointer data)
   }
 }
 
+/* ---- The histograms pane (issue 7) ---------------------------------------------------------- */
+static void on_histogram_highlight(const rsp_highlight *items, uint32_t n, void *data)
+{
+  win *w = data;
+  if (!w->view)
+    return;
+  rsp_running_view_set_highlights(w->view, items, n);
+  if (n) { /* the first one's row scrolled into sight */
+    int y = rsp_running_view_task_y(w->view, &w->vp, style(), items[0].task);
+    int h = gtk_widget_get_allocated_height(w->area);
+    if (y >= 0 && (y < style()->ruler_height || y > h - 2 * style()->row_height))
+      gtk_adjustment_set_value(w->vadj, gtk_adjustment_get_value(w->vadj) + y - style()->ruler_height -
+                                            2 * style()->row_height);
+  }
+  redraw(w);
+}
+
+/* An instance double-clicked: its span in the middle of the running view, with as much again either side. */
+static void on_histogram_show_time(uint64_t t0, uint64_t t1, void *data)
+{
+  win *w = data;
+  if (!w->view)
+    return;
+  w->shown_t0 = t0;
+  w->shown_t1 = t1;
+  uint64_t span = MAX(t1 - t0, 1000), a = t0 > w->lo + span ? t0 - span : w->lo;
+  w->vp.t0 = a;
+  w->vp.t1 = MIN(t1 + span, w->hi);
+  if (w->vp.t1 <= w->vp.t0)
+    w->vp.t1 = w->vp.t0 + 1000;
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
+  redraw(w);
+}
+
+/* The pane goes below the views, in a vertical split with them (dragged down, it folds away). */
+static void attach_histograms(win *w)
+{
+  rsp_histogram_pane_hooks hooks = { on_histogram_highlight, on_histogram_show_time, w };
+  rsp_histogram_pane_options o = { .resolution = w->options->resolution, .slice_ns = w->options->slice_ns,
+                                   .first_class = w->options->histogram_class, .heatmap = w->options->heatmap,
+                                   .pid = w->options->histogram_pid };
+  w->histograms = rsp_histogram_pane_new(&hooks, &o);
+  GtkWidget *paned = gtk_widget_get_parent(w->view_stack);
+  GtkWidget *split = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+  g_object_ref(w->view_stack);
+  gtk_container_remove(GTK_CONTAINER(paned), w->view_stack);
+  gtk_paned_pack1(GTK_PANED(split), w->view_stack, TRUE, FALSE);
+  gtk_paned_pack2(GTK_PANED(split), rsp_histogram_pane_widget(w->histograms), TRUE, TRUE);
+  g_object_unref(w->view_stack);
+  gtk_paned_set_position(GTK_PANED(split), 380);
+  gtk_paned_pack1(GTK_PANED(paned), split, TRUE, TRUE);
+  gtk_widget_show(split);
+  atk_object_set_name(gtk_widget_get_accessible(split), _("Views and histograms"));
+}
+
+/* Ctrl+Q: the window closed, as its close button would. */
+static void on_quit_action(GSimpleAction *action, GVariant *param, gpointer data)
+{
+  win *w = data;
+  if (w->window)
+    gtk_widget_destroy(w->window);
+}
+
+static bool compare_check(bool ok, const char *what, void *data)
+{
+  return check(data, ok, what);
+}
+
 static void on_activate(GtkApplication *app, gpointer data)
 {
   win *w = data;
@@ -763,6 +875,14 @@ static void on_activate(GtkApplication *app, gpointer data)
   gtk_style_context_add_provider_for_screen(gdk_screen_get_default(), GTK_STYLE_PROVIDER(css),
                                             GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   g_object_unref(css);
+  if (w->options->diff_a && w->options->diff_b) { /* rsp-view --diff A B: the compare window alone */
+    rsp_compare_options co = { .file_a = w->options->diff_a, .file_b = w->options->diff_b,
+                               .resolution = w->options->resolution, .first_class = w->options->histogram_class,
+                               .check = w->options->self_test ? compare_check : NULL, .check_data = w };
+    rsp_compare_window_open(app, &co);
+    w->window = GTK_WIDGET(gtk_application_get_windows(app)->data);
+    return;
+  }
   w->builder = gtk_builder_new_from_resource("/org/rsp/view/window.ui");
   w->window = obj(w, "window");
   gtk_window_set_application(GTK_WINDOW(w->window), app);
@@ -794,6 +914,13 @@ static void on_activate(GtkApplication *app, gpointer data)
   g_signal_connect(w->flame_area, "scroll-event", G_CALLBACK(on_scroll), w);
   g_signal_connect(w->flame_area, "key-press-event", G_CALLBACK(on_key), w);
   set_accessible_names(w);
+  attach_histograms(w);
+  GSimpleAction *quit = g_simple_action_new("quit", NULL);
+  g_signal_connect(quit, "activate", G_CALLBACK(on_quit_action), w);
+  g_action_map_add_action(G_ACTION_MAP(app), G_ACTION(quit));
+  g_object_unref(quit);
+  const char *quit_keys[] = { "<Control>q", NULL };
+  gtk_application_set_accels_for_action(app, "app.quit", quit_keys);
   if (w->options->filter)
     gtk_entry_set_text(GTK_ENTRY(w->filter_entry), w->options->filter);
   if (w->options->search)
@@ -839,6 +966,7 @@ int rsp_app_run(const rsp_app_options *options)
   if (w->progress_timer)
     g_source_remove(w->progress_timer);
   drop_flame(w);
+  rsp_histogram_pane_free(w->histograms); /* waits for its worker: before the model goes */
   if (w->view)
     rsp_running_view_free(w->view);
   if (w->model)

@@ -11,6 +11,13 @@ typedef struct rsp_app_options {
   int32_t focus_pid;  /* -1: none */
   int32_t flame_pid;  /* -1: none */
   const char *filter, *search;
+  /* issue 7: latency profiles */
+  const char *diff_a, *diff_b;  /* both set: the compare window of these two recordings, no main window */
+  const char *histogram_class;  /* the class selected first in the histograms pane (NULL: the largest) */
+  bool heatmap;                 /* show the heat map of that class rather than its histogram */
+  int32_t histogram_pid;        /* the histograms of this process only at first (-1: every process) */
+  uint64_t slice_ns;            /* time slice of the heat map (0: 2.5 s) */
+  unsigned resolution;          /* buckets per octave (0: 1) */
 } rsp_app_options;
 
 /* Runs the application; returns the process exit status. */

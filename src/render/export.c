@@ -49,7 +49,7 @@ static bool export_drawing(void *view, draw_fn draw, const rsp_model *model, con
   }
   cairo_t *cr = cairo_create(surface);
   draw(view, cr, vp, style);
-  char **warnings = rsp_model_loss_warnings(model);
+  char **warnings = model ? rsp_model_loss_warnings(model) : NULL;
   draw_banner(cr, vp, style, warnings);
   g_strfreev(warnings);
   cairo_status_t st = cairo_status(cr);
@@ -98,4 +98,23 @@ bool rsp_export_consolidated_view(rsp_consolidated_view *view, const rsp_model *
                                   const rsp_style *style, const char *path, GError **error)
 {
   return export_drawing(view, draw_consolidated, model, vp, style, path, error);
+}
+
+typedef struct custom_drawing {
+  rsp_export_draw_fn draw;
+  void *data;
+} custom_drawing;
+
+static void draw_custom(void *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  custom_drawing *d = view;
+  d->draw(cr, vp->width, vp->height, d->data);
+}
+
+bool rsp_export_drawing(int width, int height, rsp_export_draw_fn draw, void *data, const rsp_model *model,
+                        const char *path, GError **error)
+{
+  custom_drawing d = { draw, data };
+  rsp_viewport vp = { .t0 = 0, .t1 = 1, .width = width, .height = height };
+  return export_drawing(&d, draw_custom, NULL, &vp, rsp_style_default(), path, error);
 }

@@ -1,9 +1,10 @@
 /* A latency profile drawn as OSprof draws it (reference/osprof-latency-analysis.txt, figure 1), bars
- * stacked by cause; and a time-sampled profile as a heat map (figure 9). */
+ * stacked by cause. The time-sampled profile's heat map (figure 9) is heatmap-view.c. */
 #include "render/render.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { MARGIN_LEFT = 48, MARGIN_RIGHT = 12, MARGIN_TOP = 28, MARGIN_BOTTOM = 34 };
 
@@ -160,19 +161,48 @@ void rsp_histogram_view_draw(cairo_t *cr, double width, double height, const rsp
     }
     cairo_set_dash(cr, NULL, 0, 0);
   }
-  /* peaks: average latency and dominant cause above each */
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  for (uint32_t k = 0; k < p->n_peaks; k++) {
-    const rsp_profile_peak *pk = &p->peaks[k];
+  /* peaks: average latency and dominant cause above each; the largest peaks placed first, a label
+   * that would cover one already placed moves up a line (twice at most) or is left out, with a
+   * white backing so it stays readable over the taller bars beside it */
+  uint32_t order[64], n_order = MIN(p->n_peaks, 64);
+  for (uint32_t k = 0; k < n_order; k++)
+    order[k] = k;
+  for (uint32_t a = 1; a < n_order; a++) /* insertion sort by count, largest first */
+    for (uint32_t b = a; b > 0 && p->peaks[order[b]].count > p->peaks[order[b - 1]].count; b--) {
+      uint32_t t = order[b];
+      order[b] = order[b - 1];
+      order[b - 1] = t;
+    }
+  double placed[64][4];
+  uint32_t n_placed = 0;
+  for (uint32_t o = 0; o < n_order; o++) {
+    const rsp_profile_peak *pk = &p->peaks[order[o]];
     char avg[32], label[96];
     snprintf(label, sizeof label, "%s %s", rsp_profile_format_ns(pk->avg_ns, avg, sizeof avg),
              rsp_profile_cause_key((rsp_category)pk->cause));
     uint32_t i = (uint32_t)(pk->index - p->min_index);
     double top = py + ph - y_of(p->buckets[i].count, max, ph, style);
     cairo_text_extents(cr, label, &ext);
-    double x = CLAMP(px + (i + 0.5) * bw - ext.width / 2, px + 2, MAX(width - ext.width, px + 2));
-    cairo_move_to(cr, x, MAX(top - 4, fs));
-    cairo_show_text(cr, label);
+    double x = CLAMP(px + (i + 0.5) * bw - ext.x_advance / 2, px + 2, MAX(width - ext.x_advance - 2, px + 2));
+    double base = MAX(top - 4, 2.2 * fs);
+    bool ok = false;
+    for (int tries = 0; tries < 3 && !ok; tries++, base -= 1.2 * fs) {
+      if (base < fs)
+        break;
+      double box[4] = { x - 1, base - fs, x + ext.x_advance + 1, base + 0.3 * fs };
+      ok = true;
+      for (uint32_t k = 0; k < n_placed && ok; k++)
+        ok = box[2] < placed[k][0] || box[0] > placed[k][2] || box[3] < placed[k][1] || box[1] > placed[k][3];
+      if (ok) {
+        memcpy(placed[n_placed++], box, sizeof box);
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
+        cairo_rectangle(cr, box[0], box[1], box[2] - box[0], box[3] - box[1]);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_move_to(cr, x, base);
+        cairo_show_text(cr, label);
+      }
+    }
   }
   /* legend: the causes present, right-aligned in the top margin */
   uint64_t present[RSP_N_CATEGORIES] = { 0 };
@@ -196,54 +226,5 @@ void rsp_histogram_view_draw(cairo_t *cr, double width, double height, const rsp
     cairo_fill(cr);
     lx -= 2 * fs + 6;
   }
-  cairo_restore(cr);
-}
-
-void rsp_heat_map_draw(cairo_t *cr, double width, double height, const rsp_profile_timeline *t,
-                       unsigned resolution, const rsp_histogram_style *style)
-{
-  double px, py, pw, ph, fs = font(style);
-  rsp_histogram_view_plot_area(width, height, style, &px, &py, &pw, &ph);
-  cairo_save(cr);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_rectangle(cr, 0, 0, width, height);
-  cairo_fill(cr);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, fs);
-  if (t->n_buckets && t->n_slices) {
-    double cw = pw / t->n_buckets, chh = ph / t->n_slices;
-    for (uint32_t s = 0; s < t->n_slices; s++)
-      for (uint32_t b = 0; b < t->n_buckets; b++) {
-        uint64_t c = t->counts[(size_t)s * t->n_buckets + b];
-        if (!c)
-          continue;
-        double v = log1p((double)c) / log1p((double)MAX(t->max_count, 1)); /* 0 .. 1 */
-        cairo_set_source_rgb(cr, 1 - 0.9 * v, 1 - 0.75 * v, 1 - 0.4 * v);
-        cairo_rectangle(cr, px + b * cw, py + s * chh, ceil(cw), ceil(chh));
-        cairo_fill(cr);
-      }
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_text_extents_t ext;
-    cairo_text_extents(cr, "000 us", &ext);
-    uint32_t every = MAX(1, (uint32_t)ceil((ext.width + fs) / MAX(cw, 1)));
-    for (uint32_t b = 0; b < t->n_buckets; b += every) {
-      char label[32];
-      rsp_profile_format_ns(rsp_profile_bucket_lo(t->min_index + (int32_t)b, resolution), label, sizeof label);
-      cairo_move_to(cr, px + b * cw, py + ph + 1.3 * fs);
-      cairo_show_text(cr, label);
-    }
-    uint32_t every_row = MAX(1, (uint32_t)ceil(1.5 * fs / MAX(chh, 1)));
-    for (uint32_t s = 0; s < t->n_slices; s += every_row) {
-      char label[32];
-      snprintf(label, sizeof label, "%.3g s", (double)s * (double)t->slice_ns / 1e9);
-      cairo_text_extents(cr, label, &ext);
-      cairo_move_to(cr, px - ext.width - 4, py + s * chh + fs);
-      cairo_show_text(cr, label);
-    }
-  }
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_set_line_width(cr, 1);
-  cairo_rectangle(cr, px - 0.5, py - 0.5, pw + 1, ph + 1);
-  cairo_stroke(cr);
   cairo_restore(cr);
 }

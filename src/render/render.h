@@ -181,4 +181,51 @@ void rsp_histogram_cause_color(rsp_category cat, double *r, double *g, double *b
 void rsp_heat_map_draw(cairo_t *cr, double width, double height, const rsp_profile_timeline *t,
                        unsigned resolution, const rsp_histogram_style *style);
 
+/* ---- Highlight sets in the Process Running View (issue 7) --------------------------------------
+ * Intervals of tasks to point out (the instances of a histogram bucket, say): each is outlined in
+ * its task's row, at least a few pixels wide so a short one shows at any zoom, and its task's name
+ * is marked. Replaces the previous set; N 0: none. The items are copied. */
+typedef struct rsp_highlight {
+  rsp_task_id task;
+  uint64_t start, end;
+} rsp_highlight;
+
+void rsp_running_view_set_highlights(rsp_running_view *view, const rsp_highlight *items, uint32_t n);
+uint32_t rsp_running_view_n_highlights(const rsp_running_view *view);
+/* The colour the highlights are drawn in. */
+rsp_rgb rsp_running_view_highlight_color(void);
+
+/* ---- Heat map of a time-sampled profile (issue 7, OSprof figure 9) -----------------------------
+ * rsp_heat_map_draw (above) draws it; the cell under a pixel, for clicks and tooltips: its slice and
+ * its bucket index. False outside the cells. */
+bool rsp_heat_map_cell_at(const rsp_profile_timeline *t, double width, double height,
+                          const rsp_histogram_style *style, double x, double y, uint32_t *slice, int32_t *bucket);
+/* The fill of a cell of COUNT instances when the largest holds MAX (white for 0). */
+void rsp_heat_map_color(uint64_t count, uint64_t max, double *r, double *g, double *b);
+
+/* ---- Two profiles overlaid (the compare window, rsp-view --diff) -------------------------------
+ * A and B (either may be NULL) of the same resolution on one log2 axis: in each bucket A's bar on
+ * the left half, B's on the right, log y (or, with NORMALIZED, each as a share of its own count, so
+ * shapes compare when the totals differ), each profile's peaks marked, a legend naming both. */
+void rsp_histogram_compare_draw(cairo_t *cr, double width, double height, const rsp_profile *a,
+                                const rsp_profile *b, const char *label_a, const char *label_b, bool normalized,
+                                const rsp_histogram_style *style);
+/* The colours of A's and B's bars. */
+void rsp_histogram_compare_colors(rsp_rgb *a, rsp_rgb *b);
+/* The bucket index at X of the overlaid drawing of A and B, or INT32_MIN outside. */
+int32_t rsp_histogram_compare_bucket_at(const rsp_profile *a, const rsp_profile *b, double width, double height,
+                                        const rsp_histogram_style *style, double x);
+
+/* The ranked pairs of DIFF as a table (rank, distance, class, process, A and B ops / total, why),
+ * from row FIRST on, as many as fit; row SELECTED (or -1) shaded. For the --diff export. */
+void rsp_profile_diff_table_draw(cairo_t *cr, double width, double height, const rsp_profile_diff *diff,
+                                 uint32_t first, int32_t selected, const rsp_histogram_style *style);
+
+/* ---- Export of drawings that are not time views (histograms, heat maps, comparisons) ------------
+ * Calls DRAW(CR, WIDTH, HEIGHT, DATA) on a PNG or SVG surface (by PATH's extension) and writes it,
+ * with MODEL's loss warnings (when MODEL is not NULL) as a banner at the bottom. */
+typedef void (*rsp_export_draw_fn)(cairo_t *cr, int width, int height, void *data);
+bool rsp_export_drawing(int width, int height, rsp_export_draw_fn draw, void *data, const rsp_model *model,
+                        const char *path, GError **error);
+
 G_END_DECLS

@@ -76,6 +76,7 @@ struct rsp_running_view {
   GArray *labels;       /* per frame: sleep labels to draw after the boxes */
   GArray *link_segments;/* per frame: the links' lines */
   int32_t *task_row;    /* row index of each task, -1 when filtered out */
+  GArray *highlights;   /* rsp_highlight: intervals pointed out (rsp_running_view_set_highlights), or NULL */
 };
 
 static bool contains_ci(const char *hay, const char *needle)
@@ -319,6 +320,8 @@ void rsp_running_view_free(rsp_running_view *v)
     g_array_free(v->batch[k], true);
   g_array_free(v->labels, true);
   g_array_free(v->link_segments, true);
+  if (v->highlights)
+    g_array_free(v->highlights, true);
   g_free(v);
 }
 
@@ -677,6 +680,128 @@ static void draw_links(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp,
   cairo_restore(cr);
 }
 
+/* ---- Highlight sets (issue 7) ----------------------------------------------------------------- */
+static const rsp_rgb highlight_color = { 0.85, 0.0, 0.65 };
+
+rsp_rgb rsp_running_view_highlight_color(void)
+{
+  return highlight_color;
+}
+
+static int cmp_highlight(const void *a, const void *b)
+{
+  const rsp_highlight *x = a, *y = b;
+  if (x->task != y->task)
+    return x->task < y->task ? -1 : 1;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void rsp_running_view_set_highlights(rsp_running_view *v, const rsp_highlight *items, uint32_t n)
+{
+  if (!v->highlights)
+    v->highlights = g_array_new(false, false, sizeof(rsp_highlight));
+  g_array_set_size(v->highlights, 0);
+  for (uint32_t i = 0; i < n; i++)
+    if (items[i].task < v->n_tasks)
+      g_array_append_val(v->highlights, items[i]);
+  /* by task, then start: a row's highlights are found by binary search when drawing */
+  g_array_sort(v->highlights, cmp_highlight);
+}
+
+uint32_t rsp_running_view_n_highlights(const rsp_running_view *v)
+{
+  return v->highlights ? v->highlights->len : 0;
+}
+
+/* The index of TASK's first highlight (or where it would be). */
+static guint first_highlight_of(const rsp_running_view *v, rsp_task_id task)
+{
+  guint lo = 0, hi = v->highlights->len;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(v->highlights, rsp_highlight, mid).task < task)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Each highlighted interval outlined in its row (at least 5 px wide, centred on it); outlines that
+ * touch within a pixel merge into one, so a row costs at most its pixel columns, not its
+ * highlights. Only the rows on screen are visited. */
+static void draw_highlights(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  if (!v->highlights || !v->highlights->len)
+    return;
+  int rh = style->row_height;
+  double left = style->label_width;
+  cairo_save(cr);
+  cairo_rectangle(cr, left, style->ruler_height, vp->width - left, vp->height - style->ruler_height);
+  cairo_clip(cr);
+  cairo_set_source_rgb(cr, highlight_color.r, highlight_color.g, highlight_color.b);
+  cairo_set_line_width(cr, 2);
+  int first = MAX(vp->scroll_y / rh, 0);
+  for (uint32_t r = (uint32_t)first; r < v->rows->len; r++) {
+    int y = row_y(vp, style, r);
+    if (y >= vp->height)
+      break;
+    const row *rw = &g_array_index(v->rows, row, r);
+    if (rw->process)
+      continue;
+    double cur0 = 0, cur1 = -1e9;
+    for (guint i = first_highlight_of(v, rw->task); i < v->highlights->len; i++) {
+      const rsp_highlight *h = &g_array_index(v->highlights, rsp_highlight, i);
+      if (h->task != rw->task || h->start > vp->t1)
+        break;
+      if (h->end < vp->t0)
+        continue;
+      double x0 = MAX(rsp_viewport_x(vp, style, h->start), left - 4);
+      double x1 = MIN(rsp_viewport_x(vp, style, h->end), (double)vp->width + 4);
+      if (x1 - x0 < 5) {
+        double c = (x0 + x1) / 2;
+        x0 = c - 2.5;
+        x1 = c + 2.5;
+      }
+      if (x0 <= cur1 + 1) {
+        cur1 = MAX(cur1, x1);
+        continue;
+      }
+      if (cur1 > cur0)
+        cairo_rectangle(cr, floor(cur0) + 1, y + 1, MAX(floor(cur1) - floor(cur0) - 2, 3), rh - 2);
+      cur0 = x0;
+      cur1 = x1;
+    }
+    if (cur1 > cur0)
+      cairo_rectangle(cr, floor(cur0) + 1, y + 1, MAX(floor(cur1) - floor(cur0) - 2, 3), rh - 2);
+  }
+  cairo_stroke(cr);
+  cairo_restore(cr);
+}
+
+/* A bar at the left edge of the names of the tasks with highlights (drawn after the names). */
+static void draw_highlight_marks(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  if (!v->highlights || !v->highlights->len)
+    return;
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, style->ruler_height, style->label_width, vp->height - style->ruler_height);
+  cairo_clip(cr);
+  cairo_set_source_rgb(cr, highlight_color.r, highlight_color.g, highlight_color.b);
+  int first = MAX(vp->scroll_y / style->row_height, 0);
+  for (uint32_t r = (uint32_t)first; r < v->rows->len; r++) {
+    int y = row_y(vp, style, r);
+    if (y >= vp->height)
+      break;
+    const row *rw = &g_array_index(v->rows, row, r);
+    guint i = rw->process ? v->highlights->len : first_highlight_of(v, rw->task);
+    if (i < v->highlights->len && g_array_index(v->highlights, rsp_highlight, i).task == rw->task)
+      cairo_rectangle(cr, 0, y, 5, style->row_height);
+  }
+  cairo_fill(cr);
+  cairo_restore(cr);
+}
+
 void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
 {
   cairo_save(cr);
@@ -779,6 +904,8 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
   if (v->show_links)
     draw_links(v, cr, vp, style);
 
+  draw_highlights(v, cr, vp, style);
+
   /* the name column, over everything */
   cairo_save(cr);
   cairo_rectangle(cr, 0, style->ruler_height, style->label_width, vp->height - style->ruler_height);
@@ -804,6 +931,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     cairo_show_text(cr, buf);
   }
   cairo_restore(cr);
+  draw_highlight_marks(v, cr, vp, style);
 
   rsp_time_ruler_draw(cr, vp, style, rsp_model_time_first(v->model));
   cairo_restore(cr);

@@ -1,6 +1,7 @@
 /* rsp-view: the views of a recording. Opens the GTK window (when built with GTK), or, with
  * --export, draws a view to PNG/SVG with no display; --bench times the drawing. */
 #include "render/render.h"
+#include "view-profiles.h"
 #ifdef RSP_HAVE_GTK
 #include "app/app.h"
 #endif
@@ -12,15 +13,19 @@
 #include <string.h>
 
 static char *opt_export, *opt_range, *opt_filter, *opt_search, *opt_sort;
-static int opt_flame = -1, opt_focus = -1, opt_width = 1600, opt_height = 0;
+static int opt_flame = -1, opt_focus = -1, opt_width = 0, opt_height = 0;
 static gboolean opt_consolidated, opt_no_sleeps, opt_no_links, opt_bench, opt_self_test, opt_version;
+/* issue 7: latency profiles */
+static char *opt_histogram, *opt_heatmap, *opt_slice;
+static int opt_pid = -1, opt_resolution = 1;
+static gboolean opt_diff, opt_normalized;
 
 static const GOptionEntry entries[] = {
   { "export", 'o', 0, G_OPTION_ARG_FILENAME, &opt_export, N_("Draw the view into OUT.png or OUT.svg (no display needed)"), "OUT" },
   { "flame", 'f', 0, G_OPTION_ARG_INT, &opt_flame, N_("The flame view of process PID (with --export)"), "PID" },
   { "consolidated", 'c', 0, G_OPTION_ARG_NONE, &opt_consolidated, N_("The consolidated flame view (with --flame)"), NULL },
   { "range", 'r', 0, G_OPTION_ARG_STRING, &opt_range, N_("Time range from the recording's start, e.g. 1.5ms:3ms"), "T0:T1" },
-  { "width", 'W', 0, G_OPTION_ARG_INT, &opt_width, N_("Export width in pixels (default 1600)"), "PX" },
+  { "width", 'W', 0, G_OPTION_ARG_INT, &opt_width, N_("Export width in pixels (default 1600; 1000 for histograms)"), "PX" },
   { "height", 'H', 0, G_OPTION_ARG_INT, &opt_height, N_("Export height in pixels (default: all rows)"), "PX" },
   { "filter", 0, 0, G_OPTION_ARG_STRING, &opt_filter, N_("Only processes with a thread whose name contains TEXT"), "TEXT" },
   { "search", 's', 0, G_OPTION_ARG_STRING, &opt_search, N_("Highlight tasks and sleeps matching TEXT"), "TEXT" },
@@ -29,6 +34,13 @@ static const GOptionEntry entries[] = {
   { "no-sleeps", 0, 0, G_OPTION_ARG_NONE, &opt_no_sleeps, N_("Do not draw sleeps"), NULL },
   { "no-links", 0, 0, G_OPTION_ARG_NONE, &opt_no_links, N_("Do not draw links"), NULL },
   { "bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench, N_("Print load, first-paint and redraw times"), NULL },
+  { "histogram", 0, 0, G_OPTION_ARG_STRING, &opt_histogram, N_("The latency histogram of class CLASS (with --export; with --diff: that pair)"), "CLASS" },
+  { "heatmap", 0, 0, G_OPTION_ARG_STRING, &opt_heatmap, N_("The time-sampled profile of class CLASS as a heat map (with --export)"), "CLASS" },
+  { "pid", 'p', 0, G_OPTION_ARG_INT, &opt_pid, N_("Histograms of process PID only"), "PID" },
+  { "slice", 0, 0, G_OPTION_ARG_STRING, &opt_slice, N_("Time slice of the heat map (default 2.5s)"), "DURATION" },
+  { "resolution", 0, 0, G_OPTION_ARG_INT, &opt_resolution, N_("Histogram buckets per octave: 1, 2 or 4"), "R" },
+  { "diff", 'd', 0, G_OPTION_ARG_NONE, &opt_diff, N_("Compare two recordings A B: the compare window, or with --export the top pair"), NULL },
+  { "normalized", 0, 0, G_OPTION_ARG_NONE, &opt_normalized, N_("With --diff: bars as shares of each profile's count"), NULL },
   { "self-test", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_self_test, "GUI test mode", NULL },
   { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, N_("Print the version"), NULL },
   { NULL },
@@ -86,6 +98,81 @@ static double draw_ms(rsp_running_view *view, const rsp_viewport *vp, int repeat
   cairo_destroy(cr);
   cairo_surface_destroy(s);
   return best;
+}
+
+/* The histograms pane's work: every process's profiles (as the pane builds them in its worker),
+ * then the largest profile's histogram and heat map drawn at 700 x 300. */
+static void bench_profiles(const rsp_model *model, rsp_running_view *view)
+{
+  gint64 a = g_get_monotonic_time();
+  rsp_profile_options o = { .resolution = (unsigned)opt_resolution, .pid = -1 };
+  rsp_profile_set *set = rsp_profile_set_build(model, &o, NULL);
+  rsp_characteristic_times times;
+  rsp_characteristic_times_measure(model, &times);
+  double build = (double)(g_get_monotonic_time() - a) / 1000.0;
+  if (!set || !rsp_profile_set_n(set)) {
+    printf("histograms: no profiles (%.1f ms)\n", build);
+    rsp_profile_set_free(set);
+    return;
+  }
+  uint64_t instances = 0;
+  const rsp_profile *busiest = rsp_profile_set_get(set, 0);
+  for (uint32_t i = 0; i < rsp_profile_set_n(set); i++) {
+    instances += rsp_profile_set_get(set, i)->count;
+    if (rsp_profile_set_get(set, i)->count > busiest->count)
+      busiest = rsp_profile_set_get(set, i);
+  }
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 700, 300);
+  cairo_t *cr = cairo_create(s);
+  double hist = 1e300, heat = 1e300, tl_ms = 0;
+  for (int i = 0; i < 5; i++) {
+    gint64 b = g_get_monotonic_time();
+    rsp_histogram_view_draw(cr, 700, 300, busiest, &times, NULL);
+    cairo_surface_flush(s);
+    gint64 c = g_get_monotonic_time();
+    rsp_profile_timeline *tl = rsp_profile_timeline_build(model, busiest, 2500000000ull);
+    gint64 d = g_get_monotonic_time();
+    rsp_heat_map_draw(cr, 700, 300, tl, busiest->resolution, NULL);
+    cairo_surface_flush(s);
+    gint64 e = g_get_monotonic_time();
+    rsp_profile_timeline_free(tl);
+    hist = MIN(hist, (double)(c - b) / 1000.0);
+    tl_ms = i ? MIN(tl_ms, (double)(d - c) / 1000.0) : (double)(d - c) / 1000.0;
+    heat = MIN(heat, (double)(e - d) / 1000.0);
+  }
+  printf("histograms: %u profiles of %" G_GUINT64_FORMAT " instances built in %.1f ms (with the characteristic "
+         "times); the busiest (%s, %" G_GUINT64_FORMAT " instances): histogram drawn in %.2f ms, 2.5 s slices in "
+         "%.2f ms, heat map drawn in %.2f ms\n",
+         rsp_profile_set_n(set), instances, build, busiest->name, busiest->count, hist, tl_ms, heat);
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  /* the fullest bucket's instances highlighted in the running view (a click in the pane) */
+  const rsp_profile_bucket *full = &busiest->buckets[0];
+  for (uint32_t i = 0; i < busiest->n_buckets; i++)
+    if (busiest->buckets[i].count > full->count)
+      full = &busiest->buckets[i];
+  rsp_highlight *hl = g_new(rsp_highlight, full->n_instances);
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < full->n_instances; k++) {
+    const rsp_profile_instance *in = &busiest->instances[full->first_instance + k];
+    if (busiest->instance_kind == RSP_INSTANCE_RUN) {
+      const rsp_run *r = rsp_model_run(model, in->id);
+      hl[n++] = (rsp_highlight){ r->task, r->start, r->end };
+    } else if (busiest->instance_kind == RSP_INSTANCE_SLEEP) {
+      const rsp_sleep *sl = rsp_model_sleep(model, in->id);
+      hl[n++] = (rsp_highlight){ sl->task, sl->start, sl->end };
+    }
+  }
+  rsp_running_view_set_highlights(view, hl, n);
+  g_free(hl);
+  uint64_t lo = rsp_model_time_first(model), hi = rsp_model_time_last(model);
+  rsp_viewport vp = { .t0 = lo, .t1 = hi > lo ? hi : lo + 1000, .width = 1600, .height = 900 };
+  double with = draw_ms(view, &vp, 5);
+  rsp_running_view_set_highlights(view, NULL, 0);
+  double without = draw_ms(view, &vp, 5);
+  printf("running view 1600x900, full zoom-out, with the %u instances of the busiest profile's fullest bucket "
+         "highlighted: %.2f ms (%.2f ms without)\n", n, with, without);
+  rsp_profile_set_free(set);
 }
 
 /* Times, on FILE: the model's build, the view's precomputation and its first paint (what a user
@@ -179,6 +266,7 @@ static int bench(const char *file)
       rsp_paths_free(paths);
     }
   }
+  bench_profiles(model, view);
   printf("target: redraw < 16 ms\n");
   rsp_running_view_free(view);
   rsp_model_free(model);
@@ -331,6 +419,33 @@ int main(int argc, char **argv)
     return 0;
   }
   const char *file = argc > 1 ? argv[1] : NULL;
+  uint64_t slice_ns = 2500000000ull; /* OSprof's figure 9 */
+  if (opt_slice && (!rsp_parse_duration(opt_slice, &slice_ns) || slice_ns < 1000)) {
+    fprintf(stderr, "rsp-view: --slice must be a duration of at least 1us (e.g. 2.5s, 100ms), not '%s'\n", opt_slice);
+    return 2;
+  }
+  if (opt_resolution != 1 && opt_resolution != 2 && opt_resolution != 4) {
+    fprintf(stderr, "rsp-view: --resolution %d: must be 1, 2 or 4\n", opt_resolution);
+    return 2;
+  }
+  if (opt_histogram && opt_heatmap) {
+    fprintf(stderr, "rsp-view: --histogram and --heatmap: one at a time\n");
+    return 2;
+  }
+  if (opt_diff && argc != 3) {
+    fprintf(stderr, "rsp-view: --diff needs two recordings: rsp-view --diff A.data B.data\n");
+    return 2;
+  }
+  view_profile_args pa = { .histogram = opt_histogram, .heatmap = opt_heatmap, .pid = opt_pid,
+                           .resolution = (unsigned)opt_resolution, .slice_ns = slice_ns,
+                           .normalized = opt_normalized, .width = opt_width, .height = opt_height,
+                           .out = opt_export };
+  if (opt_export && opt_diff)
+    return view_export_diff(argv[1], argv[2], &pa);
+  if (opt_export && file && (opt_histogram || opt_heatmap))
+    return view_export_profile(file, &pa);
+  if (!opt_width)
+    opt_width = 1600;
   if ((opt_export || opt_bench) && !file) {
     fprintf(stderr, "rsp-view: --export and --bench need a FILE\n");
     return 2;
@@ -340,8 +455,12 @@ int main(int argc, char **argv)
   if (opt_export)
     return export_view(file);
 #ifdef RSP_HAVE_GTK
-  rsp_app_options o = { .file = file, .self_test = opt_self_test, .focus_pid = opt_focus, .filter = opt_filter,
-                        .search = opt_search, .flame_pid = opt_flame };
+  rsp_app_options o = { .file = opt_diff ? NULL : file, .self_test = opt_self_test, .focus_pid = opt_focus,
+                        .filter = opt_filter, .search = opt_search, .flame_pid = opt_flame,
+                        .diff_a = opt_diff ? argv[1] : NULL, .diff_b = opt_diff ? argv[2] : NULL,
+                        .histogram_class = opt_histogram ? opt_histogram : opt_heatmap,
+                        .heatmap = opt_heatmap != NULL, .slice_ns = slice_ns, .histogram_pid = opt_pid,
+                        .resolution = (unsigned)opt_resolution };
   return rsp_app_run(&o);
 #else
   fprintf(stderr, "rsp-view: built without GTK: only --export and --bench are available\n");
