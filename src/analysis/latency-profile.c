@@ -367,14 +367,20 @@ typedef struct builder {
   GHashTable *by_key;   /* profile_key -> accum (its instances in a GArray meanwhile) */
   struct accum *last[2];
   GHashTable *pid_comm; /* pid -> comm of its main thread */
+  int32_t comm_pid;     /* the last pid process_comm looked up (comm_of valid when set) */
+  const char *comm_of;
   GHashTable *workload; /* pids of the workload's process tree, with workload_only */
   const char *state_sites[256]; /* "[state S]"..., interned */
 } builder;
 
 static const char *process_comm(builder *bd, int32_t pid)
 {
+  if (bd->comm_of && bd->comm_pid == pid) /* consecutive instances are mostly one process's */
+    return bd->comm_of;
   const char *c = g_hash_table_lookup(bd->pid_comm, GINT_TO_POINTER(pid));
-  return c && *c ? c : "?";
+  bd->comm_pid = pid;
+  bd->comm_of = c && *c ? c : "?";
+  return bd->comm_of;
 }
 
 /* A class of one group: the strings are interned (the model's, the set's or literals), so

@@ -115,6 +115,8 @@ typedef struct rsp_model_builder {
   uint64_t event;        /* ordinal of the event being fed (rsp_sleep.switch_event) */
   GArray *tstate;        /* rsp_task_state, by task id */
   GHashTable *tid_task;  /* tid -> current generation's task id + 1 */
+  uint32_t *tid_task_flat; /* the same for 0 <= tid < tid_task_flat_n, looked up without hashing */
+  uint32_t tid_task_flat_n;
   GArray *cpus;          /* rsp_cpu_state, by cpu */
   GPtrArray *evsels;     /* evsel info (model.c), by rsp_evsel.index */
   /* The context of the event being fed (model.c sets them before dispatching a sample). */

@@ -443,6 +443,7 @@ rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
   rsp_loss_finish(m);
   g_array_free(b->tstate, TRUE);
   g_hash_table_destroy(b->tid_task);
+  g_free(b->tid_task_flat);
   g_array_free(b->cpus, TRUE);
   g_ptr_array_free(b->evsels, TRUE);
   g_free(b);

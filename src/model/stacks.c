@@ -107,6 +107,7 @@ typedef struct seq_key {
   uint32_t words; /* bytes / 4 */
   uint32_t data[];
 } seq_key;
+_Static_assert(sizeof(seq_key) == 8, "seq_key's data follows its 8-byte header (rsp_stacks_of_event's probe)");
 
 static guint seq_hash(gconstpointer p)
 {
@@ -241,15 +242,20 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
    * (an exec makes a new pid namespace of maps only in a new generation, which the symbolizer
    * follows; a chain cached across an exec of the same pid is the rare exception). */
   size_t bytes = (size_t)nr * 8 + 8;
-  uint64_t stackbuf[MAX_FRAMES + 1];
+  /* the lookup key lives on the stack (most chains were seen before); only a new one is copied */
+  union {
+    seq_key k;
+    uint64_t words[1 + MAX_FRAMES + 1];
+  } probe;
+  probe.k.n = nr;
+  probe.k.words = (uint32_t)(bytes / 4);
+  uint64_t *stackbuf = probe.words + 1;
   stackbuf[0] = (uint64_t)(uint32_t)ev->pid;
   memcpy(stackbuf + 1, ev->callchain, (size_t)nr * 8);
-  seq_key *k = seq_new(nr, stackbuf, (uint32_t)bytes);
-  gpointer v = g_hash_table_lookup(b->chain_ids, k);
-  if (v) {
-    g_free(k);
+  gpointer v = g_hash_table_lookup(b->chain_ids, &probe.k);
+  if (v)
     return GPOINTER_TO_UINT(v) - 1;
-  }
+  seq_key *k = seq_new(nr, stackbuf, (uint32_t)bytes);
   uint32_t ids[MAX_FRAMES];
   uint32_t n = 0;
   if (b->sym) {

@@ -8,6 +8,9 @@ const char *rsp_model_intern(rsp_model *m, const char *s)
   return g_string_chunk_insert_const(m->strings, s ? s : "");
 }
 
+/* tids below this (Linux's largest pid_max, 2^22) index a flat table; others a hash table */
+#define TID_FLAT_MAX (1 << 22)
+
 static rsp_task_id task_new(rsp_model_builder *b, int32_t pid, int32_t tid)
 {
   rsp_task t = {
@@ -18,12 +21,28 @@ static rsp_task_id task_new(rsp_model_builder *b, int32_t pid, int32_t tid)
   rsp_task_state s = { .open_run = RSP_NO_ID, .last_run = RSP_NO_ID, .open_sleep = RSP_NO_ID };
   g_array_append_val(b->tstate, s);
   rsp_task_id id = b->m->tasks->len - 1;
-  g_hash_table_insert(b->tid_task, GINT_TO_POINTER(tid), GUINT_TO_POINTER(id + 1));
+  if (tid >= 0 && tid < TID_FLAT_MAX) {
+    if ((uint32_t)tid >= b->tid_task_flat_n) {
+      uint32_t n = b->tid_task_flat_n ? b->tid_task_flat_n : 4096;
+      while (n <= (uint32_t)tid)
+        n *= 2;
+      b->tid_task_flat = g_renew(uint32_t, b->tid_task_flat, n);
+      memset(b->tid_task_flat + b->tid_task_flat_n, 0, (n - b->tid_task_flat_n) * sizeof(uint32_t));
+      b->tid_task_flat_n = n;
+    }
+    b->tid_task_flat[tid] = id + 1;
+  } else {
+    g_hash_table_insert(b->tid_task, GINT_TO_POINTER(tid), GUINT_TO_POINTER(id + 1));
+  }
   return id;
 }
 
 rsp_task_id rsp_tasks_lookup(const rsp_model_builder *b, int32_t tid)
 {
+  if (tid >= 0 && tid < TID_FLAT_MAX) {
+    uint32_t v = (uint32_t)tid < b->tid_task_flat_n ? b->tid_task_flat[tid] : 0;
+    return v ? v - 1 : RSP_NO_ID;
+  }
   gpointer v = g_hash_table_lookup(b->tid_task, GINT_TO_POINTER(tid));
   return v ? GPOINTER_TO_UINT(v) - 1 : RSP_NO_ID;
 }
