@@ -401,7 +401,9 @@ int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
 #ifdef RSP_LOCALEDIR
-  bindtextdomain("rsp", RSP_LOCALEDIR);
+  /* RSP_LOCALEDIR in the environment: the translations of a build tree (build/po), not the installed ones */
+  const char *localedir = g_getenv("RSP_LOCALEDIR");
+  bindtextdomain("rsp", localedir && *localedir ? localedir : RSP_LOCALEDIR);
   bind_textdomain_codeset("rsp", "UTF-8");
   textdomain("rsp");
 #endif
