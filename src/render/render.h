@@ -121,8 +121,8 @@ void rsp_running_view_hit(const rsp_running_view *view, const rsp_viewport *vp, 
 char *rsp_running_view_describe(const rsp_running_view *view, const rsp_hit *hit);
 
 /* ---- Flame View ------------------------------------------------------------------------------
- * The control paths of a process (analysis layer), x = time, y = pseudo-stack depth. PATHS must
- * outlive the view. */
+ * The control paths of a process (analysis layer), each pseudo-stack layer drawn as its stack of
+ * functions (process name at its base), x = time, y = stack depth. PATHS must outlive the view. */
 typedef struct rsp_flame_view rsp_flame_view;
 rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths);
 void rsp_flame_view_free(rsp_flame_view *view);
@@ -131,6 +131,14 @@ void rsp_flame_view_draw(rsp_flame_view *view, cairo_t *cr, const rsp_viewport *
 /* The element under (X, Y), if any. */
 bool rsp_flame_view_hit(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
                         double y, rsp_elem_id *out);
+/* The element and the frame's label (a function, or the process row's "comm tid") under (X, Y). */
+bool rsp_flame_view_frame_at(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
+                             double y, rsp_elem_id *elem, const char **label);
+/* Outlines the frames whose function or process contains TEXT, ignoring case (NULL/"": none).
+ * Returns the number of distinct matching labels. */
+uint32_t rsp_flame_view_set_search(rsp_flame_view *view, const char *text);
+/* Shades the time range [T0, T1) (T0 >= T1: none), a range selected in another view. */
+void rsp_flame_view_set_selection(rsp_flame_view *view, uint64_t t0, uint64_t t1);
 
 /* ---- Consolidated Flame View ---------------------------------------------------------------------
  * Matching pseudo-stacks merged and sorted by duration, level by level; x is accumulated duration
