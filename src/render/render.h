@@ -141,8 +141,10 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *view, const char *text);
 void rsp_flame_view_set_selection(rsp_flame_view *view, uint64_t t0, uint64_t t1);
 
 /* ---- Consolidated Flame View ---------------------------------------------------------------------
- * Matching pseudo-stacks merged and sorted by duration, level by level; x is accumulated duration
- * (0 .. rsp_consolidated_view_total), y depth. PATHS must outlive the view. */
+ * Matching pseudo-stacks merged and sorted by duration, level by level, each layer drawn as its stack
+ * (process, then functions) as in the flame view; x is accumulated duration
+ * (0 .. rsp_consolidated_view_total), y depth; VP's t0/t1 zoom and pan along it, scroll_y along y.
+ * PATHS must outlive the view. */
 typedef struct rsp_consolidated_view rsp_consolidated_view;
 rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths);
 void rsp_consolidated_view_free(rsp_consolidated_view *view);
@@ -153,6 +155,9 @@ void rsp_consolidated_view_draw(rsp_consolidated_view *view, cairo_t *cr, const 
 bool rsp_consolidated_view_node_at(const rsp_consolidated_view *view, const rsp_viewport *vp,
                                    const rsp_style *style, double x, double y, const char **label,
                                    uint64_t *duration, uint32_t *n_merged);
+/* Outlines the frames whose function or process contains TEXT, ignoring case (NULL/"": none).
+ * Returns the number of matching frames. */
+uint32_t rsp_consolidated_view_set_search(rsp_consolidated_view *view, const char *text);
 
 /* ---- Export ----------------------------------------------------------------------------------- */
 /* Draws VIEW at VP into PATH, PNG or SVG by its extension, with the model's loss warnings as a

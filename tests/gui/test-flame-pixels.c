@@ -179,23 +179,66 @@ int main(void)
   uint32_t merged = 0;
   rsp_flame_view_draw(v, cr, &vp, st); /* fill the surface with something else first */
   rsp_consolidated_view_draw(cv, cr, &vp, st);
-  int y1 = st->ruler_height, y0 = st->ruler_height + rh; /* consolidated: depth 1 above depth 0 */
-  CHECK_COLOUR(s, X(300), y0 + 2, st->sleep);  /* the merged read() sleeps: 0-400 */
-  CHECK_COLOUR(s, X(395), y0 + 2, st->sleep);
-  CHECK_COLOUR(s, X(600), y0 + mid, st->run);  /* A's merged runs: 400-700 */
-  CHECK_COLOUR(s, X(695), y0 + mid, st->run);
-  CHECK_COLOUR(s, X(705), y0 + mid, st->background);
-  CHECK_COLOUR(s, X(50), y1 + mid, st->run);   /* B's merged runs above the sleeps: 0-100 */
-  /* beside it, shorter: B's sleep before its second run, cut at the start of A's second sleep
-   * (500-550 us: the paper's triangle cut), a child of that sleep too */
-  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(125), y1 + mid, &label, &dur, &merged));
-  CHECK_EQ(dur, 50 * US);
-  CHECK_COLOUR(s, X(125), y1 + 2, st->sleep);
-  CHECK_COLOUR(s, X(155), y1 + mid, st->background);
-  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(200), y0 + mid, &label, &dur, &merged));
+  if (getenv("RSP_TEST_PNG_CONSOLIDATED"))
+    cairo_surface_write_to_png(s, getenv("RSP_TEST_PNG_CONSOLIDATED"));
+  /* depth D's row: the deepest (8: produce) at the top */
+#define YC(d) (st->ruler_height + (8 - (d)) * rh)
+  CHECK_EQ(rsp_consolidated_view_content_height(cv, st), 9 * rh);
+  CHECK_COLOUR(s, X(350), YC(0) + 2, st->process_bg); /* alpha: its runs and sleeps, 700 us */
+  CHECK_COLOUR(s, X(695), YC(0) + 2, st->process_bg);
+  CHECK_COLOUR(s, X(705), YC(0) + 2, st->background);
+  CHECK_COLOUR(s, X(350), YC(1) + 2, st->both);       /* main, run and slept in */
+  /* above main, longest first: __libc_read (the two sleeps' 400 us and the borrowed run's 100),
+   * then work (50 + 100 us), then crunch (50 us) */
+  CHECK_COLOUR(s, X(250), YC(2) + 2, st->both);
+  CHECK_COLOUR(s, X(575), YC(2) + 2, st->run);
+  CHECK_COLOUR(s, X(675), YC(2) + 2, st->run);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(250), YC(2) + mid, &label, &dur, &merged));
   CHECK_STR(label, "__libc_read");
-  CHECK_EQ(dur, 400 * US);
+  CHECK_EQ(dur, 500 * US);
+  CHECK_EQ(merged, 3);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(575), YC(2) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "work");
+  CHECK_EQ(dur, 150 * US);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(675), YC(2) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "crunch");
+  CHECK_EQ(dur, 50 * US);
+  CHECK_COLOUR(s, X(200), YC(3) + 2, st->sleep);      /* vfs_read: the two sleeps, 0-400 */
+  CHECK_COLOUR(s, X(450), YC(3) + 2, st->background);
+  CHECK_COLOUR(s, X(200), YC(5) + 2, st->sleep);      /* schedule */
+  /* what the sleeps waited on, on schedule: beta (two runs and the cut sleep between them: the
+   * paper's triangle cut keeps only its 500-550 us), its main and produce (the runs' 100 us) */
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(100), YC(6) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "beta");
+  CHECK_EQ(dur, 150 * US);
+  CHECK_COLOUR(s, X(100), YC(6) + 2, st->process_bg);
+  CHECK_COLOUR(s, X(155), YC(6) + 2, st->background);
+  CHECK_COLOUR(s, X(50), YC(7) + 2, st->run);
+  CHECK_COLOUR(s, X(50), YC(8) + 2, st->run);
+  CHECK_COLOUR(s, X(120), YC(8) + 2, st->background);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(50), YC(8) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "produce");
+  CHECK_EQ(dur, 100 * US);
   CHECK_EQ(merged, 2);
+  /* zoomed to 0-100 us (10 px a us) and panned: produce fills it; search outlines it */
+  {
+    rsp_viewport z = vp;
+    z.t0 = 0;
+    z.t1 = 100 * US;
+    CHECK_EQ(rsp_consolidated_view_set_search(cv, "produce"), 1);
+    rsp_consolidated_view_draw(cv, cr, &z, st);
+    CHECK_COLOUR(s, X(500), YC(8) + 2, st->match);
+    CHECK_COLOUR(s, X(500), YC(8) + mid, st->run);
+    CHECK_COLOUR(s, X(500), YC(3) + 2, st->sleep);
+    rsp_consolidated_view_set_search(cv, NULL);
+    z.t0 = 600 * US;
+    z.t1 = 700 * US;
+    rsp_consolidated_view_draw(cv, cr, &z, st);
+    CHECK_COLOUR(s, X(750), YC(2) + 2, st->run);   /* crunch, 650-700 us, on the right half */
+    CHECK_COLOUR(s, X(250), YC(2) + 2, st->run);   /* work, up to 650 us, on the left half */
+    CHECK(rsp_consolidated_view_node_at(cv, &z, st, X(750), YC(2) + mid, &label, &dur, &merged));
+    CHECK_STR(label, "crunch");
+  }
   rsp_consolidated_view_free(cv);
 
   cairo_destroy(cr);
