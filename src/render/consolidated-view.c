@@ -36,6 +36,7 @@ struct rsp_consolidated_view {
   uint64_t total;
   uint16_t max_depth;
   char *search;      /* folded, or NULL */
+  uint64_t t0, t1;   /* only the parts of the frames inside [t0, t1) are gathered */
 };
 
 typedef struct node_key {
@@ -91,6 +92,12 @@ typedef struct column_walk {
 static void add_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
 {
   column_walk *w = data;
+  if (start < w->v->t0)
+    start = w->v->t0;
+  if (end > w->v->t1)
+    end = w->v->t1;
+  if (end <= start)
+    return;
   uint32_t at = w->base;
   for (uint32_t i = 0; i < n; i++) {
     const rsp_model_frame *f = &frames[n - 1 - i];
@@ -112,6 +119,9 @@ static void no_column(uint64_t start, uint64_t end, const rsp_model_frame *frame
 static void add_layer(rsp_consolidated_view *v, rsp_elem_id id, uint32_t parent)
 {
   const rsp_path_elem *e = rsp_paths_elem(v->paths, id);
+  uint64_t start = MAX(e->start, v->t0), end = MIN(e->end, v->t1);
+  if (end <= start && !(e->end == e->start && e->start >= v->t0 && e->start < v->t1))
+    return; /* outside the range: and what it waited on lies within it */
   unsigned kinds = 0;
   rsp_layer_columns(v->model, e, no_column, NULL, &kinds);
   const char *name = e->kind == RSP_ELEM_DISK   ? "disk"
@@ -120,7 +130,7 @@ static void add_layer(rsp_consolidated_view *v, rsp_elem_id id, uint32_t parent)
   bool process = e->kind == RSP_ELEM_RUN || e->kind == RSP_ELEM_SLEEP;
   uint32_t base = child(v, parent, g_string_chunk_insert_const(v->labels, name), process);
   node *b = &g_array_index(v->nodes, node, base);
-  b->duration += e->end > e->start ? e->end - e->start : 0;
+  b->duration += end > start ? end - start : 0;
   b->n_merged++;
   b->kinds |= process ? RSP_FRAME_PROCESS : kinds;
   column_walk w = { v, base, base, kinds };
@@ -173,7 +183,14 @@ static void place(rsp_consolidated_view *v, uint32_t idx, uint64_t x)
 
 rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths)
 {
+  return rsp_consolidated_view_new_range(paths, 0, UINT64_MAX);
+}
+
+rsp_consolidated_view *rsp_consolidated_view_new_range(const rsp_paths *paths, uint64_t t0, uint64_t t1)
+{
   rsp_consolidated_view *v = g_new0(rsp_consolidated_view, 1);
+  v->t0 = t0;
+  v->t1 = t1 > t0 ? t1 : UINT64_MAX;
   v->paths = paths;
   v->model = rsp_paths_model(paths);
   v->nodes = g_array_new(false, false, sizeof(node));

@@ -147,6 +147,9 @@ void rsp_flame_view_set_selection(rsp_flame_view *view, uint64_t t0, uint64_t t1
  * PATHS must outlive the view. */
 typedef struct rsp_consolidated_view rsp_consolidated_view;
 rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths);
+/* Gathers only what happened in [T0, T1) (recording time): each frame clipped to it, a time range
+ * selected in another view. */
+rsp_consolidated_view *rsp_consolidated_view_new_range(const rsp_paths *paths, uint64_t t0, uint64_t t1);
 void rsp_consolidated_view_free(rsp_consolidated_view *view);
 uint64_t rsp_consolidated_view_total(const rsp_consolidated_view *view);
 int rsp_consolidated_view_content_height(const rsp_consolidated_view *view, const rsp_style *style);

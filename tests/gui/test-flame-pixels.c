@@ -240,6 +240,22 @@ int main(void)
     CHECK_STR(label, "crunch");
   }
   rsp_consolidated_view_free(cv);
+  /* only 150-350 us: A's first run's second half (crunch, 50 us), the first sleep's 150 us and B's
+   * first run (50 us) */
+  cv = rsp_consolidated_view_new_range(paths, 150 * US, 350 * US);
+  CHECK_EQ(rsp_consolidated_view_total(cv), 200 * US);
+  rsp_consolidated_view_draw(cv, cr, &vp, st);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(50), YC(2) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "__libc_read");
+  CHECK_EQ(dur, 150 * US);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(175), YC(2) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "crunch");
+  CHECK_EQ(dur, 50 * US);
+  CHECK(!rsp_consolidated_view_node_at(cv, &vp, st, X(175), YC(3) + mid, &label, &dur, &merged));
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(25), YC(8) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "produce");
+  CHECK_EQ(dur, 50 * US);
+  rsp_consolidated_view_free(cv);
 
   cairo_destroy(cr);
   cairo_surface_destroy(s);
