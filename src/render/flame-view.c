@@ -280,6 +280,11 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *v, const char *text)
   return n;
 }
 
+int rsp_flame_view_path_row(const rsp_flame_view *v, rsp_path_id path)
+{
+  return path < rsp_paths_n_paths(v->paths) ? v->path_label_row[path] : 0;
+}
+
 void rsp_flame_view_set_selection(rsp_flame_view *v, uint64_t t0, uint64_t t1)
 {
   v->sel_t0 = t0 < t1 ? t0 : 0;

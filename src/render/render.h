@@ -137,6 +137,8 @@ bool rsp_flame_view_frame_at(const rsp_flame_view *view, const rsp_viewport *vp,
 /* Outlines the frames whose function or process contains TEXT, ignoring case (NULL/"": none).
  * Returns the number of distinct matching labels. */
 uint32_t rsp_flame_view_set_search(rsp_flame_view *view, const char *text);
+/* The row (from the top, in row_height units) of PATH's base: its process of interest's frames. */
+int rsp_flame_view_path_row(const rsp_flame_view *view, rsp_path_id path);
 /* Shades the time range [T0, T1) (T0 >= T1: none), a range selected in another view. */
 void rsp_flame_view_set_selection(rsp_flame_view *view, uint64_t t0, uint64_t t1);
 
