@@ -31,6 +31,10 @@ typedef struct win {
   rsp_flame_view *flame;
   rsp_consolidated_view *consolidated;
   GtkWidget *flame_area, *flame_label, *consolidated_area;
+  int flame_scroll;          /* pixels of the flame view above its top edge; -1: show path 0's base */
+  rsp_viewport cvp;          /* the consolidated view's own (x is accumulated duration); scroll_y -1: bottom */
+  uint64_t range_t0, range_t1; /* the time range selected (0, 0: none): the consolidated view gathers it */
+  uint32_t flame_matches, consolidated_matches; /* the search's matches in the flame views */
   rsp_viewport vp;
   uint64_t lo, hi;
   /* pointer state */
@@ -124,12 +128,32 @@ static void zoom(win *w, double factor, double x)
   redraw(w);
 }
 
+static void rebuild_consolidated(win *w);
+
 static void zoom_fit(win *w)
 {
   w->vp.t0 = w->lo;
   w->vp.t1 = w->hi;
   if (w->histograms) /* the whole recording again: no time range filter */
     rsp_histogram_pane_set_range(w->histograms, 0, 0);
+  if (w->range_t1) { /* and the consolidated view gathers all of it again */
+    w->range_t0 = w->range_t1 = 0;
+    rebuild_consolidated(w);
+  }
+  redraw(w);
+}
+
+/* A time range selected in one view filters the others: the running and flame views show it (they
+ * share the viewport), the histograms count only it, the consolidated view gathers only it. */
+static void select_range(win *w, uint64_t t0, uint64_t t1)
+{
+  w->vp.t0 = t0;
+  w->vp.t1 = t1;
+  w->range_t0 = t0;
+  w->range_t1 = t1;
+  if (w->histograms) /* the histograms follow the time range selected */
+    rsp_histogram_pane_set_range(w->histograms, t0, t1);
+  rebuild_consolidated(w);
   redraw(w);
 }
 
@@ -196,8 +220,13 @@ static bool open_flame(win *w, int32_t pid)
     return false;
   }
   w->flame = rsp_flame_view_new(w->paths);
-  w->consolidated = rsp_consolidated_view_new(w->paths);
+  w->flame_scroll = -1;
+  rebuild_consolidated(w);
+  /* the process of interest's wait chain highlighted in the running view */
   rsp_running_view_set_wait_chain(w->view, w->paths);
+  rsp_running_view_set_focus_pid(w->view, pid);
+  const char *search = gtk_entry_get_text(GTK_ENTRY(w->search_entry));
+  w->flame_matches = rsp_flame_view_set_search(w->flame, search);
   g_autofree char *msg = g_strdup_printf(_("Flame view of process %d: %u control paths, %u tasks in %u processes"),
                                          pid, rsp_paths_n_paths(w->paths), rsp_paths_n_tasks(w->paths),
                                          rsp_paths_n_processes(w->paths));
@@ -207,31 +236,82 @@ static bool open_flame(win *w, int32_t pid)
   return true;
 }
 
+/* The flame view's scroll offset clamped to its content; -1: the base of path 0 (the process of
+ * interest's own frames) at the bottom edge. */
+static int flame_scroll_clamp(win *w, int scroll)
+{
+  int page = gtk_widget_get_allocated_height(w->flame_area) - style()->ruler_height;
+  int content = w->flame ? rsp_flame_view_content_height(w->flame, style()) : 0;
+  if (scroll < 0 && w->flame)
+    scroll = (rsp_flame_view_path_row(w->flame, 0) + 2) * style()->row_height - page;
+  return CLAMP(scroll, 0, MAX(0, content - page));
+}
+
+static void draw_drag_selection(win *w, cairo_t *cr, int height)
+{
+  if (!w->selecting)
+    return;
+  rsp_rgb c = style()->selection;
+  cairo_set_source_rgba(cr, c.r, c.g, c.b, 0.25);
+  double x0 = MIN(w->press_x, w->sel_x), x1 = MAX(w->press_x, w->sel_x);
+  cairo_rectangle(cr, x0, style()->ruler_height, x1 - x0, height);
+  cairo_fill(cr);
+}
+
 static gboolean on_flame_draw(GtkWidget *area, cairo_t *cr, gpointer data)
 {
   win *w = data;
   rsp_viewport vp = w->vp;
   vp.width = gtk_widget_get_allocated_width(area);
   vp.height = gtk_widget_get_allocated_height(area);
-  vp.scroll_y = 0;
   if (!w->flame || vp.t1 <= vp.t0) {
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     return TRUE;
   }
+  vp.scroll_y = w->flame_scroll = flame_scroll_clamp(w, w->flame_scroll);
   rsp_flame_view_draw(w->flame, cr, &vp, style());
+  draw_drag_selection(w, cr, vp.height);
   return TRUE;
 }
 
-/* The consolidated view always shows all of it: x is accumulated duration, not time. */
+/* The consolidated view's total (x is accumulated duration, not time), at least 1 us. */
+static uint64_t consolidated_total(win *w)
+{
+  uint64_t total = w->consolidated ? rsp_consolidated_view_total(w->consolidated) : 0;
+  return total > 1000 ? total : 1000;
+}
+
+/* The consolidated view's own viewport: zoomed and panned along accumulated duration, scrolled
+ * vertically (at first to its bottom, where the process of interest is). */
 static rsp_viewport consolidated_viewport(win *w)
 {
-  rsp_viewport vp = { .t0 = 0, .t1 = 1000 };
-  if (w->consolidated && rsp_consolidated_view_total(w->consolidated))
-    vp.t1 = rsp_consolidated_view_total(w->consolidated);
+  rsp_viewport vp = w->cvp;
   vp.width = gtk_widget_get_allocated_width(w->consolidated_area);
   vp.height = gtk_widget_get_allocated_height(w->consolidated_area);
+  int page = vp.height - style()->ruler_height;
+  int content = w->consolidated ? rsp_consolidated_view_content_height(w->consolidated, style()) : 0;
+  if (vp.scroll_y < 0)
+    vp.scroll_y = content - page;
+  vp.scroll_y = CLAMP(vp.scroll_y, 0, MAX(0, content - page));
+  if (vp.t1 <= vp.t0)
+    vp.t0 = 0, vp.t1 = consolidated_total(w);
   return vp;
+}
+
+/* The consolidated view of the flame view's paths, of the selected time range if there is one. */
+static void rebuild_consolidated(win *w)
+{
+  rsp_consolidated_view_free(w->consolidated);
+  w->consolidated = NULL;
+  if (!w->paths)
+    return;
+  w->consolidated = w->range_t1 > w->range_t0
+                        ? rsp_consolidated_view_new_range(w->paths, w->range_t0, w->range_t1)
+                        : rsp_consolidated_view_new(w->paths);
+  w->cvp = (rsp_viewport){ .t0 = 0, .t1 = consolidated_total(w), .scroll_y = -1 };
+  w->consolidated_matches = rsp_consolidated_view_set_search(w->consolidated,
+                                                             gtk_entry_get_text(GTK_ENTRY(w->search_entry)));
 }
 
 static gboolean on_consolidated_draw(GtkWidget *area, cairo_t *cr, gpointer data)
@@ -246,7 +326,9 @@ static gboolean on_consolidated_draw(GtkWidget *area, cairo_t *cr, gpointer data
     return TRUE;
   }
   rsp_viewport vp = consolidated_viewport(w);
+  w->cvp.scroll_y = vp.scroll_y;
   rsp_consolidated_view_draw(w->consolidated, cr, &vp, style());
+  draw_drag_selection(w, cr, vp.height);
   return TRUE;
 }
 
@@ -276,7 +358,7 @@ static bool flame_hit(win *w, double x, double y, rsp_hit *hit)
   rsp_viewport vp = w->vp;
   vp.width = gtk_widget_get_allocated_width(w->flame_area);
   vp.height = gtk_widget_get_allocated_height(w->flame_area);
-  vp.scroll_y = 0;
+  vp.scroll_y = w->flame_scroll;
   rsp_elem_id id;
   if (!rsp_flame_view_hit(w->flame, &vp, style(), x, y, &id))
     return false;
@@ -303,15 +385,218 @@ static gboolean on_flame_tooltip(GtkWidget *area, gint x, gint y, gboolean kbd, 
   return TRUE;
 }
 
+/* TASK's row in the running view scrolled into sight. */
+static void scroll_to_task(win *w, rsp_task_id task)
+{
+  int y = rsp_running_view_task_y(w->view, &w->vp, style(), task);
+  int h = gtk_widget_get_allocated_height(w->area);
+  if (y >= 0 && (y < style()->ruler_height || y > h - 2 * style()->row_height))
+    gtk_adjustment_set_value(w->vadj, gtk_adjustment_get_value(w->vadj) + y - style()->ruler_height -
+                                          2 * style()->row_height);
+}
+
+/* A frame clicked in the flame view: its details, and its run or sleep (or its task's part of the
+ * path) selected in the running view: outlined there, its row scrolled into sight. */
+static bool flame_click(win *w, double x, double y)
+{
+  rsp_hit hit;
+  if (!flame_hit(w, x, y, &hit))
+    return false;
+  g_autofree char *text = rsp_running_view_describe(w->view, &hit);
+  rsp_viewport vp = w->vp;
+  vp.width = gtk_widget_get_allocated_width(w->flame_area);
+  vp.height = gtk_widget_get_allocated_height(w->flame_area);
+  vp.scroll_y = w->flame_scroll;
+  rsp_elem_id id;
+  const char *label = NULL;
+  rsp_flame_view_frame_at(w->flame, &vp, style(), x, y, &id, &label);
+  g_autofree char *full = g_strdup_printf(_("Frame: %s\n%s"), label ? label : "?", text);
+  set_details(w, full);
+  const rsp_path_elem *e = rsp_paths_elem(w->paths, id);
+  rsp_highlight hl = { e->task, e->start, e->end > e->start ? e->end : e->start + 1 };
+  rsp_running_view_set_highlights(w->view, &hl, 1);
+  scroll_to_task(w, e->task);
+  redraw(w);
+  return true;
+}
+
+static void flame_scroll_by(win *w, int dy)
+{
+  w->flame_scroll = flame_scroll_clamp(w, flame_scroll_clamp(w, w->flame_scroll) + dy);
+  gtk_widget_queue_draw(w->flame_area);
+}
+
+static gboolean on_flame_scroll(GtkWidget *area, GdkEventScroll *ev, gpointer data)
+{
+  win *w = data;
+  double dx = 0, dy = 0;
+  if (ev->direction == GDK_SCROLL_UP || ev->direction == GDK_SCROLL_DOWN)
+    dy = ev->direction == GDK_SCROLL_UP ? -1 : 1;
+  else if (ev->direction == GDK_SCROLL_SMOOTH)
+    gdk_event_get_scroll_deltas((GdkEvent *)ev, &dx, &dy);
+  if ((ev->state & (GDK_CONTROL_MASK | GDK_SHIFT_MASK)) || dx != 0 || ev->direction == GDK_SCROLL_LEFT ||
+      ev->direction == GDK_SCROLL_RIGHT)
+    return on_scroll(area, ev, data); /* zoom and pan along time, shared with the running view */
+  flame_scroll_by(w, (int)(dy * 3 * style()->row_height));
+  return TRUE;
+}
+
 static gboolean on_flame_press(GtkWidget *area, GdkEventButton *ev, gpointer data)
 {
   win *w = data;
   gtk_widget_grab_focus(area);
-  rsp_hit hit;
-  if (ev->type == GDK_BUTTON_PRESS && flame_hit(w, ev->x, ev->y, &hit)) {
-    g_autofree char *text = rsp_running_view_describe(w->view, &hit);
-    set_details(w, text);
+  if (ev->type != GDK_BUTTON_PRESS)
+    return TRUE;
+  w->press_x = w->last_x = w->sel_x = ev->x;
+  w->press_y = ev->y;
+  w->moved = false;
+  if (ev->button == 3 || (ev->button == 1 && (ev->state & GDK_SHIFT_MASK)))
+    w->selecting = true;
+  else if (ev->button == 1)
+    w->panning = true;
+  return TRUE;
+}
+
+/* Dragging in the flame or consolidated view: pans (along x, and rows), or selects a range. */
+static gboolean on_flame_motion(GtkWidget *area, GdkEventMotion *ev, gpointer data)
+{
+  win *w = data;
+  if (fabs(ev->x - w->press_x) > 3 || fabs(ev->y - w->press_y) > 3)
+    w->moved = true;
+  if (w->panning && w->moved) {
+    if (area == w->flame_area) {
+      pan(w, w->last_x - ev->x);
+      flame_scroll_by(w, (int)(w->press_y - ev->y));
+    } else {
+      rsp_viewport vp = consolidated_viewport(w);
+      rsp_viewport_pan(&vp, style(), w->last_x - ev->x, 0, consolidated_total(w));
+      w->cvp.t0 = vp.t0, w->cvp.t1 = vp.t1;
+      w->cvp.scroll_y = vp.scroll_y + (int)(w->press_y - ev->y);
+    }
+    w->press_y = ev->y;
+    w->last_x = ev->x;
+  } else if (w->selecting) {
+    w->sel_x = ev->x;
   }
+  gtk_widget_queue_draw(area);
+  return TRUE;
+}
+
+static gboolean on_flame_release(GtkWidget *area, GdkEventButton *ev, gpointer data)
+{
+  win *w = data;
+  bool consolidated = area == w->consolidated_area;
+  rsp_viewport vp = consolidated ? consolidated_viewport(w) : w->vp;
+  if (!consolidated)
+    vp.width = gtk_widget_get_allocated_width(area);
+  if (w->selecting && fabs(w->sel_x - w->press_x) > 3 && (consolidated ? w->consolidated != NULL : w->flame != NULL)) {
+    double x0 = MAX(MIN(w->press_x, w->sel_x), style()->label_width), x1 = MAX(w->press_x, w->sel_x);
+    uint64_t t0 = rsp_viewport_time(&vp, style(), x0), t1 = rsp_viewport_time(&vp, style(), x1);
+    if (consolidated && t1 > t0) { /* a span of accumulated duration: zoom to it */
+      w->cvp.t0 = t0;
+      w->cvp.t1 = t1;
+    } else if (!consolidated && t1 > t0 + 1000) {
+      w->selecting = false;
+      select_range(w, t0, t1);
+    }
+  } else if (!w->moved && !consolidated) {
+    flame_click(w, ev->x, ev->y);
+  }
+  w->selecting = w->panning = false;
+  gtk_widget_queue_draw(area);
+  return TRUE;
+}
+
+static gboolean on_key(GtkWidget *area, GdkEventKey *ev, gpointer data);
+
+static gboolean on_flame_key(GtkWidget *area, GdkEventKey *ev, gpointer data)
+{
+  win *w = data;
+  int page = gtk_widget_get_allocated_height(area) - style()->ruler_height;
+  switch (ev->keyval) {
+  case GDK_KEY_Up:
+    flame_scroll_by(w, -style()->row_height);
+    return TRUE;
+  case GDK_KEY_Down:
+    flame_scroll_by(w, style()->row_height);
+    return TRUE;
+  case GDK_KEY_Page_Up:
+    flame_scroll_by(w, -page * 9 / 10);
+    return TRUE;
+  case GDK_KEY_Page_Down:
+    flame_scroll_by(w, page * 9 / 10);
+    return TRUE;
+  default:
+    return on_key(area, ev, data); /* zoom and pan along time, shared with the running view */
+  }
+}
+
+/* The consolidated view: Ctrl+wheel zooms, Shift+wheel pans, the wheel scrolls its rows. */
+static gboolean on_consolidated_scroll(GtkWidget *area, GdkEventScroll *ev, gpointer data)
+{
+  win *w = data;
+  if (!w->consolidated)
+    return TRUE;
+  double dx = 0, dy = 0;
+  if (ev->direction == GDK_SCROLL_UP || ev->direction == GDK_SCROLL_DOWN)
+    dy = ev->direction == GDK_SCROLL_UP ? -1 : 1;
+  else if (ev->direction == GDK_SCROLL_LEFT || ev->direction == GDK_SCROLL_RIGHT)
+    dx = ev->direction == GDK_SCROLL_LEFT ? -1 : 1;
+  else if (ev->direction == GDK_SCROLL_SMOOTH)
+    gdk_event_get_scroll_deltas((GdkEvent *)ev, &dx, &dy);
+  rsp_viewport vp = consolidated_viewport(w);
+  if (ev->state & GDK_CONTROL_MASK)
+    rsp_viewport_zoom(&vp, style(), pow(1.25, dy), ev->x, 0, consolidated_total(w));
+  else if ((ev->state & GDK_SHIFT_MASK) || dx != 0)
+    rsp_viewport_pan(&vp, style(), (dx != 0 ? dx : dy) * 60, 0, consolidated_total(w));
+  else
+    vp.scroll_y += (int)(dy * 3 * style()->row_height);
+  w->cvp.t0 = vp.t0, w->cvp.t1 = vp.t1, w->cvp.scroll_y = vp.scroll_y;
+  gtk_widget_queue_draw(area);
+  return TRUE;
+}
+
+static gboolean on_consolidated_key(GtkWidget *area, GdkEventKey *ev, gpointer data)
+{
+  win *w = data;
+  if (!w->consolidated)
+    return FALSE;
+  rsp_viewport vp = consolidated_viewport(w);
+  double centre = style()->label_width + (vp.width - style()->label_width) / 2.0;
+  double step = (vp.width - style()->label_width) * 0.1;
+  uint64_t total = consolidated_total(w);
+  switch (ev->keyval) {
+  case GDK_KEY_plus:
+  case GDK_KEY_equal:
+  case GDK_KEY_KP_Add:
+    rsp_viewport_zoom(&vp, style(), 0.5, centre, 0, total);
+    break;
+  case GDK_KEY_minus:
+  case GDK_KEY_KP_Subtract:
+    rsp_viewport_zoom(&vp, style(), 2.0, centre, 0, total);
+    break;
+  case GDK_KEY_Left:
+    rsp_viewport_pan(&vp, style(), -step, 0, total);
+    break;
+  case GDK_KEY_Right:
+    rsp_viewport_pan(&vp, style(), step, 0, total);
+    break;
+  case GDK_KEY_Up:
+    vp.scroll_y -= style()->row_height;
+    break;
+  case GDK_KEY_Down:
+    vp.scroll_y += style()->row_height;
+    break;
+  case GDK_KEY_Home:
+  case GDK_KEY_0:
+    vp.t0 = 0;
+    vp.t1 = total;
+    break;
+  default:
+    return FALSE;
+  }
+  w->cvp.t0 = vp.t0, w->cvp.t1 = vp.t1, w->cvp.scroll_y = vp.scroll_y;
+  gtk_widget_queue_draw(area);
   return TRUE;
 }
 
@@ -372,12 +657,8 @@ static gboolean on_release(GtkWidget *area, GdkEventButton *ev, gpointer data)
   if (w->selecting && fabs(w->sel_x - w->press_x) > 3 && w->view) {
     double x0 = MAX(MIN(w->press_x, w->sel_x), style()->label_width), x1 = MAX(w->press_x, w->sel_x);
     uint64_t t0 = rsp_viewport_time(&w->vp, style(), x0), t1 = rsp_viewport_time(&w->vp, style(), x1);
-    if (t1 > t0 + 1000) {
-      w->vp.t0 = t0;
-      w->vp.t1 = t1;
-      if (w->histograms) /* the histograms follow the time range selected */
-        rsp_histogram_pane_set_range(w->histograms, t0, t1);
-    }
+    if (t1 > t0 + 1000)
+      select_range(w, t0, t1);
   } else if (!w->moved) {
     show_hit(w, ev->x, ev->y);
   }
@@ -469,9 +750,14 @@ static void on_search(GtkSearchEntry *entry, gpointer data)
     return;
   const char *text = gtk_entry_get_text(GTK_ENTRY(entry));
   uint32_t n = rsp_running_view_set_search(w->view, text);
+  w->flame_matches = w->flame ? rsp_flame_view_set_search(w->flame, text) : 0;
+  w->consolidated_matches = w->consolidated ? rsp_consolidated_view_set_search(w->consolidated, text) : 0;
   if (*text) {
     g_autofree char *s = g_strdup_printf(_("%u matches for \"%s\" (tasks, and sleeps whose label matches)"), n, text);
-    set_details(w, s);
+    g_autofree char *f = w->flame ? g_strdup_printf(_("%s\nFlame view: %u functions or processes match; consolidated flame view: %u frames"),
+                                                    s, w->flame_matches, w->consolidated_matches)
+                                  : NULL;
+    set_details(w, f ? f : s);
   }
   redraw(w);
 }
@@ -697,6 +983,81 @@ static void histograms_self_test(win *w)
   pump();
 }
 
+/* Events handled until WIDGET has its size (a stack page just shown), at most a second. */
+static void settle(GtkWidget *widget)
+{
+  for (int i = 0; i < 100; i++) {
+    pump();
+    if (gtk_widget_get_mapped(widget) && gtk_widget_get_allocated_height(widget) > 50 &&
+        gtk_widget_get_allocated_width(widget) > 300)
+      break;
+    g_usleep(10000);
+  }
+  pump();
+}
+
+static void send_key(win *w, GtkWidget *area, guint keyval, gboolean (*handler)(GtkWidget *, GdkEventKey *, gpointer))
+{
+  GdkEvent *key = gdk_event_new(GDK_KEY_PRESS);
+  key->key.keyval = keyval;
+  key->key.window = g_object_ref(gtk_widget_get_window(area));
+  handler(area, &key->key, w);
+  gdk_event_free(key);
+}
+
+/* The flame views in the app: scrolled to the process of interest, search, a frame clicked selected
+ * in the running view, the consolidated view zoomed, a time range filtering the others. */
+static void flame_self_test(win *w, int32_t pid)
+{
+  settle(w->flame_area);
+  int rh = style()->row_height, h = gtk_widget_get_allocated_height(w->flame_area);
+  int base_y = style()->ruler_height + rsp_flame_view_path_row(w->flame, 0) * rh - w->flame_scroll;
+  g_autofree char *base = g_strdup_printf("the flame view shows the process of interest's base row (y %d of %d)", base_y, h);
+  check(w, base_y >= style()->ruler_height && base_y + rh <= h, base);
+  /* search: the process's own name is on its frames in both flame views */
+  const rsp_task *t = rsp_model_task(w->model, rsp_paths_task(w->paths, 0));
+  gtk_entry_set_text(GTK_ENTRY(w->search_entry), t->comm);
+  on_search(GTK_SEARCH_ENTRY(w->search_entry), w);
+  g_autofree char *found = g_strdup_printf("searching \"%s\" finds it in the flame view (%u) and the consolidated view (%u)",
+                                           t->comm, w->flame_matches, w->consolidated_matches);
+  check(w, w->flame_matches > 0 && w->consolidated_matches > 0, found);
+  gtk_entry_set_text(GTK_ENTRY(w->search_entry), "");
+  on_search(GTK_SEARCH_ENTRY(w->search_entry), w);
+  check(w, w->flame_matches == 0, "clearing the search clears the flame view's matches");
+  /* a frame clicked: its run or sleep outlined in the running view */
+  bool clicked = false;
+  double x = style()->label_width + (gtk_widget_get_allocated_width(w->flame_area) - style()->label_width) / 2.0;
+  for (int y = h - rh / 2; y > style()->ruler_height && !clicked; y -= rh)
+    for (double dx = 0; dx < 600 && !clicked; dx += 7)
+      clicked = flame_click(w, x + dx - 300, y);
+  check(w, clicked && rsp_running_view_n_highlights(w->view) == 1,
+        "a frame clicked in the flame view is selected in the running view");
+  pump();
+  /* the consolidated view zooms and pans on its own */
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "consolidated");
+  settle(w->consolidated_area);
+  uint64_t total = consolidated_total(w);
+  send_key(w, w->consolidated_area, GDK_KEY_plus, on_consolidated_key);
+  send_key(w, w->consolidated_area, GDK_KEY_Right, on_consolidated_key);
+  g_autofree char *zoomed = g_strdup_printf("+ and Right zoom and pan the consolidated view (%" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ")",
+                                            w->cvp.t0, w->cvp.t1, total);
+  check(w, w->cvp.t1 - w->cvp.t0 < total * 3 / 4 && w->cvp.t0 > 0, zoomed);
+  pump();
+  send_key(w, w->consolidated_area, GDK_KEY_Home, on_consolidated_key);
+  check(w, w->cvp.t0 == 0 && w->cvp.t1 == total, "Home shows all of the consolidated view");
+  /* a time range selected: the flame view shows it, the consolidated view gathers only it */
+  uint64_t a = w->lo + (w->hi - w->lo) / 4, b = w->lo + (w->hi - w->lo) / 2;
+  select_range(w, a, b);
+  pump();
+  g_autofree char *ranged = g_strdup_printf("a time range selected filters the consolidated view (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ")",
+                                            rsp_consolidated_view_total(w->consolidated), total);
+  check(w, w->vp.t0 == a && w->vp.t1 == b && rsp_consolidated_view_total(w->consolidated) < total, ranged);
+  zoom_fit(w);
+  check(w, consolidated_total(w) == total, "Fit gathers the whole recording in the consolidated view again");
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
+  pump();
+}
+
 static gboolean self_test_step(gpointer data)
 {
   win *w = data;
@@ -742,6 +1103,7 @@ static gboolean self_test_step(gpointer data)
   check(w, !strcmp(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)), "flame"), "switched to the flame page");
   check(w, gtk_widget_get_mapped(w->flame_area), "the flame view is on screen");
   check(w, w->paths && rsp_paths_n_paths(w->paths) > 0, "the flame view has control paths");
+  flame_self_test(w, pid);
   gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "consolidated");
   pump();
   check(w, gtk_widget_get_mapped(w->consolidated_area) && w->consolidated &&
@@ -799,13 +1161,8 @@ static void on_histogram_highlight(const rsp_highlight *items, uint32_t n, void 
   if (!w->view)
     return;
   rsp_running_view_set_highlights(w->view, items, n);
-  if (n) { /* the first one's row scrolled into sight */
-    int y = rsp_running_view_task_y(w->view, &w->vp, style(), items[0].task);
-    int h = gtk_widget_get_allocated_height(w->area);
-    if (y >= 0 && (y < style()->ruler_height || y > h - 2 * style()->row_height))
-      gtk_adjustment_set_value(w->vadj, gtk_adjustment_get_value(w->vadj) + y - style()->ruler_height -
-                                            2 * style()->row_height);
-  }
+  if (n) /* the first one's row scrolled into sight */
+    scroll_to_task(w, items[0].task);
   redraw(w);
 }
 
@@ -904,15 +1261,26 @@ static void on_activate(GtkApplication *app, gpointer data)
   w->flame_area = obj(w, "flame_area");
   w->flame_label = obj(w, "flame_label");
   gtk_widget_add_events(w->flame_area, GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK | GDK_BUTTON_PRESS_MASK |
-                                           GDK_KEY_PRESS_MASK);
+                                           GDK_BUTTON_RELEASE_MASK | GDK_POINTER_MOTION_MASK | GDK_KEY_PRESS_MASK);
   g_signal_connect(w->flame_area, "draw", G_CALLBACK(on_flame_draw), w);
   w->consolidated_area = obj(w, "consolidated_area");
   g_signal_connect(w->consolidated_area, "draw", G_CALLBACK(on_consolidated_draw), w);
   g_signal_connect(w->consolidated_area, "query-tooltip", G_CALLBACK(on_consolidated_tooltip), w);
+  gtk_widget_add_events(w->consolidated_area, GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK | GDK_BUTTON_PRESS_MASK |
+                                                  GDK_BUTTON_RELEASE_MASK | GDK_POINTER_MOTION_MASK |
+                                                  GDK_KEY_PRESS_MASK);
+  gtk_widget_set_can_focus(w->consolidated_area, TRUE);
+  g_signal_connect(w->consolidated_area, "scroll-event", G_CALLBACK(on_consolidated_scroll), w);
+  g_signal_connect(w->consolidated_area, "button-press-event", G_CALLBACK(on_flame_press), w);
+  g_signal_connect(w->consolidated_area, "motion-notify-event", G_CALLBACK(on_flame_motion), w);
+  g_signal_connect(w->consolidated_area, "button-release-event", G_CALLBACK(on_flame_release), w);
+  g_signal_connect(w->consolidated_area, "key-press-event", G_CALLBACK(on_consolidated_key), w);
+  g_signal_connect(w->flame_area, "motion-notify-event", G_CALLBACK(on_flame_motion), w);
+  g_signal_connect(w->flame_area, "button-release-event", G_CALLBACK(on_flame_release), w);
   g_signal_connect(w->flame_area, "query-tooltip", G_CALLBACK(on_flame_tooltip), w);
   g_signal_connect(w->flame_area, "button-press-event", G_CALLBACK(on_flame_press), w);
-  g_signal_connect(w->flame_area, "scroll-event", G_CALLBACK(on_scroll), w);
-  g_signal_connect(w->flame_area, "key-press-event", G_CALLBACK(on_key), w);
+  g_signal_connect(w->flame_area, "scroll-event", G_CALLBACK(on_flame_scroll), w);
+  g_signal_connect(w->flame_area, "key-press-event", G_CALLBACK(on_flame_key), w);
   set_accessible_names(w);
   attach_histograms(w);
   GSimpleAction *quit = g_simple_action_new("quit", NULL);

@@ -1,46 +1,122 @@
-/* The Flame View (paper, "Visualizations"): the process of interest and everything it waited on,
- * as control paths of pseudo-stacks; x = time, y = stack depth (depth 0 at the bottom of each
- * path's band, what a sleep waited on above it). Frames coloured as the paper does: runs red,
- * sleeps blue, blocking I/O (disk requests, and sleeps that waited on them) green, network teal;
- * the path bands are labelled in grey with the process names.
+/* The Flame View (paper, "Flame View"): the process of interest and everything it waited on, as
+ * control paths of pseudo-stacks, each layer of each pseudo-stack drawn as its stack: x = time,
+ * y = stack depth growing upwards. A layer is its process's name (grey) with the functions of its
+ * stack above it, outermost first: a run's sampled stacks (its time divided equally between its
+ * samples), a sleep's wait stack across the kernel/user boundary; what a sleep waited on (the
+ * next layer) stands on top of the sleep's innermost frame. Functions of runs are red, of sleeps
+ * blue, of blocking I/O green; a function drawn as one frame across a run and a sleep (it called
+ * both) is purple. Adjacent equal frames (the same function with the same frames below it, down
+ * to the process row and through the layers underneath) are drawn as one unless something visible
+ * separates them at the current zoom.
  *
- * Each (path, depth) lane is copied once into a start-sorted array with the running maximum of
- * ends, so a frame's visible range is found by binary search; frames narrower than a pixel whose
- * column is already filled are skipped. */
-#include "render/render.h"
+ * The frames are cut into cells once, each row's cells kept start-sorted with the running maximum
+ * of ends, so a redraw finds a row's visible cells by binary search and touches only those;
+ * cells narrower than a pixel inside a pixel already painted are skipped. */
+#include "render/render-private.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct lane {
-  rsp_path_id path;
-  uint16_t depth;
-  uint32_t first, n; /* into view->frames */
-  int row;           /* row index from the top of the drawing */
-} lane;
-
-typedef struct frame {
-  uint64_t start, end, max_end; /* max_end: the largest end of this and the lane's earlier frames */
+typedef struct cell {
+  uint64_t start, end, max_end; /* max_end: the largest end of this and the row's earlier cells */
+  uint64_t key;                 /* this frame and all below it in its layers: equal keys merge */
+  const char *label;
   rsp_elem_id elem;
-} frame;
+  uint8_t kinds; /* RSP_FRAME_* */
+} cell;
+
+typedef struct row_cells {
+  uint32_t first, n; /* into view->cells */
+} row_cells;
 
 struct rsp_flame_view {
   const rsp_paths *paths;
   const rsp_model *model;
-  frame *frames;
-  lane *lanes;
-  uint32_t n_lanes;
+  cell *cells;
+  uint32_t n_cells;
+  row_cells *rows; /* per row */
   int n_rows;
-  int *path_label_row; /* per path: the row its label goes on (its top lane) */
-  int32_t *run_row;    /* per model run: the row of its frame, -1 when not on the paths */
-  GArray *segments;    /* per frame: the links' lines (x0, y0, x1, y1 as floats) */
+  int *path_label_row; /* per path: the row its label goes on (its base row) */
+  int32_t *run_row;    /* per model run: the row of its process frame, -1 when not on the paths */
+  GArray *segments;    /* per redraw: the links' lines (x0, y0, x1, y1 as floats) */
+  GArray *fills[6];    /* per redraw and colour (frame_shade): rectangles (x0, y, x1 as floats) */
+  GArray *texts;       /* per redraw: labelled frames (painted_frame), drawn over the fills */
+  GArray *matches;     /* per redraw: search matches' rectangles, outlined last */
+  GStringChunk *labels;
+  char *search;        /* folded search text, or NULL */
+  uint64_t sel_t0, sel_t1; /* a selected time range shaded (0, 0: none) */
 };
 
-static int cmp_frame(const void *a, const void *b)
+typedef struct painted_frame {
+  float x0, x1, y;
+  unsigned kinds;
+  const char *label;
+} painted_frame;
+
+/* The colour class of a frame of KINDS: 0 process, 1 run, 2 sleep, 3 both, 4 I/O, 5 network. */
+static unsigned frame_shade(unsigned kinds)
 {
-  const frame *x = a, *y = b;
+  if (kinds & RSP_FRAME_PROCESS)
+    return 0;
+  bool off = kinds & (RSP_FRAME_SLEEP | RSP_FRAME_IO | RSP_FRAME_NET);
+  if (kinds & RSP_FRAME_RUN)
+    return off ? 3 : 1;
+  return kinds & RSP_FRAME_SLEEP ? 2 : kinds & RSP_FRAME_IO ? 4 : kinds & RSP_FRAME_NET ? 5 : 2;
+}
+
+static const unsigned shade_kinds[6] = { RSP_FRAME_PROCESS, RSP_FRAME_RUN, RSP_FRAME_SLEEP,
+                                         RSP_FRAME_RUN | RSP_FRAME_SLEEP, RSP_FRAME_IO, RSP_FRAME_NET };
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+  uint64_t z = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Building: the cells of one element, in two passes over its columns (count per row, then fill). */
+typedef struct build {
+  rsp_flame_view *v;
+  rsp_elem_id elem;
+  uint64_t base_key, top_key;
+  int32_t base_row; /* the row of the element's process frame; rows above it have smaller indexes */
+  unsigned kinds;
+  uint32_t *fill; /* per row: cells written so far (fill pass), or counted (count pass) */
+} build;
+
+static void count_cells(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+{
+  (void)start, (void)end, (void)frames;
+  build *b = data;
+  for (uint32_t i = 0; i < n; i++)
+    b->fill[b->base_row - 1 - (int32_t)i]++;
+}
+
+static void add_cells(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+{
+  build *b = data;
+  uint64_t key = b->base_key;
+  for (uint32_t i = 0; i < n; i++) {
+    const rsp_model_frame *f = &frames[n - 1 - i];
+    const char *fn = f->function ? f->function : "?";
+    key = mix(key, (uint64_t)(uintptr_t)fn);
+    int32_t row = b->base_row - 1 - (int32_t)i;
+    b->v->cells[b->v->rows[row].first + b->fill[row]++] = (cell){ start, end, 0, key, fn, b->elem, (uint8_t)b->kinds };
+  }
+  b->top_key = key;
+}
+
+static void no_cells(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+{
+  (void)start, (void)end, (void)frames, (void)n, (void)data;
+}
+
+static int cmp_cell(const void *a, const void *b)
+{
+  const cell *x = a, *y = b;
   return (x->start > y->start) - (x->start < y->start);
 }
 
@@ -49,66 +125,120 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
   rsp_flame_view *v = g_new0(rsp_flame_view, 1);
   v->paths = paths;
   v->model = rsp_paths_model(paths);
-  uint32_t n_paths = rsp_paths_n_paths(paths);
-  v->frames = g_new(frame, rsp_paths_n_elems(paths) + 1);
-  GArray *lanes = g_array_new(false, false, sizeof(lane));
+  v->labels = g_string_chunk_new(4096);
+  uint32_t n_paths = rsp_paths_n_paths(paths), n_elems = rsp_paths_n_elems(paths);
   v->path_label_row = g_new0(int, n_paths + 1);
-  uint32_t nf = 0;
+  int32_t *base_row = g_new(int32_t, n_elems + 1), *top = g_new(int32_t, n_elems + 1);
+  for (uint32_t i = 0; i < n_elems; i++)
+    base_row[i] = top[i] = -1;
+  /* heights: a layer stands on its parent's top; elements come in (depth, start) order */
   int row = 0;
   for (rsp_path_id p = 0; p < n_paths; p++) {
     const rsp_path *path = rsp_paths_path(paths, p);
-    uint32_t max_depth = 0;
-    for (uint32_t i = 0; i < path->n_elems; i++) {
-      const rsp_path_elem *e = rsp_paths_elem(paths, rsp_paths_path_elem(paths, p, i));
-      if (e->depth > max_depth)
-        max_depth = e->depth;
-    }
     if (!path->n_elems)
       continue;
-    uint32_t lane0 = lanes->len;
-    for (uint32_t d = 0; d <= max_depth; d++) {
-      /* deepest at the top: the band's rows are max_depth .. 0 */
-      lane l = { .path = p, .depth = (uint16_t)d, .row = row + (int)(max_depth - d) };
-      g_array_append_val(lanes, l);
-    }
-    /* elements come in (depth, start) order */
+    int band = 0;
     for (uint32_t i = 0; i < path->n_elems; i++) {
       rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
       const rsp_path_elem *e = rsp_paths_elem(paths, id);
-      lane *l = &g_array_index(lanes, lane, lane0 + e->depth);
-      if (!l->n)
-        l->first = nf;
-      l->n++;
-      v->frames[nf++] = (frame){ e->start, e->end > e->start ? e->end : e->start + 1, 0, id };
+      unsigned kinds = 0;
+      uint32_t most = rsp_layer_columns(v->model, e, no_cells, NULL, &kinds);
+      int32_t bottom = e->parent != RSP_NO_ID && e->parent < n_elems && top[e->parent] >= 0 ? top[e->parent] : 0;
+      base_row[id] = bottom; /* from the band's bottom, for now */
+      top[id] = bottom + 1 + (int32_t)most;
+      if (top[id] > band)
+        band = top[id];
     }
-    v->path_label_row[p] = row;
-    row += (int)max_depth + 2; /* a blank row between paths */
+    int base = row + band - 1; /* the band's row 0 (its bottom) */
+    for (uint32_t i = 0; i < path->n_elems; i++) {
+      rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
+      base_row[id] = base - base_row[id];
+    }
+    v->path_label_row[p] = base;
+    row += band + 1; /* a blank row between paths */
   }
   v->n_rows = row;
-  v->n_lanes = lanes->len;
-  v->lanes = (lane *)g_array_free(lanes, false);
+  g_free(top);
+  /* cells per row, then each row's slice of one array */
+  uint32_t *fill = g_new0(uint32_t, v->n_rows + 1);
+  for (rsp_path_id p = 0; p < n_paths; p++) {
+    const rsp_path *path = rsp_paths_path(paths, p);
+    for (uint32_t i = 0; i < path->n_elems; i++) {
+      rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
+      unsigned kinds = 0;
+      build b = { .v = v, .elem = id, .base_row = base_row[id], .fill = fill };
+      fill[b.base_row]++;
+      rsp_layer_columns(v->model, rsp_paths_elem(paths, id), count_cells, &b, &kinds);
+    }
+  }
+  v->rows = g_new0(row_cells, v->n_rows + 1);
+  uint32_t total = 0;
+  for (int r = 0; r < v->n_rows; r++) {
+    v->rows[r].first = total;
+    v->rows[r].n = fill[r];
+    total += fill[r];
+    fill[r] = 0;
+  }
+  v->n_cells = total;
+  v->cells = g_new(cell, total + 1);
+  uint64_t *top_key = g_new0(uint64_t, n_elems + 1);
+  for (rsp_path_id p = 0; p < n_paths; p++) {
+    const rsp_path *path = rsp_paths_path(paths, p);
+    for (uint32_t i = 0; i < path->n_elems; i++) {
+      rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
+      const rsp_path_elem *e = rsp_paths_elem(paths, id);
+      char buf[96];
+      const char *label = g_string_chunk_insert_const(v->labels, rsp_layer_base_label(v->model, e, buf, sizeof buf));
+      uint64_t below = e->parent != RSP_NO_ID && e->parent < n_elems ? top_key[e->parent] : 0;
+      build b = { .v = v, .elem = id, .base_row = base_row[id], .fill = fill };
+      b.base_key = mix(below, e->kind == RSP_ELEM_RUN || e->kind == RSP_ELEM_SLEEP ? 0x100000000ull + e->task
+                                                                                   : e->kind);
+      b.top_key = b.base_key;
+      uint64_t end = e->end > e->start ? e->end : e->start + 1;
+      unsigned kinds = 0;
+      cell *pc = &v->cells[v->rows[b.base_row].first + fill[b.base_row]++];
+      *pc = (cell){ e->start, end, 0, b.base_key, label, id, RSP_FRAME_PROCESS };
+      b.kinds = 0;
+      rsp_layer_columns(v->model, e, no_cells, NULL, &kinds);
+      b.kinds = kinds;
+      if (e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET)
+        pc->kinds = (uint8_t)kinds; /* no process: the request itself, green (or teal) */
+      rsp_layer_columns(v->model, e, add_cells, &b, &kinds);
+      top_key[id] = b.top_key;
+    }
+  }
+  g_free(top_key);
+  g_free(fill);
+  for (int r = 0; r < v->n_rows; r++) {
+    cell *c = v->cells + v->rows[r].first;
+    uint32_t n = v->rows[r].n;
+    bool sorted = true;
+    for (uint32_t k = 1; k < n && sorted; k++)
+      sorted = c[k - 1].start <= c[k].start;
+    if (!sorted)
+      qsort(c, n, sizeof(cell), cmp_cell);
+    uint64_t m = 0;
+    for (uint32_t k = 0; k < n; k++) {
+      if (c[k].end > m)
+        m = c[k].end;
+      c[k].max_end = m;
+    }
+  }
   uint32_t n_runs = rsp_model_n_runs(v->model);
   v->run_row = g_new(int32_t, n_runs + 1);
   for (uint32_t i = 0; i < n_runs; i++)
     v->run_row[i] = -1;
-  for (uint32_t li = 0; li < v->n_lanes; li++)
-    for (uint32_t k = 0; k < v->lanes[li].n; k++) {
-      const rsp_path_elem *e = rsp_paths_elem(paths, v->frames[v->lanes[li].first + k].elem);
-      if (e->kind == RSP_ELEM_RUN && e->id < n_runs)
-        v->run_row[e->id] = v->lanes[li].row;
-    }
-  v->segments = g_array_new(false, false, sizeof(float) * 4);
-  for (uint32_t i = 0; i < v->n_lanes; i++) {
-    lane *l = &v->lanes[i];
-    qsort(v->frames + l->first, l->n, sizeof(frame), cmp_frame);
-    uint64_t m = 0;
-    for (uint32_t k = 0; k < l->n; k++) {
-      frame *f = &v->frames[l->first + k];
-      if (f->end > m)
-        m = f->end;
-      f->max_end = m;
-    }
+  for (uint32_t i = 0; i < n_elems; i++) {
+    const rsp_path_elem *e = rsp_paths_elem(paths, i);
+    if (e->kind == RSP_ELEM_RUN && e->id < n_runs && base_row[i] >= 0)
+      v->run_row[e->id] = base_row[i];
   }
+  g_free(base_row);
+  v->segments = g_array_new(false, false, sizeof(float) * 4);
+  for (int k = 0; k < 6; k++)
+    v->fills[k] = g_array_new(false, false, sizeof(float) * 3);
+  v->texts = g_array_new(false, false, sizeof(painted_frame));
+  v->matches = g_array_new(false, false, sizeof(float) * 3);
   return v;
 }
 
@@ -116,11 +246,17 @@ void rsp_flame_view_free(rsp_flame_view *v)
 {
   if (!v)
     return;
-  g_free(v->frames);
-  g_free(v->lanes);
+  g_free(v->cells);
+  g_free(v->rows);
   g_free(v->path_label_row);
   g_free(v->run_row);
   g_array_free(v->segments, true);
+  for (int k = 0; k < 6; k++)
+    g_array_free(v->fills[k], true);
+  g_array_free(v->texts, true);
+  g_array_free(v->matches, true);
+  g_string_chunk_free(v->labels);
+  g_free(v->search);
   g_free(v);
 }
 
@@ -129,89 +265,118 @@ int rsp_flame_view_content_height(const rsp_flame_view *v, const rsp_style *styl
   return v->n_rows * style->row_height;
 }
 
-static rsp_rgb frame_colour(const rsp_flame_view *v, const rsp_path_elem *e, const rsp_style *style)
+uint32_t rsp_flame_view_set_search(rsp_flame_view *v, const char *text)
 {
-  switch (e->kind) {
-  case RSP_ELEM_RUN:
-    return style->run;
-  case RSP_ELEM_DISK:
-    return style->io;
-  case RSP_ELEM_NET:
-    return style->net;
-  default: {
-    const rsp_sleep *s = rsp_model_sleep(v->model, e->id);
-    return s->end_cause == RSP_SLEEP_END_DISK || s->state == 'D' ? style->io : style->sleep;
-  }
-  }
+  g_free(v->search);
+  v->search = text && *text ? g_utf8_casefold(text, -1) : NULL;
+  if (!v->search)
+    return 0;
+  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < v->n_cells; i++)
+    if (rsp_label_matches(v->cells[i].label, v->search))
+      g_hash_table_add(seen, (gpointer)v->cells[i].label);
+  uint32_t n = g_hash_table_size(seen);
+  g_hash_table_destroy(seen);
+  return n;
 }
 
-static const char *frame_label(const rsp_flame_view *v, const rsp_path_elem *e, char *buf, size_t size)
+int rsp_flame_view_path_row(const rsp_flame_view *v, rsp_path_id path)
 {
-  const rsp_task *t = rsp_model_task(v->model, e->task);
-  switch (e->kind) {
-  case RSP_ELEM_RUN:
-    snprintf(buf, size, "%s %d", t->comm, t->tid);
-    return buf;
-  case RSP_ELEM_DISK:
-    return "disk";
-  case RSP_ELEM_NET:
-    return "network";
-  default: {
-    const rsp_sleep *s = rsp_model_sleep(v->model, e->id);
-    const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(v->model, s->stack) : NULL;
-    snprintf(buf, size, "%s", f && f->function ? f->function : "sleep");
-    return buf;
-  }
-  }
+  return path < rsp_paths_n_paths(v->paths) ? v->path_label_row[path] : 0;
 }
 
-/* What makes two frames "equal": a run of the same task, a sleep with the same label function. */
-static uintptr_t frame_key(const rsp_flame_view *v, const rsp_path_elem *e)
+void rsp_flame_view_set_selection(rsp_flame_view *v, uint64_t t0, uint64_t t1)
 {
-  if (e->kind == RSP_ELEM_RUN)
-    return (uintptr_t)e->task + 1;
-  if (e->kind == RSP_ELEM_SLEEP) {
-    const rsp_sleep *s = rsp_model_sleep(v->model, e->id);
-    const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(v->model, s->stack) : NULL;
-    return f && f->function ? (uintptr_t)f->function : (uintptr_t)(unsigned char)s->state;
-  }
-  return 0;
+  v->sel_t0 = t0 < t1 ? t0 : 0;
+  v->sel_t1 = t0 < t1 ? t1 : 0;
 }
 
-static void paint_frame(cairo_t *cr, const rsp_flame_view *v, const rsp_path_elem *e, double x0, double x1, int y,
-                        const rsp_style *style)
+/* Queues a frame: its fill by colour, its label when it has room, its outline when it matches the
+ * search; rsp_flame_view_draw paints them all at once. */
+static void paint_cell(cairo_t *cr, const rsp_flame_view *v, const char *label, unsigned kinds, double x0, double x1,
+                       int y, const rsp_style *style)
+{
+  (void)cr, (void)style;
+  float r[3] = { (float)x0, (float)y, (float)x1 };
+  g_array_append_val(v->fills[frame_shade(kinds)], r);
+  if (x1 - x0 > 30) {
+    painted_frame pf = { (float)x0, (float)x1, (float)y, kinds, label };
+    g_array_append_val(v->texts, pf);
+  }
+  if (v->search && rsp_label_matches(label, v->search))
+    g_array_append_val(v->matches, r);
+}
+
+static void paint_queued(rsp_flame_view *v, cairo_t *cr, const rsp_style *style)
 {
   int rh = style->row_height;
-  rsp_rgb c = frame_colour(v, e, style);
-  cairo_set_source_rgb(cr, c.r, c.g, c.b);
-  cairo_rectangle(cr, x0, y + 1, x1 - x0, rh - 2);
-  cairo_fill(cr);
-  if (x1 - x0 > 40) {
-    char buf[96];
+  for (int k = 0; k < 6; k++) {
+    GArray *a = v->fills[k];
+    if (!a->len)
+      continue;
+    for (guint i = 0; i < a->len; i++) {
+      const float *q = &g_array_index(a, float, i * 3);
+      cairo_rectangle(cr, q[0], q[1] + 1, q[2] - q[0], rh - 2);
+    }
+    rsp_rgb c = rsp_frame_colour(shade_kinds[k], style);
+    cairo_set_source_rgb(cr, c.r, c.g, c.b);
+    cairo_fill(cr);
+    g_array_set_size(a, 0);
+  }
+  if (v->matches->len) {
+    for (guint i = 0; i < v->matches->len; i++) {
+      const float *q = &g_array_index(v->matches, float, i * 3);
+      cairo_rectangle(cr, q[0] + 1, q[1] + 2, (q[2] - q[0] > 2 ? q[2] - q[0] : 2) - 2, rh - 4);
+    }
+    cairo_set_source_rgb(cr, style->match.r, style->match.g, style->match.b);
+    cairo_set_line_width(cr, 2);
+    cairo_stroke(cr);
+    g_array_set_size(v->matches, 0);
+  }
+  for (guint i = 0; i < v->texts->len; i++) {
+    const painted_frame *pf = &g_array_index(v->texts, painted_frame, i);
     cairo_save(cr);
-    cairo_rectangle(cr, x0 + 1, y, x1 - x0 - 2, rh);
+    cairo_rectangle(cr, pf->x0 + 1, pf->y, pf->x1 - pf->x0 - 2, rh);
     cairo_clip(cr);
-    if (e->kind == RSP_ELEM_RUN)
+    if ((pf->kinds & RSP_FRAME_RUN) && !(pf->kinds & RSP_FRAME_PROCESS))
       cairo_set_source_rgb(cr, 1, 1, 1);
     else
       cairo_set_source_rgb(cr, style->text.r, style->text.g, style->text.b);
-    cairo_move_to(cr, (x0 > style->label_width ? x0 : style->label_width) + 2, y + rh - 3);
-    cairo_show_text(cr, frame_label(v, e, buf, sizeof buf));
+    cairo_move_to(cr, (pf->x0 > style->label_width ? pf->x0 : style->label_width) + 2, pf->y + rh - 3);
+    cairo_show_text(cr, pf->label);
     cairo_restore(cr);
   }
+  g_array_set_size(v->texts, 0);
 }
 
-static uint32_t first_reaching(const frame *f, uint32_t n, uint64_t t)
+static uint32_t first_reaching(const cell *c, uint32_t n, uint64_t t)
 {
   uint32_t lo = 0, hi = n;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (f[mid].max_end > t)
+    if (c[mid].max_end > t)
       hi = mid;
     else
       lo = mid + 1;
   }
   return lo;
+}
+
+static void add_links(rsp_flame_view *v, const rsp_path_elem *e, const rsp_viewport *vp, const rsp_style *style,
+                      int y)
+{
+  int rh = style->row_height;
+  uint32_t nl = 0;
+  rsp_link_id first = rsp_model_run_links_in(v->model, e->id, &nl);
+  for (uint32_t k = 0; k < nl; k++) {
+    const rsp_link *lk = rsp_model_link(v->model, first + k);
+    if (lk->from_run == RSP_NO_ID || v->run_row[lk->from_run] < 0)
+      continue;
+    float q[4] = { (float)rsp_viewport_x(vp, style, lk->time),
+                   (float)(style->ruler_height + v->run_row[lk->from_run] * rh - vp->scroll_y + rh / 2.0),
+                   (float)rsp_viewport_x(vp, style, rsp_model_run(v->model, e->id)->start), (float)(y + rh / 2.0) };
+    g_array_append_val(v->segments, q);
+  }
 }
 
 void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
@@ -223,61 +388,62 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
   cairo_set_font_size(cr, style->font_size);
   int rh = style->row_height;
   g_array_set_size(v->segments, 0);
-  for (uint32_t li = 0; li < v->n_lanes; li++) {
-    const lane *l = &v->lanes[li];
-    int y = style->ruler_height + l->row * rh - vp->scroll_y;
-    if (y + rh <= style->ruler_height || y >= vp->height)
+  for (int r = 0; r < v->n_rows; r++) {
+    int y = style->ruler_height + r * rh - vp->scroll_y;
+    if (y + rh <= style->ruler_height || y >= vp->height || !v->rows[r].n)
       continue;
-    const frame *f = v->frames + l->first;
-    double filled = -1; /* the last pixel column a narrow frame filled */
-    const rsp_path_elem *pend = NULL; /* the frame being extended */
-    uintptr_t pend_key = 0;
+    const cell *c = v->cells + v->rows[r].first;
+    uint32_t n = v->rows[r].n;
+    bool pending = false; /* the frame being extended */
+    uint64_t pend_key = 0;
+    const char *pend_label = NULL;
+    unsigned pend_kinds = 0;
     double pend_x0 = 0, pend_x1 = 0;
-    for (uint32_t i = first_reaching(f, l->n, vp->t0); i < l->n && f[i].start < vp->t1; i++) {
-      if (f[i].end <= vp->t0)
+    for (uint32_t i = first_reaching(c, n, vp->t0); i < n && c[i].start < vp->t1; i++) {
+      if (c[i].end <= vp->t0)
         continue;
-      double x0 = rsp_viewport_x(vp, style, f[i].start > vp->t0 ? f[i].start : vp->t0);
-      double x1 = rsp_viewport_x(vp, style, f[i].end < vp->t1 ? f[i].end : vp->t1);
-      x0 = floor(x0);
-      x1 = ceil(x1);
-      if (x1 - x0 <= 1) {
-        if (x0 <= filled)
-          continue;
-        filled = x0;
+      double x0 = floor(rsp_viewport_x(vp, style, c[i].start > vp->t0 ? c[i].start : vp->t0));
+      double x1 = ceil(rsp_viewport_x(vp, style, c[i].end < vp->t1 ? c[i].end : vp->t1));
+      if (x1 - x0 < 1)
         x1 = x0 + 1;
+      if ((c[i].kinds & RSP_FRAME_PROCESS) && x1 - x0 > 1) {
+        const rsp_path_elem *e = rsp_paths_elem(v->paths, c[i].elem);
+        if (e->kind == RSP_ELEM_RUN) /* the links into this run from runs on the paths */
+          add_links(v, e, vp, style, y);
       }
-      const rsp_path_elem *e = rsp_paths_elem(v->paths, f[i].elem);
-      if (e->kind == RSP_ELEM_RUN && x1 - x0 > 1) {
-        /* the links into this run from runs on the paths ("links still drawn") */
-        uint32_t nl = 0;
-        rsp_link_id first = rsp_model_run_links_in(v->model, e->id, &nl);
-        for (uint32_t k = 0; k < nl; k++) {
-          const rsp_link *lk = rsp_model_link(v->model, first + k);
-          if (lk->from_run == RSP_NO_ID || v->run_row[lk->from_run] < 0)
-            continue;
-          float q[4] = { (float)rsp_viewport_x(vp, style, lk->time),
-                         (float)(style->ruler_height + v->run_row[lk->from_run] * rh - vp->scroll_y + rh / 2.0),
-                         (float)rsp_viewport_x(vp, style, rsp_model_run(v->model, e->id)->start),
-                         (float)(y + rh / 2.0) };
-          g_array_append_val(v->segments, q);
-        }
-      }
-      /* adjacent equal frames are drawn as one unless a visible gap separates them */
-      uintptr_t key = frame_key(v, e);
-      if (pend && pend->kind == e->kind && pend_key == key && x0 <= pend_x1) {
+      if (pending && c[i].key == pend_key && x0 <= pend_x1) {
+        /* adjacent equal frames: one frame, of everything it stands for */
         if (x1 > pend_x1)
           pend_x1 = x1;
-        continue;
+        pend_kinds |= c[i].kinds;
+      } else if (pending && x1 <= pend_x1) {
+        /* hidden inside the frame being drawn: nothing visible separates its pieces */
+      } else {
+        if (pending)
+          paint_cell(cr, v, pend_label, pend_kinds, pend_x0, pend_x1, y, style);
+        pending = true;
+        pend_key = c[i].key;
+        pend_label = c[i].label;
+        pend_kinds = c[i].kinds;
+        pend_x0 = x0;
+        pend_x1 = x1;
       }
-      if (pend)
-        paint_frame(cr, v, pend, pend_x0, pend_x1, y, style);
-      pend = e;
-      pend_key = key;
-      pend_x0 = x0;
-      pend_x1 = x1;
+      /* level of detail: the cells that end inside the pixels the frame being drawn covers change
+       * nothing visible (an equal one would only extend it within them): jump past them */
+      uint32_t j = first_reaching(c, n, rsp_viewport_time(vp, style, pend_x1));
+      if (j > i + 1)
+        i = j - 1;
     }
-    if (pend)
-      paint_frame(cr, v, pend, pend_x0, pend_x1, y, style);
+    if (pending)
+      paint_cell(cr, v, pend_label, pend_kinds, pend_x0, pend_x1, y, style);
+  }
+  paint_queued(v, cr, style);
+  if (v->sel_t1 > v->sel_t0 && v->sel_t1 > vp->t0 && v->sel_t0 < vp->t1) {
+    double x0 = rsp_viewport_x(vp, style, v->sel_t0 > vp->t0 ? v->sel_t0 : vp->t0);
+    double x1 = rsp_viewport_x(vp, style, v->sel_t1 < vp->t1 ? v->sel_t1 : vp->t1);
+    cairo_set_source_rgba(cr, style->selection.r, style->selection.g, style->selection.b, 0.18);
+    cairo_rectangle(cr, x0, style->ruler_height, x1 - x0 > 1 ? x1 - x0 : 1, vp->height);
+    cairo_fill(cr);
   }
   if (v->segments->len) {
     cairo_save(cr);
@@ -293,7 +459,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     cairo_stroke(cr);
     cairo_restore(cr);
   }
-  /* the name column: each path's band labelled in grey with its first element's process */
+  /* the name column: each path's band labelled in grey with its first element's process, at its base */
   cairo_set_source_rgb(cr, style->label_bg.r, style->label_bg.g, style->label_bg.b);
   cairo_rectangle(cr, 0, style->ruler_height, style->label_width, vp->height);
   cairo_fill(cr);
@@ -317,24 +483,32 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
   cairo_restore(cr);
 }
 
-bool rsp_flame_view_hit(const rsp_flame_view *v, const rsp_viewport *vp, const rsp_style *style, double x, double y,
-                        rsp_elem_id *out)
+bool rsp_flame_view_frame_at(const rsp_flame_view *v, const rsp_viewport *vp, const rsp_style *style, double x,
+                             double y, rsp_elem_id *elem, const char **label)
 {
-  *out = RSP_NO_ID;
+  *elem = RSP_NO_ID;
+  if (label)
+    *label = NULL;
   if (x < style->label_width || y < style->ruler_height)
     return false;
   int row = (int)floor((y - style->ruler_height + vp->scroll_y) / style->row_height);
+  if (row < 0 || row >= v->n_rows)
+    return false;
   uint64_t t = rsp_viewport_time(vp, style, x);
-  for (uint32_t li = 0; li < v->n_lanes; li++) {
-    const lane *l = &v->lanes[li];
-    if (l->row != row)
-      continue;
-    const frame *f = v->frames + l->first;
-    for (uint32_t i = first_reaching(f, l->n, t); i < l->n && f[i].start <= t; i++)
-      if (f[i].end > t) {
-        *out = f[i].elem;
-        return true;
-      }
-  }
+  const cell *c = v->cells + v->rows[row].first;
+  uint32_t n = v->rows[row].n;
+  for (uint32_t i = first_reaching(c, n, t); i < n && c[i].start <= t; i++)
+    if (c[i].end > t) {
+      *elem = c[i].elem;
+      if (label)
+        *label = c[i].label;
+      return true;
+    }
   return false;
+}
+
+bool rsp_flame_view_hit(const rsp_flame_view *v, const rsp_viewport *vp, const rsp_style *style, double x, double y,
+                        rsp_elem_id *out)
+{
+  return rsp_flame_view_frame_at(v, vp, style, x, y, out, NULL);
 }

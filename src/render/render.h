@@ -121,8 +121,8 @@ void rsp_running_view_hit(const rsp_running_view *view, const rsp_viewport *vp, 
 char *rsp_running_view_describe(const rsp_running_view *view, const rsp_hit *hit);
 
 /* ---- Flame View ------------------------------------------------------------------------------
- * The control paths of a process (analysis layer), x = time, y = pseudo-stack depth. PATHS must
- * outlive the view. */
+ * The control paths of a process (analysis layer), each pseudo-stack layer drawn as its stack of
+ * functions (process name at its base), x = time, y = stack depth. PATHS must outlive the view. */
 typedef struct rsp_flame_view rsp_flame_view;
 rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths);
 void rsp_flame_view_free(rsp_flame_view *view);
@@ -131,12 +131,27 @@ void rsp_flame_view_draw(rsp_flame_view *view, cairo_t *cr, const rsp_viewport *
 /* The element under (X, Y), if any. */
 bool rsp_flame_view_hit(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
                         double y, rsp_elem_id *out);
+/* The element and the frame's label (a function, or the process row's "comm tid") under (X, Y). */
+bool rsp_flame_view_frame_at(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
+                             double y, rsp_elem_id *elem, const char **label);
+/* Outlines the frames whose function or process contains TEXT, ignoring case (NULL/"": none).
+ * Returns the number of distinct matching labels. */
+uint32_t rsp_flame_view_set_search(rsp_flame_view *view, const char *text);
+/* The row (from the top, in row_height units) of PATH's base: its process of interest's frames. */
+int rsp_flame_view_path_row(const rsp_flame_view *view, rsp_path_id path);
+/* Shades the time range [T0, T1) (T0 >= T1: none), a range selected in another view. */
+void rsp_flame_view_set_selection(rsp_flame_view *view, uint64_t t0, uint64_t t1);
 
 /* ---- Consolidated Flame View ---------------------------------------------------------------------
- * Matching pseudo-stacks merged and sorted by duration, level by level; x is accumulated duration
- * (0 .. rsp_consolidated_view_total), y depth. PATHS must outlive the view. */
+ * Matching pseudo-stacks merged and sorted by duration, level by level, each layer drawn as its stack
+ * (process, then functions) as in the flame view; x is accumulated duration
+ * (0 .. rsp_consolidated_view_total), y depth; VP's t0/t1 zoom and pan along it, scroll_y along y.
+ * PATHS must outlive the view. */
 typedef struct rsp_consolidated_view rsp_consolidated_view;
 rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths);
+/* Gathers only what happened in [T0, T1) (recording time): each frame clipped to it, a time range
+ * selected in another view. */
+rsp_consolidated_view *rsp_consolidated_view_new_range(const rsp_paths *paths, uint64_t t0, uint64_t t1);
 void rsp_consolidated_view_free(rsp_consolidated_view *view);
 uint64_t rsp_consolidated_view_total(const rsp_consolidated_view *view);
 int rsp_consolidated_view_content_height(const rsp_consolidated_view *view, const rsp_style *style);
@@ -145,6 +160,9 @@ void rsp_consolidated_view_draw(rsp_consolidated_view *view, cairo_t *cr, const 
 bool rsp_consolidated_view_node_at(const rsp_consolidated_view *view, const rsp_viewport *vp,
                                    const rsp_style *style, double x, double y, const char **label,
                                    uint64_t *duration, uint32_t *n_merged);
+/* Outlines the frames whose function or process contains TEXT, ignoring case (NULL/"": none).
+ * Returns the number of matching frames. */
+uint32_t rsp_consolidated_view_set_search(rsp_consolidated_view *view, const char *text);
 
 /* ---- Export ----------------------------------------------------------------------------------- */
 /* Draws VIEW at VP into PATH, PNG or SVG by its extension, with the model's loss warnings as a

@@ -28,7 +28,7 @@ static const GOptionEntry entries[] = {
   { "width", 'W', 0, G_OPTION_ARG_INT, &opt_width, N_("Export width in pixels (default 1600; 1000 for histograms)"), "PX" },
   { "height", 'H', 0, G_OPTION_ARG_INT, &opt_height, N_("Export height in pixels (default: all rows)"), "PX" },
   { "filter", 0, 0, G_OPTION_ARG_STRING, &opt_filter, N_("Only processes with a thread whose name contains TEXT"), "TEXT" },
-  { "search", 's', 0, G_OPTION_ARG_STRING, &opt_search, N_("Highlight tasks and sleeps matching TEXT"), "TEXT" },
+  { "search", 's', 0, G_OPTION_ARG_STRING, &opt_search, N_("Highlight tasks, sleeps and flame frames matching TEXT"), "TEXT" },
   { "sort", 0, 0, G_OPTION_ARG_STRING, &opt_sort, N_("Process order: pid, name or runtime"), "ORDER" },
   { "focus", 0, 0, G_OPTION_ARG_INT, &opt_focus, N_("Highlight process PID and the tasks that woke it"), "PID" },
   { "no-sleeps", 0, 0, G_OPTION_ARG_NONE, &opt_no_sleeps, N_("Do not draw sleeps"), NULL },
@@ -273,6 +273,15 @@ static int bench(const char *file)
   return 0;
 }
 
+/* The pixels the export's loss-warning banner takes at the bottom. */
+static int banner_height(const rsp_model *model)
+{
+  char **warnings = rsp_model_loss_warnings(model);
+  int banner = (int)g_strv_length(warnings) * (int)(rsp_style_default()->font_size + 4) + 4;
+  g_strfreev(warnings);
+  return banner;
+}
+
 static bool range_and_size(const rsp_model *model, int content, rsp_viewport *vp)
 {
   uint64_t lo = rsp_model_time_first(model), hi = rsp_model_time_last(model);
@@ -284,9 +293,7 @@ static bool range_and_size(const rsp_model *model, int content, rsp_viewport *vp
     return false;
   }
   const rsp_style *style = rsp_style_default();
-  char **warnings = rsp_model_loss_warnings(model);
-  int banner = (int)g_strv_length(warnings) * (int)(style->font_size + 4) + 4;
-  g_strfreev(warnings);
+  int banner = banner_height(model);
   vp->height = opt_height > 0 ? opt_height : style->ruler_height + content + banner;
   if (vp->height > 32000)
     vp->height = 32000;
@@ -295,6 +302,16 @@ static bool range_and_size(const rsp_model *model, int content, rsp_viewport *vp
     return false;
   }
   return true;
+}
+
+/* The flame view's scroll offset for a picture shorter than the view: path 0's base (the process of
+ * interest's own frames) at the bottom edge, as the app opens it. */
+static int flame_scroll(const rsp_flame_view *view, const rsp_model *model, const rsp_viewport *vp,
+                        const rsp_style *style)
+{
+  int page = vp->height - style->ruler_height - banner_height(model), content = rsp_flame_view_content_height(view, style);
+  int want = (rsp_flame_view_path_row(view, 0) + 2) * style->row_height - page;
+  return content > page ? CLAMP(want, 0, content - page) : 0;
 }
 
 /* --export --flame PID: the control paths of PID. Frees MODEL. */
@@ -312,6 +329,7 @@ static int export_flame(const char *file, rsp_model *model)
   int rc = 0;
   if (opt_consolidated) {
     rsp_consolidated_view *cv = rsp_consolidated_view_new(paths);
+    rsp_consolidated_view_set_search(cv, opt_search);
     if (!range_and_size(model, rsp_consolidated_view_content_height(cv, style), &vp))
       rc = 2;
     else {
@@ -322,6 +340,10 @@ static int export_flame(const char *file, rsp_model *model)
         vp.t0 -= rsp_model_time_first(model);
         vp.t1 -= rsp_model_time_first(model);
       }
+      /* taller than the picture: its bottom (the process of interest) shown */
+      int page = vp.height - style->ruler_height - banner_height(model);
+      int content = rsp_consolidated_view_content_height(cv, style);
+      vp.scroll_y = content > page ? content - page : 0;
       if (!rsp_export_consolidated_view(cv, model, &vp, style, opt_export, &error)) {
         fprintf(stderr, "rsp-view: %s\n", error->message);
         rc = 1;
@@ -333,9 +355,10 @@ static int export_flame(const char *file, rsp_model *model)
     return rc;
   }
   rsp_flame_view *view = rsp_flame_view_new(paths);
+  rsp_flame_view_set_search(view, opt_search);
   if (!range_and_size(model, rsp_flame_view_content_height(view, style), &vp))
     rc = 2;
-  else if (!rsp_export_flame_view(view, model, &vp, style, opt_export, &error)) {
+  else if (vp.scroll_y = flame_scroll(view, model, &vp, style), !rsp_export_flame_view(view, model, &vp, style, opt_export, &error)) {
     fprintf(stderr, "rsp-view: %s\n", error->message);
     rc = 1;
   }

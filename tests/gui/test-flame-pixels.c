@@ -1,14 +1,24 @@
-/* Pixel test of the Flame View on a synthetic trace: A (the process of interest) runs 100-200 us,
- * sleeps in read() until B, running 250-300 us inside that sleep, wakes it; A runs 400-500 us.
- * Then the same again: A sleeps in read() 500-700 us, B runs 550-600 us and wakes it, A runs 700-800.
- * By construction B's runs are the sleeps' children: depth 1, drawn above A's sleeps, in the run
- * colour, at x = label column + t/us; A's runs and sleeps at depth 0 in red and blue.
+/* Pixel test of the Flame View on a synthetic trace whose stacks are written here by hand:
+ * A (the process of interest) runs 100-200 us with two cpu-clock samples, main->work at 120 us and
+ * main->crunch at 170 us (so work is drawn 100-150 and crunch 150-200: a run's time is divided
+ * equally between its samples); it sleeps 200-400 in read() with the wait stack
+ * main->__libc_read->vfs_read->pipe_read->schedule until B, running 250-300 us (sample main->produce
+ * at 270 us) inside that sleep, wakes it; A runs 400-500 (no sample: it borrows the user part of the
+ * stack it goes to sleep in, main->__libc_read) and sleeps in read() again 500-700 while B runs
+ * 550-600 (main->produce); A runs 700-800 (sample main->work).
+ * By construction, in path 0's band (rows counted from its bottom): row 0 is A's process (grey),
+ * row 1 A's main, one frame 100-800 us that is in runs and in sleeps (purple), row 2 work (red,
+ * 100-150) and crunch (red, 150-200) then __libc_read (in both: purple, 200-700), row 3 vfs_read
+ * (blue, 200-400 and 500-700, apart at this zoom), row 5 schedule (blue). B's layer stands on top
+ * of the sleep's stack (6 rows: process + 5 frames): row 6 beta's process (grey), row 7 B's main
+ * and row 8 produce, red, 250-300 us. x = label column + t/us.
  * Consolidated: the two read() sleeps merge into one frame of 400 us, first (the longest), A's
  * three runs into one of 300 us after it, B's two runs into one of 100 us above the sleeps. */
 #include "../model/checks.h"
 #include "render/render.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 enum { IDLE = 0, A = 100, B = 200 };
 
@@ -43,9 +53,15 @@ int main(void)
   tb_comm(t, 0, 0, A, "alpha", false);
   tb_comm(t, 0, 1, B, "beta", false);
   sw(t, 100, 0, IDLE, "R", A);
+  tb_next_stack(t, "|work,main");
+  tb_sample(t, 120 * US, 0, A);
+  tb_next_stack(t, "|crunch,main");
+  tb_sample(t, 170 * US, 0, A);
   tb_next_stack(t, "schedule,pipe_read,vfs_read|__libc_read,main");
   sw(t, 200, 0, A, "S", IDLE);
   sw(t, 250, 1, IDLE, "R", B);
+  tb_next_stack(t, "|produce,main");
+  tb_sample(t, 270 * US, 1, B);
   tb_waking(t, 290 * US, 1, B, A, 0);
   tb_wakeup(t, 291 * US, 1, B, A, 0);
   sw(t, 300, 1, B, "S", IDLE);
@@ -53,10 +69,14 @@ int main(void)
   tb_next_stack(t, "schedule,pipe_read,vfs_read|__libc_read,main");
   sw(t, 500, 0, A, "S", IDLE);
   sw(t, 550, 1, IDLE, "R", B);
+  tb_next_stack(t, "|produce,main");
+  tb_sample(t, 570 * US, 1, B);
   tb_waking(t, 590 * US, 1, B, A, 0);
   tb_wakeup(t, 591 * US, 1, B, A, 0);
   sw(t, 600, 1, B, "S", IDLE);
   sw(t, 700, 0, IDLE, "R", A);
+  tb_next_stack(t, "|work,main");
+  tb_sample(t, 750 * US, 0, A);
   sw(t, 800, 0, A, "S", IDLE);
   rsp_model *m = tb_finish(t);
   GError *error = NULL;
@@ -67,26 +87,43 @@ int main(void)
     return 1;
   }
   rsp_flame_view *v = rsp_flame_view_new(paths);
-  rsp_viewport vp = { .t0 = 0, .t1 = 1000 * US, .width = st->label_width + 1000, .height = 120 };
+  const int band = 9;
+  CHECK_EQ(rsp_flame_view_content_height(v, st), (band + 1) * st->row_height);
+  rsp_viewport vp = { .t0 = 0, .t1 = 1000 * US, .width = st->label_width + 1000, .height = st->ruler_height + band * st->row_height + 20 };
   int rh = st->row_height, mid = rh / 2;
-  /* path 0's band: depth 1 on the first row, depth 0 below it */
-  int y1 = st->ruler_height, y0 = st->ruler_height + rh;
   cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, vp.width, vp.height);
   cairo_t *cr = cairo_create(s);
   rsp_flame_view_draw(v, cr, &vp, st);
+  if (getenv("RSP_TEST_PNG")) /* to look at it */
+    cairo_surface_write_to_png(s, getenv("RSP_TEST_PNG"));
 #define X(us) (st->label_width + (us))
-  CHECK_COLOUR(s, X(150), y0 + mid, st->run);    /* A's first run */
-  CHECK_COLOUR(s, X(390), y0 + 2, st->sleep);    /* A's sleep */
-  CHECK_COLOUR(s, X(450), y0 + mid, st->run);    /* A's second run */
-  CHECK_COLOUR(s, X(275), y1 + 2, st->run);      /* B's run, what the sleep waited on, above it */
-  CHECK_COLOUR(s, X(350), y1 + mid, st->background); /* nothing above the sleep after B's run */
-  CHECK_COLOUR(s, X(150), y1 + mid, st->background); /* nothing above A's run */
-  CHECK_COLOUR(s, X(600), y0 + 2, st->sleep);
-  CHECK_COLOUR(s, X(575), y1 + 2, st->run);
-  CHECK_COLOUR(s, X(850), y0 + mid, st->background);
-  /* the wakeup link from B's run (290 us, depth 1) to A's run at 400 us (depth 0), through its midpoint */
+#define Y(r) (st->ruler_height + (band - 1 - (r)) * rh) /* top of the band's row R (0: bottom) */
+  CHECK_COLOUR(s, X(150), Y(0) + 2, st->process_bg); /* A's process row under its run */
+  CHECK_COLOUR(s, X(300), Y(0) + 2, st->process_bg); /* and under its sleep */
+  CHECK_COLOUR(s, X(850), Y(0) + 2, st->background); /* A is gone */
+  CHECK_COLOUR(s, X(110), Y(1) + 2, st->both);       /* main: runs and sleeps, one frame */
+  CHECK_COLOUR(s, X(300), Y(1) + 2, st->both);
+  CHECK_COLOUR(s, X(450), Y(1) + 2, st->both);
+  CHECK_COLOUR(s, X(790), Y(1) + 2, st->both);
+  CHECK_COLOUR(s, X(125), Y(2) + 2, st->run);        /* work, the first sample's half */
+  CHECK_COLOUR(s, X(175), Y(2) + 2, st->run);        /* crunch, the second's */
+  CHECK_COLOUR(s, X(750), Y(2) + 2, st->run);        /* work in the last run */
+  CHECK_COLOUR(s, X(300), Y(2) + 2, st->both);       /* __libc_read: slept in and ran in */
+  CHECK_COLOUR(s, X(300), Y(3) + 2, st->sleep);      /* vfs_read: slept in only */
+  CHECK_COLOUR(s, X(600), Y(3) + 2, st->sleep);
+  CHECK_COLOUR(s, X(450), Y(3) + 2, st->background); /* a visible gap between the two reads */
+  CHECK_COLOUR(s, X(150), Y(3) + 2, st->background); /* nothing that deep in the run */
+  CHECK_COLOUR(s, X(220), Y(5) + 2, st->sleep);        /* schedule, the innermost frame */
+  CHECK_COLOUR(s, X(300), Y(6) + 2, st->background); /* nothing on the sleep after B's run */
+  CHECK_COLOUR(s, X(275), Y(6) + 2, st->process_bg); /* B's process on top of the wait stack */
+  CHECK_COLOUR(s, X(275), Y(7) + 2, st->run);        /* B's main */
+  CHECK_COLOUR(s, X(275), Y(8) + 2, st->run);        /* produce */
+  CHECK_COLOUR(s, X(575), Y(8) + 2, st->run);
+  CHECK_COLOUR(s, X(240), Y(8) + 2, st->background); /* B had not run yet */
+  CHECK_COLOUR(s, X(150), Y(6) + 2, st->background); /* nothing above A's run */
+  /* the wakeup link from B's run (290 us, row 6) to A's run at 400 us (row 0), through its midpoint */
   {
-    int lx = (X(290) + X(400)) / 2, ly = ((y1 + mid) + (y0 + mid)) / 2;
+    int lx = (X(290) + X(400)) / 2, ly = ((Y(6) + mid) + (Y(0) + mid)) / 2;
     bool found = false;
     for (int dy = -1; dy <= 1; dy++)
       for (int dx = -1; dx <= 1; dx++) {
@@ -97,34 +134,127 @@ int main(void)
     CHECK(found);
   }
   rsp_elem_id e;
-  CHECK(rsp_flame_view_hit(v, &vp, st, X(275), y1 + mid, &e));
+  const char *label = NULL;
+  CHECK(rsp_flame_view_frame_at(v, &vp, st, X(275), Y(8) + mid, &e, &label));
   CHECK(e != RSP_NO_ID && rsp_paths_elem(paths, e)->kind == RSP_ELEM_RUN &&
         rsp_paths_elem(paths, e)->task == find_task(m, B, 0));
-  CHECK(!rsp_flame_view_hit(v, &vp, st, X(350), y1 + mid, &e));
+  CHECK_STR(label, "produce");
+  CHECK(rsp_flame_view_frame_at(v, &vp, st, X(300), Y(4) + mid, &e, &label));
+  CHECK_STR(label, "pipe_read");
+  CHECK(rsp_paths_elem(paths, e)->kind == RSP_ELEM_SLEEP && rsp_paths_elem(paths, e)->task == find_task(m, A, 0));
+  CHECK(rsp_flame_view_frame_at(v, &vp, st, X(175), Y(2) + mid, &e, &label));
+  CHECK_STR(label, "crunch");
+  CHECK(rsp_flame_view_hit(v, &vp, st, X(275), Y(6) + mid, &e));
+  CHECK(!rsp_flame_view_hit(v, &vp, st, X(350), Y(6) + mid, &e));
+
+  /* search: crunch outlined in the match colour, work not */
+  CHECK_EQ(rsp_flame_view_set_search(v, "CRUNCH"), 1);
+  rsp_flame_view_draw(v, cr, &vp, st);
+  CHECK_COLOUR(s, X(150) + 1, Y(2) + mid, st->match);
+  CHECK_COLOUR(s, X(175), Y(2) + 2, st->match);
+  CHECK_COLOUR(s, X(100) + 1, Y(2) + 2, st->run);
+  CHECK_EQ(rsp_flame_view_set_search(v, "read"), 3); /* __libc_read, vfs_read, pipe_read */
+  CHECK_EQ(rsp_flame_view_set_search(v, NULL), 0);
+
+  /* zoomed out to 200 us a pixel, nothing visible separates the two vfs_read frames: one frame */
+  {
+    rsp_viewport far = vp;
+    far.t1 = 200000 * US;
+    rsp_flame_view_draw(v, cr, &far, st);
+    CHECK_COLOUR(s, st->label_width + 2, Y(3) + mid, st->sleep); /* 400-600 us, the gap, covered */
+    CHECK_COLOUR(s, st->label_width + 5, Y(3) + mid, st->background);
+  }
+  /* a time range selected elsewhere is shaded */
+  rsp_flame_view_set_selection(v, 900 * US, 950 * US);
+  rsp_flame_view_draw(v, cr, &vp, st);
+  {
+    rsp_rgb p = pixel(s, X(925), Y(0) + mid);
+    CHECK(p.b > p.r + 0.02);
+  }
+  rsp_flame_view_set_selection(v, 0, 0);
 
   rsp_consolidated_view *cv = rsp_consolidated_view_new(paths);
   CHECK_EQ(rsp_consolidated_view_total(cv), 700 * US);
-  const char *label = NULL;
   uint64_t dur = 0;
   uint32_t merged = 0;
   rsp_flame_view_draw(v, cr, &vp, st); /* fill the surface with something else first */
   rsp_consolidated_view_draw(cv, cr, &vp, st);
-  CHECK_COLOUR(s, X(300), y0 + 2, st->sleep);  /* the merged read() sleeps: 0-400 */
-  CHECK_COLOUR(s, X(395), y0 + 2, st->sleep);
-  CHECK_COLOUR(s, X(600), y0 + mid, st->run);  /* A's merged runs: 400-700 */
-  CHECK_COLOUR(s, X(695), y0 + mid, st->run);
-  CHECK_COLOUR(s, X(705), y0 + mid, st->background);
-  CHECK_COLOUR(s, X(50), y1 + mid, st->run);   /* B's merged runs above the sleeps: 0-100 */
-  /* beside it, shorter: B's sleep before its second run, cut at the start of A's second sleep
-   * (500-550 us: the paper's triangle cut), a child of that sleep too */
-  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(125), y1 + mid, &label, &dur, &merged));
-  CHECK_EQ(dur, 50 * US);
-  CHECK_COLOUR(s, X(125), y1 + 2, st->sleep);
-  CHECK_COLOUR(s, X(155), y1 + mid, st->background);
-  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(200), y0 + mid, &label, &dur, &merged));
+  if (getenv("RSP_TEST_PNG_CONSOLIDATED"))
+    cairo_surface_write_to_png(s, getenv("RSP_TEST_PNG_CONSOLIDATED"));
+  /* depth D's row: the deepest (8: produce) at the top */
+#define YC(d) (st->ruler_height + (8 - (d)) * rh)
+  CHECK_EQ(rsp_consolidated_view_content_height(cv, st), 9 * rh);
+  CHECK_COLOUR(s, X(350), YC(0) + 2, st->process_bg); /* alpha: its runs and sleeps, 700 us */
+  CHECK_COLOUR(s, X(695), YC(0) + 2, st->process_bg);
+  CHECK_COLOUR(s, X(705), YC(0) + 2, st->background);
+  CHECK_COLOUR(s, X(350), YC(1) + 2, st->both);       /* main, run and slept in */
+  /* above main, longest first: __libc_read (the two sleeps' 400 us and the borrowed run's 100),
+   * then work (50 + 100 us), then crunch (50 us) */
+  CHECK_COLOUR(s, X(250), YC(2) + 2, st->both);
+  CHECK_COLOUR(s, X(575), YC(2) + 2, st->run);
+  CHECK_COLOUR(s, X(675), YC(2) + 2, st->run);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(250), YC(2) + mid, &label, &dur, &merged));
   CHECK_STR(label, "__libc_read");
-  CHECK_EQ(dur, 400 * US);
+  CHECK_EQ(dur, 500 * US);
+  CHECK_EQ(merged, 3);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(575), YC(2) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "work");
+  CHECK_EQ(dur, 150 * US);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(675), YC(2) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "crunch");
+  CHECK_EQ(dur, 50 * US);
+  CHECK_COLOUR(s, X(200), YC(3) + 2, st->sleep);      /* vfs_read: the two sleeps, 0-400 */
+  CHECK_COLOUR(s, X(450), YC(3) + 2, st->background);
+  CHECK_COLOUR(s, X(200), YC(5) + 2, st->sleep);      /* schedule */
+  /* what the sleeps waited on, on schedule: beta (two runs and the cut sleep between them: the
+   * paper's triangle cut keeps only its 500-550 us), its main and produce (the runs' 100 us) */
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(100), YC(6) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "beta");
+  CHECK_EQ(dur, 150 * US);
+  CHECK_COLOUR(s, X(100), YC(6) + 2, st->process_bg);
+  CHECK_COLOUR(s, X(155), YC(6) + 2, st->background);
+  CHECK_COLOUR(s, X(50), YC(7) + 2, st->run);
+  CHECK_COLOUR(s, X(50), YC(8) + 2, st->run);
+  CHECK_COLOUR(s, X(120), YC(8) + 2, st->background);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(50), YC(8) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "produce");
+  CHECK_EQ(dur, 100 * US);
   CHECK_EQ(merged, 2);
+  /* zoomed to 0-100 us (10 px a us) and panned: produce fills it; search outlines it */
+  {
+    rsp_viewport z = vp;
+    z.t0 = 0;
+    z.t1 = 100 * US;
+    CHECK_EQ(rsp_consolidated_view_set_search(cv, "produce"), 1);
+    rsp_consolidated_view_draw(cv, cr, &z, st);
+    CHECK_COLOUR(s, X(500), YC(8) + 2, st->match);
+    CHECK_COLOUR(s, X(500), YC(8) + mid, st->run);
+    CHECK_COLOUR(s, X(500), YC(3) + 2, st->sleep);
+    rsp_consolidated_view_set_search(cv, NULL);
+    z.t0 = 600 * US;
+    z.t1 = 700 * US;
+    rsp_consolidated_view_draw(cv, cr, &z, st);
+    CHECK_COLOUR(s, X(750), YC(2) + 2, st->run);   /* crunch, 650-700 us, on the right half */
+    CHECK_COLOUR(s, X(250), YC(2) + 2, st->run);   /* work, up to 650 us, on the left half */
+    CHECK(rsp_consolidated_view_node_at(cv, &z, st, X(750), YC(2) + mid, &label, &dur, &merged));
+    CHECK_STR(label, "crunch");
+  }
+  rsp_consolidated_view_free(cv);
+  /* only 150-350 us: A's first run's second half (crunch, 50 us), the first sleep's 150 us and B's
+   * first run (50 us) */
+  cv = rsp_consolidated_view_new_range(paths, 150 * US, 350 * US);
+  CHECK_EQ(rsp_consolidated_view_total(cv), 200 * US);
+  rsp_consolidated_view_draw(cv, cr, &vp, st);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(50), YC(2) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "__libc_read");
+  CHECK_EQ(dur, 150 * US);
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(175), YC(2) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "crunch");
+  CHECK_EQ(dur, 50 * US);
+  CHECK(!rsp_consolidated_view_node_at(cv, &vp, st, X(175), YC(3) + mid, &label, &dur, &merged));
+  CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(25), YC(8) + mid, &label, &dur, &merged));
+  CHECK_STR(label, "produce");
+  CHECK_EQ(dur, 50 * US);
   rsp_consolidated_view_free(cv);
 
   cairo_destroy(cr);

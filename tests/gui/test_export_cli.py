@@ -18,6 +18,40 @@ def check(cond, what):
         print("FAIL", what)
         failures += 1
 
+def png_pixels(path):
+    """(width, height, rows of (r, g, b)) of an 8-bit RGB or RGBA PNG, decoded here (no PIL)."""
+    import zlib
+    data = open(path, "rb").read()
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), (depth, ctype)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, rows, prev, stride = zlib.decompress(idat), [], bytearray(w * bpp), w * bpp
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        prev = line
+    return w, h, rows
+
 def png_size(path):
     with open(path, "rb") as f:
         head = f.read(24)
@@ -53,6 +87,24 @@ with tempfile.TemporaryDirectory() as d:
                        capture_output=True, text=True, timeout=120)
     check(p.returncode == 0 and os.path.exists(out3) and png_size(out3) == (1000, 300),
           f"flame export: {p.returncode} {p.stderr}")
+    # --search outlines the matching flame frames in the match colour (#ffd900), only then
+    match = (255, 217, 0)
+    counts = {}
+    for search in (None, "poll"):
+        out5 = os.path.join(d, f"flame-{search}.png")
+        args = [view, "--export", out5, "--flame", "20195", "--range", "45ms:70ms", "-W", "1000", "-H", "400"]
+        p = subprocess.run(args + (["--search", search] if search else []) + [flame_rec], env=env,
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, f"flame export with --search {search}: {p.returncode} {p.stderr}")
+        _, _, rows = png_pixels(out5)
+        counts[search] = sum(px == match for row in rows for px in row)
+    check(counts[None] == 0 and counts["poll"] > 50, f"--search poll outlines frames in the flame export: {counts}")
+    out6 = os.path.join(d, "cons-search.png")
+    p = subprocess.run([view, "--export", out6, "--flame", "20195", "--consolidated", "--search", "poll", "-W", "1000",
+                        flame_rec], env=env, capture_output=True, text=True, timeout=120)
+    _, _, rows = png_pixels(out6)
+    check(p.returncode == 0 and sum(px == match for row in rows for px in row) > 50,
+          f"--search poll outlines frames in the consolidated export: {p.returncode} {p.stderr}")
     out4 = os.path.join(d, "cons.svg")
     p = subprocess.run([view, "--export", out4, "--flame", "20241", "--consolidated", flame_rec], env=env,
                        capture_output=True, text=True, timeout=60)
