@@ -9,7 +9,8 @@ switch OUT records flagged preempt. It must confirm the workload's truth (B's me
 A's); then rsp-diff --format=json must rank first a scheduler class of the ping-pong (sched-delay or preemption),
 changed in the direction the oracle's matching quantity changed, its totals within 15% of the oracle's, and the
 categories table's scheduler overhead grown by the oracle's growth of wakeup delay (within 15%). The text report
-must rank the same class first. Skipped (77) without perf.
+must rank the same class first. The ping-pong's waits (rsp-summary --profiles) must be other_path as many
+times (within 2%) as perf script shows a sleep of one ping-pong task woken by the other. Skipped (77) without perf.
 """
 import json
 import os
@@ -22,6 +23,7 @@ import sys
 SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
 BUILD = os.environ.get('RSP_BUILD_ROOT', os.path.join(SRC, 'build'))
 DIFF = os.environ.get('RSP_DIFF', os.path.join(BUILD, 'src', 'tools', 'rsp-diff'))
+SUMMARY = os.environ.get('RSP_SUMMARY', os.path.join(BUILD, 'src', 'tools', 'rsp-summary'))
 DATA = os.path.join(SRC, 'tests', 'profiles', 'data')
 A, B = os.path.join(DATA, 'contention-a.data'), os.path.join(DATA, 'contention-b.data')
 LINE = re.compile(r'^\s*(.*?)\s+(-?\d+)/(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d+):\s+(\S+)(.*)$')
@@ -41,6 +43,7 @@ def oracle(path, comm='pingpong'):
                           '--show-switch-events'], capture_output=True, text=True, check=True,
                          env=dict(os.environ, PERF_BUILDID_DIR='/nonexistent')).stdout
     waking, delays, preemptions, tids = {}, [], 0, set()
+    asleep, woken_by, by_peer, sleeps = set(), {}, 0, 0  # blocking sleeps; who fired the first waking in each
     for line in out.splitlines():
         m = LINE.match(line)
         if not m:
@@ -51,15 +54,27 @@ def oracle(path, comm='pingpong'):
             w = WAKING.search(m[8])
             if w and w[1] == comm:
                 waking.setdefault(int(w[2]), t)
+                if int(w[2]) in asleep:
+                    woken_by.setdefault(int(w[2]), (m[1], int(m[3])))
         elif event.startswith('PERF_RECORD_SWITCH') and m[1] == comm and rest:
             tid = int(m[3])
             tids.add(tid)
-            if rest[0] == 'IN' and tid in waking:
-                delays.append(t - waking.pop(tid))
+            if rest[0] == 'IN':
+                if tid in asleep:
+                    sleeps += 1
+                    waker = woken_by.pop(tid, None)
+                    by_peer += waker is not None and waker[0] == comm and waker[1] != tid
+                    asleep.discard(tid)
+                if tid in waking:
+                    delays.append(t - waking.pop(tid))
             elif rest[0] == 'OUT':
                 waking.pop(tid, None)
+                woken_by.pop(tid, None)
                 preemptions += 'preempt' in rest
-    return {'delays': delays, 'sched-delay': sum(delays), 'preemption': preemptions, 'tids': tids}
+                if 'preempt' not in rest:
+                    asleep.add(tid)
+    return {'delays': delays, 'sched-delay': sum(delays), 'preemption': preemptions, 'tids': tids,
+            'sleeps': sleeps, 'woken_by_peer': by_peer}
 
 
 def main():
@@ -106,6 +121,23 @@ def main():
     print(f'scheduler overhead growth: rsp {mine / 1e6 if sched else "-"} ms, perf script wakeup delays '
           f'{grow / 1e6:.3f} ms')
     check(sched is not None and abs(mine - grow) <= 0.15 * grow, 'scheduler overhead growth differs from the oracle')
+    # the waits' causes (the categories of rsp-summary --categories): a sleep of the ping-pong woken by the other
+    # ping-pong task (the task that fired its sched_waking, in perf script) is a wait on another control path
+    for path, o in ((A, oa), (B, ob)):
+        out = subprocess.run([SUMMARY, '--profiles', '--format=json', path], capture_output=True, text=True)
+        check(out.returncode == 0, f'rsp-summary --profiles {path}: exit {out.returncode}: {out.stderr}')
+        causes = {}
+        for p in json.loads(out.stdout) if out.returncode == 0 else []:
+            if p['process'] == 'pingpong' and p['class'].startswith('wait'):
+                for b in p['buckets']:
+                    for k, v in b['causes'].items():
+                        causes[k] = causes.get(k, 0) + v
+        n = causes.get('other_path', 0)
+        print(f'{os.path.basename(path)}: pingpong waits by cause {causes}; perf script: {o["sleeps"]} sleeps, '
+              f'{o["woken_by_peer"]} woken by the other ping-pong task')
+        check(o['woken_by_peer'] >= 0.9 * o['sleeps'], 'oracle: the ping-pong\'s sleeps are not woken by its peer')
+        check(abs(n - o['woken_by_peer']) <= 0.02 * o['woken_by_peer'] + 2,
+              f'{path}: {n} other_path waits, perf script {o["woken_by_peer"]} woken by the peer')
     # the text report ranks the same class first
     text = subprocess.run([DIFF, A, B], capture_output=True, text=True)
     ranked = [l for l in text.stdout.splitlines() if re.match(r'^\s+\d+\s+(\d|inf)', l)]
