@@ -9,6 +9,8 @@
 #                                   runs, preemptions; per process and system-wide) with peaks and characteristic times
 #   rsp-summary --profiles --format=json
 #   rsp-diff --all FILE FILE        two models, two complete sets of profiles by command, the three phases
+# then rsp-diff's ranked output on the contention pair of tests/profiles/data (a pipe ping-pong alone and beside
+# a CPU hog on its CPU), with perf script's wakeup delays of the ping-pong beside it,
 # and what profiles add over the model alone (target: < 20% over --categories; rsp-diff of two such files < 1 s
 # beyond loading them).
 set -euo pipefail
@@ -17,8 +19,43 @@ file=${1:-bench/out/large.data}
 summary=${RSP_SUMMARY:-build/src/tools/rsp-summary}
 diff=${RSP_DIFF:-build/src/tools/rsp-diff}
 runs=${RSP_BENCH_RUNS:-3}
+# What rsp-diff ranks on a pair with a known change (tests/profiles/data/record.sh, "contention"), and the
+# truth from perf's own records (sched_waking -> switch-in of the ping-pong's tasks, as test_contention.py).
+contention_ranking() {
+  ca=tests/profiles/data/contention-a.data cb=tests/profiles/data/contention-b.data
+  if [ -f "$ca" ] && [ -f "$cb" ]; then
+    echo
+    echo "rsp-diff $ca $cb:"
+    "$diff" "$ca" "$cb" | sed -n '/^RANK/,/^$/p'
+    if command -v perf > /dev/null; then
+      for f in "$ca" "$cb"; do
+        perf script -i "$f" --ns -F comm,tid,time,event,trace --show-switch-events 2>/dev/null | python3 -c '
+import re, statistics, sys
+waking, d = {}, []
+for line in sys.stdin:
+    m = re.match(r"^\s*(.*?)\s+(\d+)\s+(\d+)\.(\d+):\s+(\S+)(.*)$", line)
+    if not m:
+        continue
+    t = int(m[3]) * 10**9 + int(m[4].ljust(9, "0"))
+    w = re.search(r"comm=pingpong pid=(\d+)", m[6]) if m[5] == "sched:sched_waking:" else None
+    if w:
+        waking.setdefault(int(w[1]), t)
+    elif m[5].startswith("PERF_RECORD_SWITCH") and m[1] == "pingpong":
+        tid = int(m[2])
+        if m[6].split()[:1] == ["IN"] and tid in waking:
+            d.append(t - waking.pop(tid))
+        elif m[6].split()[:1] == ["OUT"]:
+            waking.pop(tid, None)
+print(f"perf script {sys.argv[1]}: {len(d)} wakeups of pingpong, delay total {sum(d) / 1e6:.1f} ms, "
+      f"median {statistics.median(d) / 1e3:.1f} us")
+' "$f"
+      done
+    fi
+  fi
+}
+
 [ -x "$summary" ] && [ -x "$diff" ] || { echo "build first: bash scripts/build.sh" >&2; exit 1; }
-[ -f "$file" ] || { echo "$file: missing; make it with bench/model-throughput.sh" >&2; exit 1; }
+[ -f "$file" ] || { echo "$file: missing; make it with bench/model-throughput.sh" >&2; contention_ranking; exit 1; }
 
 best() { # best wall time of $runs runs of "$@", seconds
   local b=
@@ -56,3 +93,4 @@ else:
     print('rsp-summary --categories is not in this build: compared with --tasks instead')
 print(f'rsp-diff beyond loading two models: {diff - 2 * tasks:.3f} s (target < 1 s)')
 PY
+contention_ranking

@@ -14,18 +14,10 @@ struct rsp_profile_set {
   GPtrArray *profiles; /* rsp_profile *, sorted by total latency */
 };
 
-static const char *const cause_keys[RSP_N_CATEGORIES] = {
-  [RSP_CAT_UNDERSTOOD] = "understood",     [RSP_CAT_BLOCKING_IO] = "blocking_io",
-  [RSP_CAT_UNSAMPLED] = "unsampled",       [RSP_CAT_IO_QUEUE] = "io_queue",
-  [RSP_CAT_SCHEDULER] = "scheduler",       [RSP_CAT_HARDWARE] = "hardware",
-  [RSP_CAT_INVOLUNTARY] = "involuntary",   [RSP_CAT_MISC_KERNEL] = "misc_kernel",
-  [RSP_CAT_TIMED_OUT] = "timed_out",       [RSP_CAT_OTHER_PATH] = "other_path",
-  [RSP_CAT_NETWORK] = "network",           [RSP_CAT_UNACCOUNTED] = "unaccounted",
-};
-
+/* The causes are the categories of rsp-summary --categories, by the same keys. */
 const char *rsp_profile_cause_key(rsp_category cat)
 {
-  return (unsigned)cat < RSP_N_CATEGORIES ? cause_keys[cat] : "unaccounted";
+  return (unsigned)cat < RSP_N_CATEGORIES ? rsp_category_key(cat) : "unaccounted";
 }
 
 /* ---- The bucket function -------------------------------------------------------------------- */
@@ -322,33 +314,17 @@ void rsp_profile_free(rsp_profile *p)
 }
 
 /* ---- Causes ----------------------------------------------------------------------------------
- * What one sleep waited for, from how it ended (the model's end cause). Stands in for
- * rsp_category_of_sleep() of the categories module; without end causes (an older model) a sleep
- * with a recorded wakeup counts as woken by another task. */
-static rsp_category profile_cause_of_sleep(const rsp_model *model, const rsp_sleep *s, rsp_task_id *waker)
+ * What one sleep waited for is rsp_category_of_sleep()'s answer, the one the categories table splits
+ * a sleep's own time by, so a bucket's causes and rsp-summary --categories agree. A sleep woken by
+ * another control path also names the task whose run woke it. */
+static rsp_task_id sleep_waker(const rsp_model *model, const rsp_sleep *s)
 {
-  *waker = RSP_NO_ID;
-  if (s->preempted)
-    return RSP_CAT_INVOLUNTARY;
-  switch (s->end_cause) {
-  case RSP_SLEEP_END_DISK: return RSP_CAT_BLOCKING_IO;
-  case RSP_SLEEP_END_NETWORK: return RSP_CAT_NETWORK;
-  case RSP_SLEEP_END_INTERRUPT: return RSP_CAT_HARDWARE;
-  case RSP_SLEEP_END_TIMEOUT: return RSP_CAT_TIMED_OUT;
-  case RSP_SLEEP_END_PREEMPTED: return RSP_CAT_INVOLUNTARY;
-  case RSP_SLEEP_END_WOKEN:
-  case RSP_SLEEP_END_SIGNAL:
-    if (s->wake_link < rsp_model_n_links(model)) {
-      const rsp_link *l = rsp_model_link(model, s->wake_link);
-      if (l && l->from_run != RSP_NO_ID && l->from_run < rsp_model_n_runs(model))
-        *waker = rsp_model_run(model, l->from_run)->task;
-    }
-    return RSP_CAT_OTHER_PATH;
-  default:
-    return s->wake_time && s->end_cause == RSP_SLEEP_END_UNKNOWN && rsp_model_n_links(model) == 0
-               ? RSP_CAT_OTHER_PATH
-               : RSP_CAT_MISC_KERNEL;
-  }
+  if (s->wake_link >= rsp_model_n_links(model))
+    return RSP_NO_ID;
+  const rsp_link *l = rsp_model_link(model, s->wake_link);
+  if (!l || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(model))
+    return RSP_NO_ID;
+  return rsp_model_run(model, l->from_run)->task;
 }
 
 /* ---- Building a set ------------------------------------------------------------------------- */
@@ -501,8 +477,8 @@ static void add_tasks(builder *bd)
       }
       if (s->state == 'X' || s->state == 'Z')
         continue;
-      rsp_task_id waker;
-      rsp_category cause = profile_cause_of_sleep(m, s, &waker);
+      rsp_category cause = rsp_category_of_sleep(m, sid);
+      rsp_task_id waker = cause == RSP_CAT_OTHER_PATH ? sleep_waker(m, s) : RSP_NO_ID;
       add(bd, RSP_PROFILE_WAIT, RSP_INSTANCE_SLEEP, wait_site(bd, s), task, s->start,
           s->end - s->start, sid, cause, waker);
       if (s->wake_time && s->wake_time >= s->start && s->wake_time <= s->end)

@@ -396,7 +396,9 @@ static void scroll_to_task(win *w, rsp_task_id task)
 }
 
 /* A frame clicked in the flame view: its details, and its run or sleep (or its task's part of the
- * path) selected in the running view: outlined there, its row scrolled into sight. */
+ * path) selected in the running view: outlined there, its row scrolled into sight. Its process
+ * (the frame may be of a waker's, in the wait chain) is selected: the histograms follow it, as they
+ * follow a process selected in the running view. */
 static bool flame_click(win *w, double x, double y)
 {
   rsp_hit hit;
@@ -416,6 +418,10 @@ static bool flame_click(win *w, double x, double y)
   rsp_highlight hl = { e->task, e->start, e->end > e->start ? e->end : e->start + 1 };
   rsp_running_view_set_highlights(w->view, &hl, 1);
   scroll_to_task(w, e->task);
+  if (w->histograms && e->task < rsp_model_n_tasks(w->model)) {
+    const rsp_task *task = rsp_model_task(w->model, e->task);
+    rsp_histogram_pane_set_pid(w->histograms, task->pid >= 0 ? task->pid : task->tid);
+  }
   redraw(w);
   return true;
 }
@@ -1024,14 +1030,27 @@ static void flame_self_test(win *w, int32_t pid)
   gtk_entry_set_text(GTK_ENTRY(w->search_entry), "");
   on_search(GTK_SEARCH_ENTRY(w->search_entry), w);
   check(w, w->flame_matches == 0, "clearing the search clears the flame view's matches");
-  /* a frame clicked: its run or sleep outlined in the running view */
+  /* a frame clicked: its run or sleep outlined in the running view, its process filtering the histograms
+   * (cleared first: the click must set it) */
+  if (w->histograms)
+    rsp_histogram_pane_set_pid(w->histograms, -1);
   bool clicked = false;
-  double x = style()->label_width + (gtk_widget_get_allocated_width(w->flame_area) - style()->label_width) / 2.0;
+  double x = style()->label_width + (gtk_widget_get_allocated_width(w->flame_area) - style()->label_width) / 2.0,
+         cx = 0, cy = 0;
   for (int y = h - rh / 2; y > style()->ruler_height && !clicked; y -= rh)
     for (double dx = 0; dx < 600 && !clicked; dx += 7)
-      clicked = flame_click(w, x + dx - 300, y);
+      if ((clicked = flame_click(w, x + dx - 300, y)))
+        cx = x + dx - 300, cy = y;
   check(w, clicked && rsp_running_view_n_highlights(w->view) == 1,
         "a frame clicked in the flame view is selected in the running view");
+  rsp_hit under;
+  if (clicked && w->histograms && flame_hit(w, cx, cy, &under)) {
+    const rsp_task *ct = rsp_model_task(w->model, under.task);
+    int32_t cpid = ct->pid >= 0 ? ct->pid : ct->tid;
+    g_autofree char *filtered = g_strdup_printf("the clicked frame's process %d (%s) filters the histograms (%d)", cpid,
+                                                ct->comm, rsp_histogram_pane_pid(w->histograms));
+    check(w, cpid >= 0 && rsp_histogram_pane_pid(w->histograms) == cpid, filtered);
+  }
   pump();
   /* the consolidated view zooms and pans on its own */
   gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "consolidated");

@@ -72,6 +72,30 @@ static void ops_total(const rsp_profile *p, char *buf, size_t size)
     snprintf(buf, size, "%" PRIu64 " / %s", p->count, rsp_profile_format_ns(p->total_ns, t, sizeof t));
 }
 
+static void json_string(const char *s)
+{
+  putchar('"');
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      printf("\\%c", c);
+    else if (c < 0x20 || c >= 0x7f)
+      printf("\\u%04x", c);
+    else
+      putchar(c);
+  }
+  putchar('"');
+}
+
+static void json_side(const rsp_profile *p)
+{
+  if (!p)
+    printf("null");
+  else
+    printf("{\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 ", \"peaks\": %u}", p->count, p->total_ns,
+           p->n_peaks);
+}
+
 /* Latency of the per-command profiles by cause: where the time of each recording went, as far
  * as the profiles tell (waits, runs, preemptions and scheduler delay). */
 static void cause_totals(const rsp_profile_set *s, uint64_t *out)
@@ -106,10 +130,71 @@ static bool categories_of(const rsp_model *m, int32_t pid, const char *path, rsp
   return true;
 }
 
+static void json_split(const char *name, const uint64_t *a, const uint64_t *b)
+{
+  printf(",\n  \"%s\": {", name);
+  bool first = true;
+  for (int c = 0; c < RSP_N_CATEGORIES; c++)
+    if (a[c] || b[c]) {
+      printf("%s\"%s\": {\"a_ns\": %" PRIu64 ", \"b_ns\": %" PRIu64 "}", first ? "" : ", ",
+             rsp_category_key((rsp_category)c), a[c], b[c]);
+      first = false;
+    }
+  printf("}");
+}
+
+/* The report as one JSON object: both recordings, phase 1's counts, the ranked pairs (at most TOP),
+ * the categories of the recorded command's control paths (CAT_A/CAT_B, when built) and the causes
+ * of the compared profiles (CA/CB). */
+static void print_json(char **argv, const rsp_profile_set *sa, const rsp_profile_set *sb, int32_t wa, int32_t wb,
+                       const rsp_profile_diff *diff, rsp_distance_method method, int top,
+                       const rsp_categories *cat_a, const rsp_categories *cat_b, const uint64_t *ca,
+                       const uint64_t *cb)
+{
+  printf("{\n  \"a\": {\"path\": ");
+  json_string(argv[1]);
+  printf(", \"workload_pid\": %d, \"profiles\": %u},\n  \"b\": {\"path\": ", wa, rsp_profile_set_n(sa));
+  json_string(argv[2]);
+  printf(", \"workload_pid\": %d, \"profiles\": %u},\n", wb, rsp_profile_set_n(sb));
+  printf("  \"method\": \"%s\",\n  \"dropped\": {\"similar\": %u, \"few\": %u, \"negligible\": %u},\n",
+         rsp_distance_method_name(method), diff->n_similar, diff->n_few, diff->n_negligible);
+  printf("  \"pairs\": [");
+  for (uint32_t i = 0; i < diff->n_pairs && (top <= 0 || i < (uint32_t)top); i++) {
+    const rsp_profile_pair *p = &diff->pairs[i];
+    const rsp_profile *any = p->a ? p->a : p->b;
+    printf("%s\n    {\"rank\": %u, \"distance\": ", i ? "," : "", i + 1);
+    if (isinf(p->distance) || isnan(p->distance))
+      printf("null");
+    else
+      printf("%.6g", p->distance);
+    printf(", \"class\": ");
+    json_string(any->name);
+    printf(", \"site\": ");
+    json_string(any->site);
+    printf(", \"process\": ");
+    json_string(any->process);
+    printf(", \"peaks_changed\": %s, \"a\": ", p->peaks_changed ? "true" : "false");
+    json_side(p->a);
+    printf(", \"b\": ");
+    json_side(p->b);
+    printf(", \"why\": ");
+    json_string(p->reason);
+    printf("}");
+  }
+  printf("%s]", diff->n_pairs ? "\n  " : "");
+  if (cat_a && cat_b) {
+    json_split("categories", cat_a->ns, cat_b->ns);
+    printf(",\n  \"categories_total\": {\"a_ns\": %" PRIu64 ", \"b_ns\": %" PRIu64 "}", cat_a->total_ns,
+           cat_b->total_ns);
+  }
+  json_split("causes", ca, cb);
+  printf("\n}\n");
+}
+
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
-  char *method_name = NULL, *flame_out = NULL;
+  char *method_name = NULL, *flame_out = NULL, *format = NULL;
   double threshold = 0.1, min_weight = 0.001;
   gint resolution = 1, top = 20, min_ops = 10;
   gboolean no_switch = FALSE, all = FALSE;
@@ -128,6 +213,9 @@ int main(int argc, char **argv)
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Print at most N ranked pairs (default 20; 0: all)", "N" },
     { "flame-out", 0, 0, G_OPTION_ARG_FILENAME, &flame_out,
       "Write a differential consolidated flame graph to FILE.svg", "FILE" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "Output format: text (default) or json (the ranked pairs, an infinite distance as null, and the "
+      "categories or causes of both, in ns, by the keys of rsp-summary --categories --format=json)", "FORMAT" },
     { "all", 0, 0, G_OPTION_ARG_NONE, &all,
       "Compare every process's profiles and the system-wide ones, not only the recorded command's process tree",
       NULL },
@@ -157,6 +245,11 @@ int main(int argc, char **argv)
   rsp_distance_method method = RSP_DISTANCE_EMD;
   if (method_name && !rsp_distance_method_parse(method_name, &method)) {
     fprintf(stderr, "rsp-diff: unknown method '%s' (emd, chi2, ops or latency)\n", method_name);
+    goto out;
+  }
+  bool json = format && strcmp(format, "json") == 0;
+  if (format && !json && strcmp(format, "text") != 0) {
+    fprintf(stderr, "rsp-diff: unknown format '%s' (text or json)\n", format);
     goto out;
   }
   if (argc != 3) {
@@ -202,57 +295,63 @@ int main(int argc, char **argv)
                                     .min_ops = min_ops > 0 ? (uint64_t)min_ops : 1 };
   diff = rsp_profile_diff_compute(sa, sb, &dopt);
 
-  if (scoped)
-    printf("A: %s (%u profiles of the recorded command, pid %d, and its children)\n"
-           "B: %s (%u profiles of the recorded command, pid %d, and its children)\n",
-           argv[1], rsp_profile_set_n(sa), wa, argv[2], rsp_profile_set_n(sb), wb);
-  else
-    printf("A: %s (%u profiles, every process and system-wide)\nB: %s (%u profiles, every process and "
-           "system-wide)\n", argv[1], rsp_profile_set_n(sa), argv[2], rsp_profile_set_n(sb));
-  printf("phase 1: dropped %u pairs with similar totals, %u with fewer than %d operations, %u of negligible "
-         "weight; %u ranked by %s\n\n",
-         diff->n_similar, diff->n_few, min_ops, diff->n_negligible, diff->n_pairs, rsp_distance_method_name(method));
-  printf("%4s %9s  %-36s %-16s %20s %20s  %s\n", "RANK", "DISTANCE", "CLASS", "PROCESS", "A ops / total",
-         "B ops / total", "WHY");
-  for (uint32_t i = 0; i < diff->n_pairs && (top <= 0 || i < (uint32_t)top); i++) {
-    const rsp_profile_pair *p = &diff->pairs[i];
-    const rsp_profile *any = p->a ? p->a : p->b;
-    char a[48], b[48], d[32];
-    ops_total(p->a, a, sizeof a);
-    ops_total(p->b, b, sizeof b);
-    if (isinf(p->distance))
-      snprintf(d, sizeof d, "inf");
-    else
-      snprintf(d, sizeof d, "%.3f", p->distance);
-    printf("%4u %9s  %-36s %-16s %20s %20s  %s\n", i + 1, d, any->name,
-           strcmp(any->process, "*") ? any->process : "system-wide", a, b, p->reason);
-  }
-
-  /* The paper's categories of both recordings' control paths (the recorded command's), side by
-   * side; without a workload pid (no rsp-record notes, or --all), the profiles' own causes. */
   rsp_categories cat_a, cat_b;
-  if (scoped && categories_of(ma, wa, argv[1], &cat_a) && categories_of(mb, wb, argv[2], &cat_b)) {
-    printf("\ncategories of the recorded command's control paths (paper, \"Categories\"):\n");
-    printf("%-34s %14s %14s %14s\n", "CATEGORY", "A ms", "B ms", "DELTA ms");
-    for (int c = 0; c < RSP_N_CATEGORIES; c++)
-      if (cat_a.ns[c] || cat_b.ns[c])
-        printf("%-34s %14.3f %14.3f %+14.3f\n", rsp_category_label((rsp_category)c), (double)cat_a.ns[c] / 1e6,
-               (double)cat_b.ns[c] / 1e6, ((double)cat_b.ns[c] - (double)cat_a.ns[c]) / 1e6);
-    printf("%-34s %14.3f %14.3f %+14.3f\n", "total (over control paths)", (double)cat_a.total_ns / 1e6,
-           (double)cat_b.total_ns / 1e6, ((double)cat_b.total_ns - (double)cat_a.total_ns) / 1e6);
-    printf("%-34s %14.3f %14.3f %+14.3f\n", "wall", (double)cat_a.wall_ns / 1e6, (double)cat_b.wall_ns / 1e6,
-           ((double)cat_b.wall_ns - (double)cat_a.wall_ns) / 1e6);
+  bool have_categories = scoped && categories_of(ma, wa, argv[1], &cat_a) && categories_of(mb, wb, argv[2], &cat_b);
+  uint64_t ca[RSP_N_CATEGORIES], cb[RSP_N_CATEGORIES];
+  cause_totals(sa, ca);
+  cause_totals(sb, cb);
+  if (json) {
+    print_json(argv, sa, sb, scoped ? wa : -1, scoped ? wb : -1, diff, method, top,
+               have_categories ? &cat_a : NULL, have_categories ? &cat_b : NULL, ca, cb);
   } else {
-    uint64_t ca[RSP_N_CATEGORIES], cb[RSP_N_CATEGORIES];
-    cause_totals(sa, ca);
-    cause_totals(sb, cb);
-    printf("\nlatency by cause of the compared processes' waits, runs, preemptions and scheduler delays "
-           "(no recorded command to build control paths for):\n");
-    printf("%-14s %14s %14s %14s\n", "CAUSE", "A ms", "B ms", "DELTA ms");
-    for (int c = 0; c < RSP_N_CATEGORIES; c++)
-      if (ca[c] || cb[c])
-        printf("%-14s %14.3f %14.3f %+14.3f\n", rsp_profile_cause_key((rsp_category)c), (double)ca[c] / 1e6,
-               (double)cb[c] / 1e6, ((double)cb[c] - (double)ca[c]) / 1e6);
+    if (scoped)
+      printf("A: %s (%u profiles of the recorded command, pid %d, and its children)\n"
+             "B: %s (%u profiles of the recorded command, pid %d, and its children)\n",
+             argv[1], rsp_profile_set_n(sa), wa, argv[2], rsp_profile_set_n(sb), wb);
+    else
+      printf("A: %s (%u profiles, every process and system-wide)\nB: %s (%u profiles, every process and "
+             "system-wide)\n", argv[1], rsp_profile_set_n(sa), argv[2], rsp_profile_set_n(sb));
+    printf("phase 1: dropped %u pairs with similar totals, %u with fewer than %d operations, %u of negligible "
+           "weight; %u ranked by %s\n\n",
+           diff->n_similar, diff->n_few, min_ops, diff->n_negligible, diff->n_pairs, rsp_distance_method_name(method));
+    printf("%4s %9s  %-36s %-16s %20s %20s  %s\n", "RANK", "DISTANCE", "CLASS", "PROCESS", "A ops / total",
+           "B ops / total", "WHY");
+    for (uint32_t i = 0; i < diff->n_pairs && (top <= 0 || i < (uint32_t)top); i++) {
+      const rsp_profile_pair *p = &diff->pairs[i];
+      const rsp_profile *any = p->a ? p->a : p->b;
+      char a[48], b[48], d[32];
+      ops_total(p->a, a, sizeof a);
+      ops_total(p->b, b, sizeof b);
+      if (isinf(p->distance))
+        snprintf(d, sizeof d, "inf");
+      else
+        snprintf(d, sizeof d, "%.3f", p->distance);
+      printf("%4u %9s  %-36s %-16s %20s %20s  %s\n", i + 1, d, any->name,
+             strcmp(any->process, "*") ? any->process : "system-wide", a, b, p->reason);
+    }
+
+    /* The paper's categories of both recordings' control paths (the recorded command's), side by
+     * side; without a workload pid (no rsp-record notes, or --all), the profiles' own causes. */
+    if (have_categories) {
+      printf("\ncategories of the recorded command's control paths (paper, \"Categories\"):\n");
+      printf("%-34s %14s %14s %14s\n", "CATEGORY", "A ms", "B ms", "DELTA ms");
+      for (int c = 0; c < RSP_N_CATEGORIES; c++)
+        if (cat_a.ns[c] || cat_b.ns[c])
+          printf("%-34s %14.3f %14.3f %+14.3f\n", rsp_category_label((rsp_category)c), (double)cat_a.ns[c] / 1e6,
+                 (double)cat_b.ns[c] / 1e6, ((double)cat_b.ns[c] - (double)cat_a.ns[c]) / 1e6);
+      printf("%-34s %14.3f %14.3f %+14.3f\n", "total (over control paths)", (double)cat_a.total_ns / 1e6,
+             (double)cat_b.total_ns / 1e6, ((double)cat_b.total_ns - (double)cat_a.total_ns) / 1e6);
+      printf("%-34s %14.3f %14.3f %+14.3f\n", "wall", (double)cat_a.wall_ns / 1e6, (double)cat_b.wall_ns / 1e6,
+             ((double)cat_b.wall_ns - (double)cat_a.wall_ns) / 1e6);
+    } else {
+      printf("\nlatency by cause of the compared processes' waits, runs, preemptions and scheduler delays "
+             "(no recorded command to build control paths for):\n");
+      printf("%-14s %14s %14s %14s\n", "CAUSE", "A ms", "B ms", "DELTA ms");
+      for (int c = 0; c < RSP_N_CATEGORIES; c++)
+        if (ca[c] || cb[c])
+          printf("%-14s %14.3f %14.3f %+14.3f\n", rsp_profile_cause_key((rsp_category)c), (double)ca[c] / 1e6,
+                 (double)cb[c] / 1e6, ((double)cb[c] - (double)ca[c]) / 1e6);
+    }
   }
   status = 0;
   if (flame_out) {
@@ -270,5 +369,6 @@ out:
     rsp_model_free(mb);
   g_free(method_name);
   g_free(flame_out);
+  g_free(format);
   return status;
 }

@@ -364,6 +364,100 @@ static void test_characteristic_times(void)
   rsp_model_free(m);
 }
 
+/* A wait's cause is the category the categories table gives the same sleep. One process P on cpu 0 sleeps
+ * five times each way, written here: ended by a timer (the waking's callchain is hrtimer_wakeup), by an
+ * interrupt on the idle cpu (no callchain), and with no wakeup recorded at all, in state S and in state D.
+ * The truth: 5 instances of each cause (timed_out, hardware, unaccounted, misc_kernel); the categories table
+ * splits a sleep at its wakeup (own category before, scheduler overhead after, 19 us here), so for each cause
+ * the waits' latency less their scheduler delays (the sched-delay profile's instances of the same sleeps) is
+ * that category's time in rsp_categories_compute over P's control paths, and the scheduler delays sum to its
+ * scheduler overhead. */
+static void test_causes_are_categories(void)
+{
+  enum { P = 600, N = 5 };
+  enum { TIMER, IRQ, UNKNOWN_S, UNKNOWN_D, N_KINDS };
+  static const rsp_category truth[N_KINDS] = { RSP_CAT_TIMED_OUT, RSP_CAT_HARDWARE, RSP_CAT_UNACCOUNTED,
+                                               RSP_CAT_MISC_KERNEL };
+  tb *t = tb_new(true);
+  tb_comm(t, 0, 0, P, "causes", false);
+  uint64_t cursor = 1000 * US, own[N_KINDS] = { 0 }, sched = 0;
+  tb_switch_in(t, cursor, 0, P, IDLE);
+  for (int i = 0; i < N * N_KINDS; i++) {
+    int kind = i % N_KINDS;
+    uint64_t d = (300 + 100 * (uint64_t)kind + 7 * (uint64_t)i) * US, run_end = cursor + 50 * US, end = run_end + d;
+    tb_sched_switch(t, run_end - 1 * US, 0, P, kind == UNKNOWN_D ? "D" : "S", IDLE);
+    tb_switch_out(t, run_end, 0, P, IDLE, false);
+    tb_switch_in(t, run_end + 1 * US, 0, IDLE, P);
+    if (kind == TIMER || kind == IRQ) {
+      if (kind == TIMER)
+        tb_next_stack(t, "hrtimer_wakeup,__hrtimer_run_queues");
+      tb_waking(t, end - 20 * US, 0, IDLE, P, 0);
+      tb_wakeup(t, end - 19 * US, 0, IDLE, P, 0);
+      own[kind] += d - 19 * US;
+      sched += 19 * US;
+    } else {
+      own[kind] += d;
+    }
+    tb_switch_out(t, end - 1 * US, 0, IDLE, P, false);
+    tb_switch_in(t, end, 0, P, IDLE);
+    cursor = end;
+  }
+  tb_sample(t, cursor + 100 * US, 0, P);
+  rsp_model *m = tb_finish(t);
+
+  rsp_profile_options o = { .resolution = 1, .pid = P, .system_wide = false };
+  GError *error = NULL;
+  rsp_profile_set *set = rsp_profile_set_build(m, &o, &error);
+  rsp_paths *paths = rsp_paths_build(m, P, NULL, &error);
+  CHECK(set != NULL && paths != NULL);
+  if (!set || !paths) {
+    rsp_profile_set_free(set);
+    if (paths)
+      rsp_paths_free(paths);
+    rsp_model_free(m);
+    g_clear_error(&error);
+    return;
+  }
+  rsp_categories cat;
+  rsp_categories_compute(paths, &cat);
+  const rsp_profile *delay = rsp_profile_set_find(set, "sched-delay", "causes", P);
+  CHECK(delay != NULL);
+  uint64_t count[RSP_N_CATEGORIES] = { 0 }, ns[RSP_N_CATEGORIES] = { 0 };
+  for (uint32_t i = 0; i < rsp_profile_set_n(set); i++) {
+    const rsp_profile *p = rsp_profile_set_get(set, i);
+    if (p->kind != RSP_PROFILE_WAIT)
+      continue;
+    for (uint32_t k = 0; k < p->n_instances; k++) {
+      const rsp_profile_instance *in = &p->instances[k];
+      uint64_t after_wakeup = 0; /* the sched-delay instance of the same sleep */
+      for (uint32_t j = 0; delay && j < delay->n_instances; j++)
+        if (delay->instances[j].id == in->id)
+          after_wakeup = delay->instances[j].ns;
+      CHECK(in->cause < RSP_N_CATEGORIES);
+      if (in->cause < RSP_N_CATEGORIES) {
+        count[in->cause]++;
+        ns[in->cause] += in->ns - after_wakeup;
+      }
+    }
+  }
+  for (int kind = 0; kind < N_KINDS; kind++) {
+    rsp_category c = truth[kind];
+    CHECK_EQ(count[c], N);
+    CHECK_EQ(ns[c], own[kind]);        /* the profiles against the scenario */
+    CHECK_EQ(cat.ns[c], own[kind]);    /* the categories table against the scenario */
+    CHECK_EQ(ns[c], cat.ns[c]);        /* and so against each other */
+  }
+  CHECK_EQ(count[RSP_CAT_OTHER_PATH] + count[RSP_CAT_INVOLUNTARY], 0);
+  CHECK(delay == NULL || delay->total_ns == sched);
+  CHECK_EQ(cat.ns[RSP_CAT_SCHEDULER], sched);
+  /* the JSON and text keys of the causes are the categories' keys */
+  for (int c = 0; c < RSP_N_CATEGORIES; c++)
+    CHECK_STR(rsp_profile_cause_key((rsp_category)c), rsp_category_key((rsp_category)c));
+  rsp_paths_free(paths);
+  rsp_profile_set_free(set);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_bucket_function();
@@ -372,6 +466,7 @@ int main(void)
   test_two_peaks();
   test_selection();
   test_characteristic_times();
+  test_causes_are_categories();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;
