@@ -4,6 +4,8 @@
 #include "analysis/analysis.h"
 #include "render/render.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <inttypes.h>
 #include <locale.h>
 #include <math.h>
@@ -185,6 +187,8 @@ static bool write_flame(const rsp_model *ma, const rsp_model *mb, const char *pa
              (double)nd->delta_ns / 1e6, path);
       g_free(path);
     }
+    if (!n)
+      printf("%14s %14s %14s  (none)\n", "", "", "");
     g_free(order);
   }
   g_ptr_array_free(notes, true);
@@ -248,6 +252,7 @@ int main(int argc, char **argv)
   }
   g_option_context_free(ctx);
   int status = 2;
+  bool flame_created = false; /* by the writability check: removed if nothing is written */
   rsp_model *ma = NULL, *mb = NULL;
   rsp_profile_set *sa = NULL, *sb = NULL;
   rsp_profile_diff *diff = NULL;
@@ -272,6 +277,18 @@ int main(int argc, char **argv)
       !g_str_has_suffix(flame_out, ".png") && !g_str_has_suffix(flame_out, ".PNG")) {
     fprintf(stderr, "rsp-diff: --flame-out %s: the name must end in .svg or .png\n", flame_out);
     goto out;
+  }
+  /* an unwritable --flame-out is said before the (long) loading, not after */
+  if (flame_out) {
+    flame_created = !g_file_test(flame_out, G_FILE_TEST_EXISTS);
+    FILE *probe = fopen(flame_out, "ab");
+    if (!probe) {
+      flame_created = false;
+      fprintf(stderr, "rsp-diff: --flame-out %s: cannot write: %s\n", flame_out, g_strerror(errno));
+      status = 1;
+      goto out;
+    }
+    fclose(probe);
   }
   if (flame_width < 100 || flame_width > 20000) {
     fprintf(stderr, "rsp-diff: --flame-width %d: must be between 100 and 20000\n", flame_width);
@@ -373,6 +390,8 @@ int main(int argc, char **argv)
     }
   }
 out:
+  if (flame_created && status != 0)
+    g_unlink(flame_out); /* made empty by the check above */
   rsp_profile_diff_free(diff);
   rsp_profile_set_free(sa);
   rsp_profile_set_free(sb);
