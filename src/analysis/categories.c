@@ -152,7 +152,17 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   }
   if (chain && chain_end > ready)
     ready = chain_end; /* runnable once the waker's part is done */
-  qsort(cuts, n_cuts, sizeof *cuts, cmp_u64);
+  if (n_cuts <= 32) { /* the usual few: insertion sort beats qsort's calls */
+    for (uint32_t i = 1; i < n_cuts; i++) {
+      uint64_t v = cuts[i];
+      uint32_t j = i;
+      for (; j > 0 && cuts[j - 1] > v; j--)
+        cuts[j] = cuts[j - 1];
+      cuts[j] = v;
+    }
+  } else {
+    qsort(cuts, n_cuts, sizeof *cuts, cmp_u64);
+  }
   for (uint32_t k = 0; k + 1 < n_cuts; k++) {
     uint64_t x = cuts[k], y = cuts[k + 1];
     if (y <= x)

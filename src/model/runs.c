@@ -384,12 +384,49 @@ typedef struct start_id {
   uint32_t id;
 } start_id;
 
-static int by_start_id(const void *a, const void *b)
+static bool start_id_before(const start_id *x, const start_id *y)
 {
-  const start_id *x = a, *y = b;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  return x->id < y->id ? -1 : x->id > y->id;
+  return x->start < y->start || (x->start == y->start && x->id < y->id);
+}
+
+/* Natural merge sort by (start, id): passes merging neighbouring ascending stretches. */
+static void sort_start_ids(start_id *a, size_t n)
+{
+  if (n < 2)
+    return;
+  start_id *tmp = g_new(start_id, n);
+  start_id *src = a, *dst = tmp;
+  for (;;) {
+    size_t stretches = 0, i = 0;
+    while (i < n) {
+      size_t lo = i, mid = i + 1;
+      while (mid < n && !start_id_before(&src[mid], &src[mid - 1]))
+        mid++;
+      size_t hi = mid;
+      if (mid < n) {
+        hi = mid + 1;
+        while (hi < n && !start_id_before(&src[hi], &src[hi - 1]))
+          hi++;
+      }
+      size_t x = lo, y = mid, k = lo;
+      while (x < mid && y < hi)
+        dst[k++] = start_id_before(&src[y], &src[x]) ? src[y++] : src[x++];
+      while (x < mid)
+        dst[k++] = src[x++];
+      while (y < hi)
+        dst[k++] = src[y++];
+      stretches++;
+      i = hi;
+    }
+    start_id *t = src;
+    src = dst;
+    dst = t;
+    if (stretches <= 1)
+      break;
+  }
+  if (src != a)
+    memcpy(a, src, n * sizeof *a);
+  g_free(tmp);
 }
 
 static int sample_by_run_time(const void *a, const void *b)
@@ -472,19 +509,33 @@ void rsp_runs_finish(rsp_model_builder *b)
   for (guint i = 0; i < m->runs->len; i++)
     g_array_index(b->run_remap, uint32_t, i) = i;
   if (!sorted) {
-    /* Sort the ids (by start, then id: stable), then apply the permutation. */
-    start_id *order = g_new(start_id, m->runs->len);
-    for (guint i = 0; i < m->runs->len; i++)
+    /* Sort the ids (by start, then id: stable), then apply the permutation in place. The runs are
+     * in order but for a few at the front, so a natural merge sort is near linear. */
+    guint n = m->runs->len;
+    start_id *order = g_new(start_id, n);
+    for (guint i = 0; i < n; i++)
       order[i] = (start_id){ run_at(m, i)->start, i };
-    qsort(order, m->runs->len, sizeof *order, by_start_id);
-    GArray *sorted_runs = g_array_sized_new(FALSE, FALSE, sizeof(rsp_run), m->runs->len);
-    for (guint i = 0; i < m->runs->len; i++) {
-      g_array_append_val(sorted_runs, *run_at(m, order[i].id));
+    sort_start_ids(order, n);
+    for (guint i = 0; i < n; i++)
       g_array_index(b->run_remap, uint32_t, order[i].id) = i;
+    /* The new position i takes the old run order[i].id: follow each cycle once. */
+    for (guint i = 0; i < n; i++) {
+      if (order[i].id == i)
+        continue;
+      rsp_run held = *run_at(m, i);
+      guint j = i;
+      for (;;) {
+        guint k = order[j].id;
+        order[j].id = j;
+        if (k == i) {
+          *run_at(m, j) = held;
+          break;
+        }
+        *run_at(m, j) = *run_at(m, k);
+        j = k;
+      }
     }
     g_free(order);
-    g_array_free(m->runs, TRUE);
-    m->runs = sorted_runs;
   }
   remap_facts_and_samples(b);
   group_by_task(m, m->runs, sizeof(rsp_run), G_STRUCT_OFFSET(rsp_run, task), m->task_runs,

@@ -1,10 +1,12 @@
 /* Buffered sequential input over a perf.data file or a pipe: the file is streamed through a
- * fixed window, never loaded whole. */
+ * fixed window, never loaded whole. A regular file is mapped window by window (the records are
+ * decoded in place, without read()'s copy); a pipe is read into a buffer. */
 #include "reader/reader-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,10 +30,13 @@ bool rsp_source_open(rsp_source *src, const char *path, GError **error)
   }
   struct stat st;
   src->seekable = fstat(src->fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (src->seekable)
+  if (src->seekable) {
     posix_fadvise(src->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  src->cap = SOURCE_WINDOW;
-  src->buf = g_malloc(src->cap);
+    src->file_size = (uint64_t)st.st_size;
+  } else {
+    src->cap = SOURCE_WINDOW;
+    src->buf = g_malloc(src->cap);
+  }
   src->limit = UINT64_MAX;
   return true;
 }
@@ -41,6 +46,9 @@ void rsp_source_close(rsp_source *src)
   if (src->owns_fd && src->fd >= 0)
     close(src->fd);
   src->fd = -1;
+  if (src->map)
+    munmap(src->map, src->map_len);
+  src->map = NULL;
   g_free(src->buf);
   src->buf = NULL;
 }
@@ -81,8 +89,44 @@ bool rsp_source_seek(rsp_source *src, uint64_t offset, uint64_t limit, GError **
   return true;
 }
 
+/* File mode: [pos, pos + n) from a mapped window, mapping the next window when needed. */
+static const uint8_t *peek_mapped(rsp_source *src, size_t n, size_t *available, GError **error)
+{
+  uint64_t end = src->limit < src->file_size ? src->limit : src->file_size;
+  uint64_t have = end > src->pos ? end - src->pos : 0;
+  if (have < n) {
+    src->eof = true;
+    *available = (size_t)have;
+    return NULL;
+  }
+  if (src->map && src->pos >= src->map_off && src->pos + n <= src->map_off + src->map_len)
+    return src->map + (src->pos - src->map_off);
+  if (src->map)
+    munmap(src->map, src->map_len);
+  src->map = NULL;
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t off = src->pos / page * page;
+  uint64_t len = (src->pos - off) + n;
+  if (len < SOURCE_WINDOW)
+    len = SOURCE_WINDOW;
+  if (len > src->file_size - off)
+    len = src->file_size - off;
+  void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, src->fd, (off_t)off);
+  if (map == MAP_FAILED) {
+    rsp_set_error(error, RSP_READER_ERROR_IO, src->path, src->pos, "mmap: %s", g_strerror(errno));
+    return NULL;
+  }
+  madvise(map, (size_t)len, MADV_SEQUENTIAL);
+  src->map = map;
+  src->map_len = (size_t)len;
+  src->map_off = off;
+  return src->map + (src->pos - src->map_off);
+}
+
 const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GError **error)
 {
+  if (src->seekable)
+    return peek_mapped(src, n, available, error);
   size_t have = src->end - src->start;
   if (have >= n)
     return src->buf + src->start;
@@ -135,6 +179,10 @@ const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GEr
 
 void rsp_source_consume(rsp_source *src, size_t n)
 {
+  if (src->seekable) {
+    src->pos += n;
+    return;
+  }
   g_assert(n <= src->end - src->start);
   src->start += n;
   src->pos += n;

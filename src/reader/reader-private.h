@@ -19,6 +19,12 @@ typedef struct rsp_source {
   uint64_t pos;      /* stream offset of buf[start] */
   uint64_t limit;    /* stream offset where reading stops (end of the data section) */
   bool eof;
+  /* Regular files are mapped a window at a time instead of read (no copy through the kernel):
+   * map[0, map_len) holds the file from map_off on (page aligned); the windows behind are unmapped. */
+  uint64_t file_size;
+  uint8_t *map;
+  size_t map_len;
+  uint64_t map_off;
 } rsp_source;
 
 bool rsp_source_open(rsp_source *src, const char *path, GError **error);

@@ -614,8 +614,6 @@ static int read_one(rsp_reader *r, GError **error)
   if ((uintptr_t)p & 7) { /* after a COMPRESSED record perf leaves the stream unaligned */
     if (r->scratch_cap < h.size) {
       g_free(r->scratch);
-  if (r->metadata)
-    g_key_file_unref(r->metadata);
       r->scratch_cap = 65536;
       r->scratch = g_malloc(r->scratch_cap);
     }
@@ -1132,6 +1130,8 @@ void rsp_reader_close(rsp_reader *r)
   g_free(r->id_keys);
   g_free(r->id_vals);
   g_free(r->scratch);
+  if (r->metadata)
+    g_key_file_unref(r->metadata);
   rsp_ftrace_close(r->ftrace);
   if (r->la_current_orphan)
     g_free(r->la_current);
