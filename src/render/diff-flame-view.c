@@ -32,23 +32,26 @@ static uint64_t larger(const rsp_stack_diff_node *n)
   return n->a_ns > n->b_ns ? n->a_ns : n->b_ns;
 }
 
-/* The room of node ID (RSP_NO_ID: all roots): its width or its children's, whichever is larger. */
-static uint64_t room(const rsp_stack_diff *d, uint32_t id)
+/* The room of node ID (RSP_NO_ID: all roots): its width or its children's, whichever is larger;
+ * each node's into ROOMS (by id) when not NULL. */
+static uint64_t room(const rsp_stack_diff *d, uint32_t id, uint64_t *rooms)
 {
   uint64_t kids = 0;
   uint32_t n = 0;
   const uint32_t *children = rsp_stack_diff_children(d, id, &n);
   for (uint32_t i = 0; i < n; i++)
-    kids += room(d, children[i]);
+    kids += room(d, children[i], rooms);
   if (id == RSP_NO_ID)
     return kids;
   uint64_t own = larger(rsp_stack_diff_get(d, id));
+  if (rooms)
+    rooms[id] = own > kids ? own : kids;
   return own > kids ? own : kids;
 }
 
 uint64_t rsp_diff_flame_total(const rsp_stack_diff *d)
 {
-  return room(d, RSP_NO_ID);
+  return room(d, RSP_NO_ID, NULL);
 }
 
 static int n_notes(char **notes)
@@ -77,19 +80,24 @@ typedef struct frame_walk {
   cairo_t *cr;
   const rsp_style *style;
   double scale; /* pixels per ns */
-  int height;
+  const uint64_t *rooms; /* by node id */
 } frame_walk;
 
-/* Draws node ID at accumulated x X (ns) and its subtree; returns its room. */
-static uint64_t draw_frame(const frame_walk *w, uint32_t id, uint64_t x)
+/* Draws node ID at accumulated x X (ns) and its subtree, but for a subtree within a pixel, whose
+ * bottom frame stands for it (so the SVG of a large tree stays small). */
+static void draw_frame(const frame_walk *w, uint32_t id, uint64_t x)
 {
   const rsp_stack_diff_node *n = rsp_stack_diff_get(w->d, id);
   const rsp_style *st = w->style;
-  uint64_t kids = 0;
-  uint32_t nc = 0;
-  const uint32_t *children = rsp_stack_diff_children(w->d, id, &nc);
-  for (uint32_t i = 0; i < nc; i++)
-    kids += draw_frame(w, children[i], x + kids);
+  if ((double)w->rooms[id] * w->scale >= 1) {
+    uint64_t kids = 0;
+    uint32_t nc = 0;
+    const uint32_t *children = rsp_stack_diff_children(w->d, id, &nc);
+    for (uint32_t i = 0; i < nc; i++) {
+      draw_frame(w, children[i], x + kids);
+      kids += w->rooms[children[i]];
+    }
+  }
   double x0 = (double)x * w->scale, x1 = (double)(x + larger(n)) * w->scale;
   if (x1 - x0 < 1)
     x1 = x0 + 1;
@@ -119,8 +127,6 @@ static uint64_t draw_frame(const frame_walk *w, uint32_t id, uint64_t x)
     cairo_show_text(cr, buf);
     cairo_restore(cr);
   }
-  uint64_t own = larger(n);
-  return own > kids ? own : kids;
 }
 
 void rsp_diff_flame_draw(const rsp_stack_diff *d, cairo_t *cr, int width, int height, const rsp_style *style,
@@ -138,14 +144,17 @@ void rsp_diff_flame_draw(const rsp_stack_diff *d, cairo_t *cr, int width, int he
            title ? title : "", title ? "; " : "", 100 * RSP_DIFF_FLAME_NEUTRAL);
   cairo_move_to(cr, 4, style->font_size + 6);
   cairo_show_text(cr, legend);
-  uint64_t total = rsp_diff_flame_total(d);
+  uint64_t *rooms = g_new0(uint64_t, rsp_stack_diff_n_nodes(d) + 1);
+  uint64_t total = room(d, RSP_NO_ID, rooms);
   if (total) {
-    frame_walk w = { d, cr, style, (double)width / (double)total, height };
+    frame_walk w = { d, cr, style, (double)width / (double)total, rooms };
     uint32_t nr = 0;
     const uint32_t *roots = rsp_stack_diff_children(d, RSP_NO_ID, &nr);
     uint64_t x = 0;
-    for (uint32_t i = 0; i < nr; i++)
-      x += draw_frame(&w, roots[i], x);
+    for (uint32_t i = 0; i < nr; i++) {
+      draw_frame(&w, roots[i], x);
+      x += rooms[roots[i]];
+    }
   } else {
     cairo_move_to(cr, 4, style->ruler_height + style->row_height - 3);
     cairo_show_text(cr, "(no control paths in either recording)");
@@ -157,6 +166,7 @@ void rsp_diff_flame_draw(const rsp_stack_diff *d, cairo_t *cr, int width, int he
     cairo_move_to(cr, 4, y + (i + 1) * lh);
     cairo_show_text(cr, notes[i]);
   }
+  g_free(rooms);
   cairo_restore(cr);
 }
 
