@@ -111,10 +111,15 @@ static void draw_frame(const frame_walk *w, uint32_t id, uint64_t x)
   if (x1 - x0 > 30) {
     char buf[320], dur[48], delta[64];
     rsp_format_duration(n->b_ns, dur, sizeof dur);
-    if (fabs(rel) >= RSP_DIFF_FLAME_NEUTRAL) {
+    if (!n->a_ns) {
+      snprintf(buf, sizeof buf, "%s %s (new in B)", n->label, dur);
+    } else if (!n->b_ns) {
+      rsp_format_duration(n->a_ns, dur, sizeof dur);
+      snprintf(buf, sizeof buf, "%s (gone in B, was %s)", n->label, dur);
+    } else if (fabs(rel) >= RSP_DIFF_FLAME_NEUTRAL) {
       signed_duration(n->delta_ns, delta, sizeof delta);
       snprintf(buf, sizeof buf, "%s %s (%s, %+.0f%%)", n->label, dur, delta,
-               n->a_ns ? 100.0 * (double)n->delta_ns / (double)n->a_ns : 100.0);
+               100.0 * (double)n->delta_ns / (double)n->a_ns);
     } else {
       snprintf(buf, sizeof buf, "%s %s", n->label, dur);
     }

@@ -247,10 +247,12 @@ void rsp_profile_diff_table_draw(cairo_t *cr, double width, double height, const
  * time) and then push its next siblings right, as in the consolidated view. Its colour says how much
  * it changed relative to its size, rel = (B - A) / max(A, B): red shades for frames that grew, blue
  * shades for frames that shrank, the stronger the larger |rel|; grey when |rel| is under
- * RSP_DIFF_FLAME_NEUTRAL. Geometry, for the pixel tests: the title line takes the top
+ * RSP_DIFF_FLAME_NEUTRAL. Labels: the name, B's duration and the change (or "new in B", "gone in B").
+ * Geometry, for the pixel tests: the title line takes the top
  * style->ruler_height pixels; depth D's row is style->row_height high at
  * y = ruler_height + (max_depth - D) * row_height, filled from y + 1 to y + row_height - 1; x is
- * accumulated width from 0 at the left edge, WIDTH pixels for the roots' total room. NOTES (NULL
+ * accumulated width from 0 at the left edge, WIDTH pixels for the roots' total room; a subtree whose
+ * room is under a pixel is drawn as its bottom frame, a pixel wide. NOTES (NULL
  * or NULL-terminated) are written under the rows (loss warnings, say). */
 #define RSP_DIFF_FLAME_NEUTRAL 0.05
 rsp_rgb rsp_diff_flame_colour(double rel);
