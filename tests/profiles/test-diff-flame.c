@@ -8,7 +8,8 @@
  *      run 750-900 (main->crunch at 800: 150 us)
  *
  * So by construction: work grew by 100 us (100 -> 200), crunch shrank by 50 (300 -> 250), nap and
- * schedule are unchanged (350), alpha grew by 50 (750 -> 800), main too. Drawn with widths
+ * schedule are unchanged (350), alpha grew by 50 (750 -> 800), main too. Alpha's pid is 100 in A and
+ * 200 in B: frames match by name, not pid. Drawn with widths
  * max(A, B): above main, nap (350 us), crunch (300), work (200): 850 us in all, more than alpha's
  * 800 (the children overhang), so at 850 px the scale is one pixel per microsecond. */
 #include "../model/checks.h"
@@ -20,7 +21,10 @@
 
 int failures;
 
-enum { IDLE = 0, ALPHA = 100 };
+enum { IDLE = 0 };
+
+static int32_t alpha_pid; /* alpha's pid in the recording being built: 100 in A, 200 in B (pids differ) */
+#define ALPHA alpha_pid
 
 static void sw(tb *t, uint64_t us, int32_t prev, const char *state, int32_t next)
 {
@@ -35,9 +39,10 @@ static void sample(tb *t, uint64_t us, const char *stack)
 
 /* Alpha runs [100, run_end) with SAMPLES (N of them at the given times), sleeps in nap() until
  * wake, runs [wake, end) with one crunch sample at LAST. */
-static rsp_model *recording(const uint64_t *work_at, int n_work, uint64_t crunch_at, uint64_t run_end,
+static rsp_model *recording(int32_t pid, const uint64_t *work_at, int n_work, uint64_t crunch_at, uint64_t run_end,
                             uint64_t wake, uint64_t last, uint64_t end)
 {
+  alpha_pid = pid;
   tb *t = tb_new(false);
   tb_comm(t, 0, 0, ALPHA, "alpha", false);
   sw(t, 100, IDLE, "R", ALPHA);
@@ -54,10 +59,10 @@ static rsp_model *recording(const uint64_t *work_at, int n_work, uint64_t crunch
   return tb_finish(t);
 }
 
-static rsp_stack_tree *stacks(const rsp_model *m)
+static rsp_stack_tree *stacks(const rsp_model *m, int32_t pid)
 {
   GError *error = NULL;
-  rsp_paths *paths = rsp_paths_build(m, ALPHA, NULL, &error);
+  rsp_paths *paths = rsp_paths_build(m, pid, NULL, &error);
   if (!paths) {
     fprintf(stderr, "no paths: %s\n", error->message);
     exit(1);
@@ -119,9 +124,9 @@ static bool grey(rsp_rgb c)
 int main(void)
 {
   const uint64_t work_a[] = { 150 }, work_b[] = { 150, 250 };
-  rsp_model *ma = recording(work_a, 1, 250, 300, 650, 750, 850);
-  rsp_model *mb = recording(work_b, 2, 350, 400, 750, 800, 900);
-  rsp_stack_tree *ta = stacks(ma), *tb_ = stacks(mb);
+  rsp_model *ma = recording(100, work_a, 1, 250, 300, 650, 750, 850);
+  rsp_model *mb = recording(200, work_b, 2, 350, 400, 750, 800, 900);
+  rsp_stack_tree *ta = stacks(ma, 100), *tb_ = stacks(mb, 200);
   CHECK_EQ(rsp_stack_tree_total(ta), 750 * US);
   CHECK_EQ(rsp_stack_tree_total(tb_), 800 * US);
   rsp_stack_diff *d = rsp_stack_diff_compute(ta, tb_);
