@@ -153,6 +153,14 @@ int main(void)
   CHECK_STR(path, "alpha;main;work");
   g_free(path);
   CHECK_EQ(rsp_diff_flame_total(d), 850 * US);
+  {
+    /* the other way round: the same frames, deltas negated */
+    rsp_stack_diff *r = rsp_stack_diff_compute(tb_, ta);
+    CHECK_EQ(rsp_stack_diff_n_nodes(r), rsp_stack_diff_n_nodes(d));
+    CHECK(find(r, "alpha", "main", "work", NULL)->delta_ns == -100 * (int64_t)US);
+    CHECK(find(r, "alpha", "main", "crunch", NULL)->delta_ns == 50 * (int64_t)US);
+    rsp_stack_diff_free(r);
+  }
 
   /* the drawing, through the PNG export */
   char *png = g_build_filename(g_get_tmp_dir(), "rsp-test-diff-flame-XXXXXX.png", NULL);
