@@ -84,6 +84,86 @@ uint32_t rsp_paths_n_processes(const rsp_paths *paths);
 bool rsp_paths_has_run(const rsp_paths *paths, rsp_run_id run);
 bool rsp_paths_has_sleep(const rsp_paths *paths, rsp_sleep_id sleep);
 
+/* ---- Layer stacks, consolidated stacks and their difference ---------------------------------- */
+/* What a frame of a flame view stands for, as bits so that merged frames keep all of them: a frame
+ * that is in a run's stack and in a sleep's (a function that calls both) is drawn purple. */
+enum {
+  RSP_FRAME_PROCESS = 1 << 0, /* the process-name row at the base of a layer (grey) */
+  RSP_FRAME_RUN = 1 << 1,     /* a function of a run's (sampled) stack (red) */
+  RSP_FRAME_SLEEP = 1 << 2,   /* a function of a sleep's wait stack (blue) */
+  RSP_FRAME_IO = 1 << 3,      /* a function of a blocking-I/O sleep's stack, or a disk request (green) */
+  RSP_FRAME_NET = 1 << 4,     /* a network operation a sleep waited on */
+};
+
+/* One layer of a pseudo-stack as its stack (paper, "Flame View"): a column is a time range of the
+ * layer and the functions on its stack over it, outermost first. A run with samples has one column
+ * per sample, its time divided equally; a run without samples borrows the user-space part of the
+ * stack it went to sleep in (else of the one it woke up in): those functions were on its stack when
+ * it ended (began); a sleep has its wait stack, kernel and user frames; a disk or network element
+ * has no stack. FRAMES are the model's, innermost first: column frame I (0 = outermost) is
+ * FRAMES[N - 1 - I]. */
+typedef void (*rsp_layer_column_fn)(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n,
+                                    void *data);
+/* Calls FN for each column of E, in time order; returns the most frames a column has. KINDS: the
+ * RSP_FRAME_* bit of E's functions. */
+uint32_t rsp_layer_columns(const rsp_model *model, const rsp_path_elem *e, rsp_layer_column_fn fn, void *data,
+                           unsigned *kinds);
+
+/* The consolidated stacks of control paths (paper, "Consolidated Flame View"), without drawing:
+ * each layer of the paths as its stack (its process, then the functions of its runs' samples or of
+ * its sleep's wait stack; a disk or network element as "disk" / "network"), what a sleep waited on
+ * standing on the sleep's innermost frame; frames merged when they are the same thing (the same
+ * process name, the same function) on the same merged frame below, their durations summed; each
+ * level's nodes sorted longest first (then by label). */
+typedef struct rsp_stack_node {
+  const char *label;  /* a function (the model's: valid while it is), a process name, "disk" or
+                         "network" (the tree's) */
+  uint32_t parent;    /* node id, RSP_NO_ID for a root */
+  uint16_t depth;     /* 0 for a root */
+  uint8_t kinds;      /* RSP_FRAME_* of everything merged into it; RSP_FRAME_PROCESS for a process */
+  uint64_t ns;        /* summed over the merged frames */
+  uint32_t n_merged;
+} rsp_stack_node;
+typedef struct rsp_stack_tree rsp_stack_tree;
+/* The consolidated stacks of PATHS, only what happened in [T0, T1) (recording time; each frame
+ * clipped to it; 0, UINT64_MAX: everything). */
+rsp_stack_tree *rsp_stack_tree_build(const rsp_paths *paths, uint64_t t0, uint64_t t1);
+void rsp_stack_tree_free(rsp_stack_tree *tree);
+uint32_t rsp_stack_tree_n_nodes(const rsp_stack_tree *tree);
+const rsp_stack_node *rsp_stack_tree_node(const rsp_stack_tree *tree, uint32_t id);
+/* The children of node ID (RSP_NO_ID: the roots), longest first; *N set. */
+const uint32_t *rsp_stack_tree_children(const rsp_stack_tree *tree, uint32_t id, uint32_t *n);
+uint16_t rsp_stack_tree_max_depth(const rsp_stack_tree *tree);
+/* The sum of the roots' durations. */
+uint64_t rsp_stack_tree_total(const rsp_stack_tree *tree);
+
+/* Two consolidated stacks compared (a differential flame graph's data): nodes matched by their path
+ * of (label, process or not) from the root, so that two recordings (other pids, other symbols'
+ * addresses) compare. Every node of either tree is in it once; one missing from a side has 0 ns
+ * there. Each level is sorted by the larger of the two durations, longest first (then by label). */
+typedef struct rsp_stack_diff_node {
+  const char *label;  /* owned by the diff */
+  uint32_t parent;    /* RSP_NO_ID for a root */
+  uint16_t depth;
+  uint8_t kinds;      /* RSP_FRAME_* of both sides */
+  uint64_t a_ns, b_ns;
+  int64_t delta_ns;   /* b_ns - a_ns */
+} rsp_stack_diff_node;
+typedef struct rsp_stack_diff rsp_stack_diff;
+rsp_stack_diff *rsp_stack_diff_compute(const rsp_stack_tree *a, const rsp_stack_tree *b);
+void rsp_stack_diff_free(rsp_stack_diff *diff);
+uint32_t rsp_stack_diff_n_nodes(const rsp_stack_diff *diff);
+const rsp_stack_diff_node *rsp_stack_diff_get(const rsp_stack_diff *diff, uint32_t id);
+const uint32_t *rsp_stack_diff_children(const rsp_stack_diff *diff, uint32_t id, uint32_t *n);
+uint16_t rsp_stack_diff_max_depth(const rsp_stack_diff *diff);
+/* The node at the end of the path of labels LABELS[0] (a root) .. LABELS[N - 1], else RSP_NO_ID
+ * (a label matches a process or a function of that name; the process first). */
+uint32_t rsp_stack_diff_find(const rsp_stack_diff *diff, const char *const *labels, uint32_t n);
+/* The labels from the root down to node ID joined by SEP, newly allocated. */
+char *rsp_stack_diff_path(const rsp_stack_diff *diff, uint32_t id, const char *sep);
+/* How much node N changed relative to its size: delta / max(a, b), in [-1, 1]. */
+double rsp_stack_diff_relative(const rsp_stack_diff_node *n);
+
 /* ---- Categories -----------------------------------------------------------------------------
  * Paper, "Categories": where the time of the paths went, best understood first. Every nanosecond
  * of the paths' total time is in exactly one category or in "unaccounted". */

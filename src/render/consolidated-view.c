@@ -15,169 +15,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct node {
-  const char *label; /* interned: a function, or a process name */
-  uint32_t parent;   /* node index, UINT32_MAX for the roots */
-  uint16_t depth;
-  uint8_t kinds;     /* RSP_FRAME_* of everything merged into it */
-  uint64_t duration; /* summed over the merged frames */
-  uint64_t x, slot;  /* placement: start and room taken (>= duration, >= the children's slots) */
-  uint32_t n_merged;
-  GArray *children;  /* uint32_t node indexes, sorted by duration (NULL: none) */
-} node;
+/* Where a node of the tree is drawn. */
+typedef struct placement {
+  uint64_t x, slot; /* start and room taken (>= its duration, >= the children's slots) */
+} placement;
 
 struct rsp_consolidated_view {
   const rsp_paths *paths;
-  const rsp_model *model;
-  GArray *nodes;     /* node */
-  GArray *roots;     /* uint32_t */
-  GHashTable *index; /* (parent, label, process?) -> node index + 1 */
-  GStringChunk *labels;
+  rsp_stack_tree *tree;
+  placement *at;     /* by node id */
   uint64_t total;
   uint16_t max_depth;
   char *search;      /* folded, or NULL */
-  uint64_t t0, t1;   /* only the parts of the frames inside [t0, t1) are gathered */
 };
 
-typedef struct node_key {
-  uint32_t parent;
-  bool process;
-  const char *label;
-} node_key;
-
-static guint key_hash(gconstpointer p)
-{
-  const node_key *k = p;
-  return (guint)(k->parent * 2654435761u) ^ g_direct_hash(k->label) ^ (k->process ? 0x5bd1e995u : 0);
-}
-
-static gboolean key_equal(gconstpointer a, gconstpointer b)
-{
-  const node_key *x = a, *y = b;
-  return x->parent == y->parent && x->label == y->label && x->process == y->process;
-}
-
-/* The child of PARENT (UINT32_MAX: a root) for LABEL, made when new. */
-static uint32_t child(rsp_consolidated_view *v, uint32_t parent, const char *label, bool process)
-{
-  node_key k = { parent, process, label };
-  gpointer found = g_hash_table_lookup(v->index, &k);
-  if (found)
-    return GPOINTER_TO_UINT(found) - 1;
-  uint32_t idx = v->nodes->len;
-  uint16_t depth = parent == UINT32_MAX ? 0 : (uint16_t)(g_array_index(v->nodes, node, parent).depth + 1);
-  node n = { .label = label, .parent = parent, .depth = depth };
-  g_array_append_val(v->nodes, n);
-  if (depth > v->max_depth)
-    v->max_depth = depth;
-  GArray *siblings = parent == UINT32_MAX ? v->roots : g_array_index(v->nodes, node, parent).children;
-  if (!siblings) {
-    siblings = g_array_new(false, false, sizeof(uint32_t));
-    g_array_index(v->nodes, node, parent).children = siblings;
-  }
-  g_array_append_val(siblings, idx);
-  node_key *nk = g_new(node_key, 1);
-  *nk = k;
-  g_hash_table_insert(v->index, nk, GUINT_TO_POINTER(idx + 1));
-  return idx;
-}
-
-typedef struct column_walk {
-  rsp_consolidated_view *v;
-  uint32_t base; /* the layer's process node */
-  uint32_t top;  /* the innermost frame's node of the last column */
-  unsigned kinds;
-} column_walk;
-
-static void add_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
-{
-  column_walk *w = data;
-  if (start < w->v->t0)
-    start = w->v->t0;
-  if (end > w->v->t1)
-    end = w->v->t1;
-  if (end <= start)
-    return;
-  uint32_t at = w->base;
-  for (uint32_t i = 0; i < n; i++) {
-    const rsp_model_frame *f = &frames[n - 1 - i];
-    at = child(w->v, at, f->function ? f->function : "?", false);
-    node *nd = &g_array_index(w->v->nodes, node, at);
-    nd->duration += end - start;
-    nd->n_merged++;
-    nd->kinds |= (uint8_t)w->kinds;
-  }
-  w->top = at;
-}
-
-static void no_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
-{
-  (void)start, (void)end, (void)frames, (void)n, (void)data;
-}
-
-/* Merges element ID as a layer standing on node PARENT (UINT32_MAX: the bottom), then what it waited on. */
-static void add_layer(rsp_consolidated_view *v, rsp_elem_id id, uint32_t parent)
-{
-  const rsp_path_elem *e = rsp_paths_elem(v->paths, id);
-  uint64_t start = MAX(e->start, v->t0), end = MIN(e->end, v->t1);
-  if (end <= start && !(e->end == e->start && e->start >= v->t0 && e->start < v->t1))
-    return; /* outside the range: and what it waited on lies within it */
-  unsigned kinds = 0;
-  rsp_layer_columns(v->model, e, no_column, NULL, &kinds);
-  const char *name = e->kind == RSP_ELEM_DISK   ? "disk"
-                     : e->kind == RSP_ELEM_NET ? "network"
-                                               : rsp_model_task(v->model, e->task)->comm;
-  bool process = e->kind == RSP_ELEM_RUN || e->kind == RSP_ELEM_SLEEP;
-  uint32_t base = child(v, parent, g_string_chunk_insert_const(v->labels, name), process);
-  node *b = &g_array_index(v->nodes, node, base);
-  b->duration += end > start ? end - start : 0;
-  b->n_merged++;
-  b->kinds |= process ? RSP_FRAME_PROCESS : kinds;
-  column_walk w = { v, base, base, kinds };
-  rsp_layer_columns(v->model, e, add_column, &w, &kinds);
-  uint32_t nc = 0;
-  const rsp_elem_id *children = rsp_paths_children(v->paths, id, &nc);
-  for (uint32_t i = 0; i < nc; i++)
-    add_layer(v, children[i], w.top);
-}
-
-static int by_duration_desc(const void *a, const void *b, void *data)
-{
-  GArray *nodes = data;
-  const node *x = &g_array_index(nodes, node, *(const uint32_t *)a);
-  const node *y = &g_array_index(nodes, node, *(const uint32_t *)b);
-  if (x->duration != y->duration)
-    return x->duration < y->duration ? 1 : -1;
-  return strcmp(x->label, y->label);
-}
-
-/* Sorts each level longest first and measures the room each node takes: its duration or its
- * children's, whichever is longer. */
-static uint64_t measure(rsp_consolidated_view *v, uint32_t idx)
+/* Measures the room node ID takes: its duration or its children's, whichever is longer. */
+static uint64_t measure(rsp_consolidated_view *v, uint32_t id)
 {
   uint64_t kids = 0;
-  GArray *children = g_array_index(v->nodes, node, idx).children;
-  if (children) {
-    g_array_sort_with_data(children, by_duration_desc, v->nodes);
-    for (guint i = 0; i < children->len; i++)
-      kids += measure(v, g_array_index(children, uint32_t, i));
-  }
-  node *n = &g_array_index(v->nodes, node, idx);
-  n->slot = n->duration > kids ? n->duration : kids;
-  return n->slot;
+  uint32_t n = 0;
+  const uint32_t *children = rsp_stack_tree_children(v->tree, id, &n);
+  for (uint32_t i = 0; i < n; i++)
+    kids += measure(v, children[i]);
+  uint64_t ns = rsp_stack_tree_node(v->tree, id)->ns;
+  v->at[id].slot = ns > kids ? ns : kids;
+  return v->at[id].slot;
 }
 
-static void place(rsp_consolidated_view *v, uint32_t idx, uint64_t x)
+static void place(rsp_consolidated_view *v, uint32_t id, uint64_t x)
 {
-  node *n = &g_array_index(v->nodes, node, idx);
-  n->x = x;
-  GArray *children = n->children;
-  if (!children)
-    return;
-  for (guint i = 0; i < children->len; i++) {
-    uint32_t c = g_array_index(children, uint32_t, i);
-    place(v, c, x);
-    x += g_array_index(v->nodes, node, c).slot;
+  v->at[id].x = x;
+  uint32_t n = 0;
+  const uint32_t *children = rsp_stack_tree_children(v->tree, id, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    place(v, children[i], x);
+    x += v->at[children[i]].slot;
   }
 }
 
@@ -189,31 +61,17 @@ rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths)
 rsp_consolidated_view *rsp_consolidated_view_new_range(const rsp_paths *paths, uint64_t t0, uint64_t t1)
 {
   rsp_consolidated_view *v = g_new0(rsp_consolidated_view, 1);
-  v->t0 = t0;
-  v->t1 = t1 > t0 ? t1 : UINT64_MAX;
   v->paths = paths;
-  v->model = rsp_paths_model(paths);
-  v->nodes = g_array_new(false, false, sizeof(node));
-  v->roots = g_array_new(false, false, sizeof(uint32_t));
-  v->index = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
-  v->labels = g_string_chunk_new(1024);
-  for (rsp_path_id p = 0; p < rsp_paths_n_paths(paths); p++) {
-    const rsp_path *path = rsp_paths_path(paths, p);
-    for (uint32_t i = 0; i < path->n_elems; i++) {
-      rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
-      if (rsp_paths_elem(paths, id)->depth == 0)
-        add_layer(v, id, UINT32_MAX);
-    }
-  }
-  g_hash_table_destroy(v->index);
-  v->index = NULL;
-  g_array_sort_with_data(v->roots, by_duration_desc, v->nodes);
+  v->tree = rsp_stack_tree_build(paths, t0, t1);
+  v->max_depth = rsp_stack_tree_max_depth(v->tree);
+  v->at = g_new0(placement, rsp_stack_tree_n_nodes(v->tree));
+  uint32_t n = 0;
+  const uint32_t *roots = rsp_stack_tree_children(v->tree, RSP_NO_ID, &n);
   uint64_t x = 0;
-  for (guint i = 0; i < v->roots->len; i++) {
-    uint32_t r = g_array_index(v->roots, uint32_t, i);
-    measure(v, r);
-    place(v, r, x);
-    x += g_array_index(v->nodes, node, r).slot;
+  for (uint32_t i = 0; i < n; i++) {
+    measure(v, roots[i]);
+    place(v, roots[i], x);
+    x += v->at[roots[i]].slot;
   }
   v->total = x;
   return v;
@@ -223,14 +81,8 @@ void rsp_consolidated_view_free(rsp_consolidated_view *v)
 {
   if (!v)
     return;
-  for (guint i = 0; i < v->nodes->len; i++) {
-    node *n = &g_array_index(v->nodes, node, i);
-    if (n->children)
-      g_array_free(n->children, true);
-  }
-  g_array_free(v->nodes, true);
-  g_array_free(v->roots, true);
-  g_string_chunk_free(v->labels);
+  rsp_stack_tree_free(v->tree);
+  g_free(v->at);
   g_free(v->search);
   g_free(v);
 }
@@ -252,12 +104,13 @@ uint32_t rsp_consolidated_view_set_search(rsp_consolidated_view *v, const char *
   if (!v->search)
     return 0;
   uint32_t n = 0;
-  for (guint i = 0; i < v->nodes->len; i++)
-    n += rsp_label_matches(g_array_index(v->nodes, node, i).label, v->search);
+  for (uint32_t i = 0; i < rsp_stack_tree_n_nodes(v->tree); i++)
+    n += rsp_label_matches(rsp_stack_tree_node(v->tree, i)->label, v->search);
   return n;
 }
 
-static int node_y(const rsp_consolidated_view *v, const rsp_viewport *vp, const rsp_style *style, const node *n)
+static int node_y(const rsp_consolidated_view *v, const rsp_viewport *vp, const rsp_style *style,
+                  const rsp_stack_node *n)
 {
   return style->ruler_height + (v->max_depth - n->depth) * style->row_height - vp->scroll_y;
 }
@@ -265,16 +118,17 @@ static int node_y(const rsp_consolidated_view *v, const rsp_viewport *vp, const 
 static void draw_node(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style,
                       uint32_t idx)
 {
-  const node *n = &g_array_index(v->nodes, node, idx);
-  if (n->x >= vp->t1 || n->x + n->slot <= vp->t0)
+  const rsp_stack_node *n = rsp_stack_tree_node(v->tree, idx);
+  const placement *p = &v->at[idx];
+  if (p->x >= vp->t1 || p->x + p->slot <= vp->t0)
     return; /* neither it nor anything above it is in view */
   int rh = style->row_height;
-  double sx0 = rsp_viewport_x(vp, style, n->x > vp->t0 ? n->x : vp->t0);
-  double sx1 = rsp_viewport_x(vp, style, n->x + n->slot < vp->t1 ? n->x + n->slot : vp->t1);
+  double sx0 = rsp_viewport_x(vp, style, p->x > vp->t0 ? p->x : vp->t0);
+  double sx1 = rsp_viewport_x(vp, style, p->x + p->slot < vp->t1 ? p->x + p->slot : vp->t1);
   bool tiny = sx1 - sx0 < 1; /* the whole subtree within a pixel: its bottom frame stands for it */
-  if (n->x < vp->t1 && n->x + n->duration > vp->t0) {
-    double x0 = rsp_viewport_x(vp, style, n->x > vp->t0 ? n->x : vp->t0);
-    double x1 = rsp_viewport_x(vp, style, n->x + n->duration < vp->t1 ? n->x + n->duration : vp->t1);
+  if (p->x < vp->t1 && p->x + n->ns > vp->t0) {
+    double x0 = rsp_viewport_x(vp, style, p->x > vp->t0 ? p->x : vp->t0);
+    double x1 = rsp_viewport_x(vp, style, p->x + n->ns < vp->t1 ? p->x + n->ns : vp->t1);
     if (x1 - x0 < 1)
       x1 = x0 + 1;
     int y = node_y(v, vp, style, n);
@@ -291,7 +145,7 @@ static void draw_node(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport 
       }
       if (x1 - x0 > 40) {
         char dur[48], buf[200];
-        snprintf(buf, sizeof buf, "%s (%s)", n->label, rsp_format_duration(n->duration, dur, sizeof dur));
+        snprintf(buf, sizeof buf, "%s (%s)", n->label, rsp_format_duration(n->ns, dur, sizeof dur));
         cairo_save(cr);
         cairo_rectangle(cr, x0 + 1, y, x1 - x0 - 2, rh);
         cairo_clip(cr);
@@ -305,10 +159,12 @@ static void draw_node(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport 
       }
     }
   }
-  if (tiny || !n->children)
+  if (tiny)
     return;
-  for (guint i = 0; i < n->children->len; i++)
-    draw_node(v, cr, vp, style, g_array_index(n->children, uint32_t, i));
+  uint32_t nc = 0;
+  const uint32_t *children = rsp_stack_tree_children(v->tree, idx, &nc);
+  for (uint32_t i = 0; i < nc; i++)
+    draw_node(v, cr, vp, style, children[i]);
 }
 
 void rsp_consolidated_view_draw(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport *vp,
@@ -322,8 +178,10 @@ void rsp_consolidated_view_draw(rsp_consolidated_view *v, cairo_t *cr, const rsp
   cairo_save(cr);
   cairo_rectangle(cr, style->label_width, style->ruler_height, vp->width - style->label_width, vp->height);
   cairo_clip(cr);
-  for (guint i = 0; i < v->roots->len; i++)
-    draw_node(v, cr, vp, style, g_array_index(v->roots, uint32_t, i));
+  uint32_t nr = 0;
+  const uint32_t *roots = rsp_stack_tree_children(v->tree, RSP_NO_ID, &nr);
+  for (uint32_t i = 0; i < nr; i++)
+    draw_node(v, cr, vp, style, roots[i]);
   cairo_restore(cr);
   int rh = style->row_height;
   cairo_set_source_rgb(cr, style->label_bg.r, style->label_bg.g, style->label_bg.b);
@@ -338,24 +196,25 @@ void rsp_consolidated_view_draw(rsp_consolidated_view *v, cairo_t *cr, const rsp
   cairo_restore(cr);
 }
 
-static bool find_node(const rsp_consolidated_view *v, const rsp_viewport *vp, const rsp_style *style, GArray *level,
-                      uint64_t t, int depth, uint32_t *out)
+/* The node at DEPTH covering T among the subtrees of node LEVEL (RSP_NO_ID: the roots). */
+static bool find_node(const rsp_consolidated_view *v, uint32_t level, uint64_t t, int depth, uint32_t *out)
 {
-  if (!level)
-    return false;
-  for (guint i = 0; i < level->len; i++) {
-    uint32_t idx = g_array_index(level, uint32_t, i);
-    const node *n = &g_array_index(v->nodes, node, idx);
-    if (t < n->x || t >= n->x + n->slot)
+  uint32_t n = 0;
+  const uint32_t *ids = rsp_stack_tree_children(v->tree, level, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t id = ids[i];
+    const rsp_stack_node *nd = rsp_stack_tree_node(v->tree, id);
+    const placement *p = &v->at[id];
+    if (t < p->x || t >= p->x + p->slot)
       continue;
-    if (n->depth == depth) {
-      if (t < n->x + n->duration) {
-        *out = idx;
+    if (nd->depth == depth) {
+      if (t < p->x + nd->ns) {
+        *out = id;
         return true;
       }
       continue;
     }
-    if (n->depth < depth && find_node(v, vp, style, n->children, t, depth, out))
+    if (nd->depth < depth && find_node(v, id, t, depth, out))
       return true;
   }
   return false;
@@ -371,11 +230,11 @@ bool rsp_consolidated_view_node_at(const rsp_consolidated_view *v, const rsp_vie
   if (depth < 0)
     return false;
   uint32_t idx = 0;
-  if (!find_node(v, vp, style, v->roots, rsp_viewport_time(vp, style, x), depth, &idx))
+  if (!find_node(v, RSP_NO_ID, rsp_viewport_time(vp, style, x), depth, &idx))
     return false;
-  const node *n = &g_array_index(v->nodes, node, idx);
+  const rsp_stack_node *n = rsp_stack_tree_node(v->tree, idx);
   *label = n->label;
-  *duration = n->duration;
+  *duration = n->ns;
   *n_merged = n->n_merged;
   return true;
 }

@@ -1,5 +1,5 @@
-/* A pseudo-stack layer as its stack of functions (paper, "Flame View"), shared by the flame view
- * and the consolidated flame view. */
+/* How a pseudo-stack layer's frames look (colour, base label, search), shared by the flame view
+ * and the consolidated flame view; the layer's stack itself is analysis/layer-columns.c. */
 #include "render/render-private.h"
 
 #include <stdio.h>
@@ -21,75 +21,6 @@ rsp_rgb rsp_frame_colour(unsigned kinds, const rsp_style *style)
   if (kinds & RSP_FRAME_NET)
     return style->net;
   return style->sleep;
-}
-
-/* The user-space frames of STACK (the model keeps kernel frames first, innermost first). */
-static const rsp_model_frame *user_part(const rsp_model *m, rsp_stack_id stack, uint32_t *n)
-{
-  *n = 0;
-  if (stack == RSP_NO_ID)
-    return NULL;
-  uint32_t nf = 0;
-  const rsp_model_frame *f = rsp_model_stack(m, stack, &nf);
-  uint32_t k = 0;
-  while (k < nf && f[k].kernel)
-    k++;
-  *n = nf - k;
-  return f + k;
-}
-
-uint32_t rsp_layer_columns(const rsp_model *m, const rsp_path_elem *e, rsp_layer_column_fn fn, void *data,
-                           unsigned *kinds)
-{
-  uint64_t end = e->end > e->start ? e->end : e->start + 1;
-  uint32_t most = 0;
-  if (e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET) {
-    *kinds = e->kind == RSP_ELEM_DISK ? RSP_FRAME_IO : RSP_FRAME_NET;
-    fn(e->start, end, NULL, 0, data);
-    return 0;
-  }
-  if (e->kind == RSP_ELEM_SLEEP) {
-    const rsp_sleep *s = rsp_model_sleep(m, e->id);
-    *kinds = s->end_cause == RSP_SLEEP_END_DISK || s->state == 'D' ? RSP_FRAME_IO : RSP_FRAME_SLEEP;
-    uint32_t n = 0;
-    const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack(m, s->stack, &n) : NULL;
-    fn(e->start, end, f, n, data);
-    return n;
-  }
-  *kinds = RSP_FRAME_RUN;
-  const rsp_run *r = rsp_model_run(m, e->id);
-  /* the samples inside the drawn part (a triangle cut may have dropped the run's start) */
-  uint32_t first = r->first_sample, n_in = 0;
-  for (uint32_t i = 0; i < r->n_samples; i++) {
-    const rsp_sample *s = rsp_model_sample(m, r->first_sample + i);
-    if (s->time < e->start && e->start > r->start) {
-      first = r->first_sample + i + 1;
-      continue;
-    }
-    n_in++;
-  }
-  if (n_in) {
-    uint64_t span = end - e->start;
-    for (uint32_t i = 0; i < n_in; i++) {
-      const rsp_sample *s = rsp_model_sample(m, first + i);
-      uint32_t n = 0;
-      const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack(m, s->stack, &n) : NULL;
-      uint64_t c0 = e->start + span * i / n_in, c1 = e->start + span * (i + 1) / n_in;
-      fn(c0, c1 > c0 ? c1 : c0 + 1, f, n, data);
-      if (n > most)
-        most = n;
-    }
-    return most;
-  }
-  rsp_sleep_id next = rsp_model_sleep_at(m, e->task, r->end);
-  uint32_t n = 0;
-  const rsp_model_frame *f = next != RSP_NO_ID ? user_part(m, rsp_model_sleep(m, next)->stack, &n) : NULL;
-  if (!n && r->start > 0) {
-    rsp_sleep_id prev = rsp_model_sleep_at(m, e->task, r->start - 1);
-    f = prev != RSP_NO_ID ? user_part(m, rsp_model_sleep(m, prev)->stack, &n) : NULL;
-  }
-  fn(e->start, end, f, n, data);
-  return n;
 }
 
 const char *rsp_layer_base_label(const rsp_model *m, const rsp_path_elem *e, char *buf, size_t size)

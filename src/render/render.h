@@ -239,6 +239,32 @@ int32_t rsp_histogram_compare_bucket_at(const rsp_profile *a, const rsp_profile 
 void rsp_profile_diff_table_draw(cairo_t *cr, double width, double height, const rsp_profile_diff *diff,
                                  uint32_t first, int32_t selected, const rsp_histogram_style *style);
 
+/* ---- Differential flame graph (rsp-diff --flame-out) ---------------------------------------------
+ * The nodes of a stack diff (two recordings' consolidated stacks matched by path) drawn as a flame
+ * graph, the roots at the bottom, each level's frames side by side, largest first. A frame's width is
+ * the larger of its two durations, max(A, B), so that a frame that shrank or vanished in B stays as
+ * visible as one that grew or appeared; a frame's children may be wider than it (they may overlap in
+ * time) and then push its next siblings right, as in the consolidated view. Its colour says how much
+ * it changed relative to its size, rel = (B - A) / max(A, B): red shades for frames that grew, blue
+ * shades for frames that shrank, the stronger the larger |rel|; grey when |rel| is under
+ * RSP_DIFF_FLAME_NEUTRAL. Labels: the name, B's duration and the change (or "new in B", "gone in B").
+ * Geometry, for the pixel tests: the title line takes the top
+ * style->ruler_height pixels; depth D's row is style->row_height high at
+ * y = ruler_height + (max_depth - D) * row_height, filled from y + 1 to y + row_height - 1; x is
+ * accumulated width from 0 at the left edge, WIDTH pixels for the roots' total room; a subtree whose
+ * room is under a pixel is drawn as its bottom frame, a pixel wide. NOTES (NULL
+ * or NULL-terminated) are written under the rows (loss warnings, say). */
+#define RSP_DIFF_FLAME_NEUTRAL 0.05
+rsp_rgb rsp_diff_flame_colour(double rel);
+int rsp_diff_flame_height(const rsp_stack_diff *diff, const rsp_style *style, char **notes);
+/* The room of the roots together, in ns (the scale of x). */
+uint64_t rsp_diff_flame_total(const rsp_stack_diff *diff);
+void rsp_diff_flame_draw(const rsp_stack_diff *diff, cairo_t *cr, int width, int height, const rsp_style *style,
+                         const char *title, char **notes);
+/* Writes the drawing WIDTH pixels wide to PATH, PNG or SVG by its extension. */
+bool rsp_export_diff_flame(const rsp_stack_diff *diff, int width, const char *title, char **notes,
+                           const char *path, GError **error);
+
 /* ---- Export of drawings that are not time views (histograms, heat maps, comparisons) ------------
  * Calls DRAW(CR, WIDTH, HEIGHT, DATA) on a PNG or SVG surface (by PATH's extension) and writes it,
  * with MODEL's loss warnings (when MODEL is not NULL) as a banner at the bottom. */

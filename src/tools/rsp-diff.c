@@ -2,11 +2,15 @@
  * latency-analysis.txt, 3.2) over the complete sets of latency profiles of both, then the cause
  * breakdown of both side by side. */
 #include "analysis/analysis.h"
+#include "render/render.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <inttypes.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The process rsp-record ran (FILE.meta), or -1. */
@@ -191,12 +195,101 @@ static void print_json(char **argv, const rsp_profile_set *sa, const rsp_profile
   printf("\n}\n");
 }
 
+/* The consolidated stacks of PID's control paths in M (PATH for messages). */
+static rsp_stack_tree *stacks_of(const rsp_model *m, int32_t pid, const char *path)
+{
+  GError *error = NULL;
+  rsp_paths *paths = rsp_paths_build(m, pid, NULL, &error);
+  if (!paths) {
+    fprintf(stderr, "rsp-diff: --flame-out: %s: no control paths for pid %d: %s\n", path, pid, error->message);
+    g_error_free(error);
+    return NULL;
+  }
+  rsp_stack_tree *t = rsp_stack_tree_build(paths, 0, UINT64_MAX);
+  rsp_paths_free(paths);
+  return t;
+}
+
+static int by_abs_delta(const void *a, const void *b, void *data)
+{
+  const rsp_stack_diff *d = data;
+  const rsp_stack_diff_node *x = rsp_stack_diff_get(d, *(const uint32_t *)a);
+  const rsp_stack_diff_node *y = rsp_stack_diff_get(d, *(const uint32_t *)b);
+  uint64_t ax = (uint64_t)llabs(x->delta_ns), ay = (uint64_t)llabs(y->delta_ns);
+  if (ax != ay)
+    return ax < ay ? 1 : -1;
+  return x->depth != y->depth ? (x->depth < y->depth ? 1 : -1) : 0; /* the innermost frame of a chain first */
+}
+
+/* Writes the differential consolidated flame graph of the processes of interest PA (in MA, from
+ * PATH_A) and PB to OUT, and prints the frames that changed most. */
+static bool write_flame(const rsp_model *ma, const rsp_model *mb, const char *path_a, const char *path_b, int32_t pa,
+                        int32_t pb, const char *out, int width, int top, bool print_table)
+{
+  rsp_stack_tree *ta = stacks_of(ma, pa, path_a);
+  rsp_stack_tree *tb = ta ? stacks_of(mb, pb, path_b) : NULL;
+  if (!tb) {
+    rsp_stack_tree_free(ta);
+    return false;
+  }
+  rsp_stack_diff *d = rsp_stack_diff_compute(ta, tb);
+  char *title = g_strdup_printf("A: %s (pid %d) -> B: %s (pid %d)", path_a, pa, path_b, pb);
+  GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
+  const rsp_model *models[2] = { ma, mb };
+  for (int i = 0; i < 2; i++) {
+    char **w = rsp_model_loss_warnings(models[i]);
+    for (char **p = w; p && *p; p++)
+      g_ptr_array_add(notes, g_strdup_printf("%s: %s", i ? "B" : "A", *p));
+    g_strfreev(w);
+  }
+  g_ptr_array_add(notes, NULL);
+  GError *error = NULL;
+  bool ok = rsp_export_diff_flame(d, width, title, (char **)notes->pdata, out, &error);
+  if (!ok) {
+    fprintf(stderr, "rsp-diff: --flame-out: cannot write the differential flame graph: %s\n", error->message);
+    g_error_free(error);
+  } else if (print_table) {
+    /* a frame whose whole change is one child's is left to that child (the innermost says more) */
+    uint32_t n = 0, all = rsp_stack_diff_n_nodes(d);
+    uint32_t *order = g_new(uint32_t, all ? all : 1);
+    for (uint32_t i = 0; i < all; i++) {
+      uint32_t nc = 0;
+      const uint32_t *children = rsp_stack_diff_children(d, i, &nc);
+      bool passed_up = false;
+      for (uint32_t k = 0; k < nc; k++)
+        passed_up |= rsp_stack_diff_get(d, children[k])->delta_ns == rsp_stack_diff_get(d, i)->delta_ns;
+      if (!passed_up && rsp_stack_diff_get(d, i)->delta_ns)
+        order[n++] = i;
+    }
+    g_qsort_with_data(order, (gint)n, sizeof *order, by_abs_delta, d);
+    printf("\ndifferential consolidated flame graph of pid %d (A) and pid %d (B) written to %s; the frames that "
+           "changed most (a frame whose change is all one child's left to that child):\n", pa, pb, out);
+    printf("%14s %14s %14s  %s\n", "A ms", "B ms", "DELTA ms", "FRAME (process;outermost;...;innermost)");
+    for (uint32_t i = 0; i < n && (top <= 0 || i < (uint32_t)top); i++) {
+      const rsp_stack_diff_node *nd = rsp_stack_diff_get(d, order[i]);
+      char *path = rsp_stack_diff_path(d, order[i], ";");
+      printf("%14.3f %14.3f %+14.3f  %s\n", (double)nd->a_ns / 1e6, (double)nd->b_ns / 1e6,
+             (double)nd->delta_ns / 1e6, path);
+      g_free(path);
+    }
+    if (!n)
+      printf("%14s %14s %14s  (none)\n", "", "", "");
+    g_free(order);
+  }
+  g_ptr_array_free(notes, true);
+  g_free(title);
+  rsp_stack_diff_free(d);
+  rsp_stack_tree_free(ta);
+  rsp_stack_tree_free(tb);
+  return ok;
+}
+
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
   char *method_name = NULL, *flame_out = NULL, *format = NULL;
   double threshold = 0.1, min_weight = 0.001;
-  gint resolution = 1, top = 20, min_ops = 10;
+  gint resolution = 1, top = 20, min_ops = 10, pid_a = -1, pid_b = -1, flame_width = 1200;
   gboolean no_switch = FALSE, all = FALSE;
   GOptionEntry entries[] = {
     { "method", 0, 0, G_OPTION_ARG_STRING, &method_name,
@@ -211,11 +304,19 @@ int main(int argc, char **argv)
       "Drop pairs with fewer operations than this in both recordings (default 10)", "N" },
     { "resolution", 0, 0, G_OPTION_ARG_INT, &resolution, "Buckets per octave: 1 (default), 2 or 4", "R" },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Print at most N ranked pairs (default 20; 0: all)", "N" },
-    { "flame-out", 0, 0, G_OPTION_ARG_FILENAME, &flame_out,
-      "Write a differential consolidated flame graph to FILE.svg", "FILE" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format,
       "Output format: text (default) or json (the ranked pairs, an infinite distance as null, and the "
       "categories or causes of both, in ns, by the keys of rsp-summary --categories --format=json)", "FORMAT" },
+    { "flame-out", 0, 0, G_OPTION_ARG_FILENAME, &flame_out,
+      "Write a differential consolidated flame graph of the process of interest's control paths to FILE "
+      "(.svg or .png): frames matched by their stack of names, width max(A, B), red grew in B, blue shrank",
+      "FILE" },
+    { "pid-a", 0, 0, G_OPTION_ARG_INT, &pid_a,
+      "Process of interest in A for --flame-out (default: the command rsp-record ran)", "PID" },
+    { "pid-b", 0, 0, G_OPTION_ARG_INT, &pid_b,
+      "Process of interest in B for --flame-out (default: the command rsp-record ran)", "PID" },
+    { "flame-width", 0, 0, G_OPTION_ARG_INT, &flame_width, "Width of the --flame-out drawing in pixels (default 1200)",
+      "PX" },
     { "all", 0, 0, G_OPTION_ARG_NONE, &all,
       "Compare every process's profiles and the system-wide ones, not only the recorded command's process tree",
       NULL },
@@ -239,6 +340,7 @@ int main(int argc, char **argv)
   }
   g_option_context_free(ctx);
   int status = 2;
+  bool flame_created = false; /* by the writability check: removed if nothing is written */
   rsp_model *ma = NULL, *mb = NULL;
   rsp_profile_set *sa = NULL, *sb = NULL;
   rsp_profile_diff *diff = NULL;
@@ -262,6 +364,27 @@ int main(int argc, char **argv)
   }
   if (resolution != 1 && resolution != 2 && resolution != 4) {
     fprintf(stderr, "rsp-diff: --resolution %d: must be 1, 2 or 4\n", resolution);
+    goto out;
+  }
+  if (flame_out && !g_str_has_suffix(flame_out, ".svg") && !g_str_has_suffix(flame_out, ".SVG") &&
+      !g_str_has_suffix(flame_out, ".png") && !g_str_has_suffix(flame_out, ".PNG")) {
+    fprintf(stderr, "rsp-diff: --flame-out %s: the name must end in .svg or .png\n", flame_out);
+    goto out;
+  }
+  /* an unwritable --flame-out is said before the (long) loading, not after */
+  if (flame_out) {
+    flame_created = !g_file_test(flame_out, G_FILE_TEST_EXISTS);
+    FILE *probe = fopen(flame_out, "ab");
+    if (!probe) {
+      flame_created = false;
+      fprintf(stderr, "rsp-diff: --flame-out %s: cannot write: %s\n", flame_out, g_strerror(errno));
+      status = 1;
+      goto out;
+    }
+    fclose(probe);
+  }
+  if (flame_width < 100 || flame_width > 20000) {
+    fprintf(stderr, "rsp-diff: --flame-width %d: must be between 100 and 20000\n", flame_width);
     goto out;
   }
   status = 1;
@@ -355,11 +478,19 @@ int main(int argc, char **argv)
   }
   status = 0;
   if (flame_out) {
-    fprintf(stderr, "rsp-diff: --flame-out %s: the differential flame graph needs consolidated control paths, "
-                    "which this build does not have yet; nothing written\n", flame_out);
-    status = 1;
+    /* the process of interest as for the categories above: the command rsp-record ran */
+    int32_t fa = pid_a >= 0 ? pid_a : rsp_model_workload_pid(ma), fb = pid_b >= 0 ? pid_b : rsp_model_workload_pid(mb);
+    if (fa < 0 || fb < 0) {
+      fprintf(stderr, "rsp-diff: --flame-out: %s: no recorded command (no rsp-record notes); give --pid-%s PID\n",
+              fa < 0 ? argv[1] : argv[2], fa < 0 ? "a" : "b");
+      status = 1;
+    } else if (!write_flame(ma, mb, argv[1], argv[2], fa, fb, flame_out, flame_width, top, !json)) {
+      status = 1;
+    }
   }
 out:
+  if (flame_created && status != 0)
+    g_unlink(flame_out); /* made empty by the check above */
   rsp_profile_diff_free(diff);
   rsp_profile_set_free(sa);
   rsp_profile_set_free(sb);

@@ -1,0 +1,213 @@
+/* The consolidated stacks of control paths (paper, "Consolidated Flame View"): every layer of the
+ * pseudo-stacks as its stack, merged into one tree by (frame below, name), durations summed, each
+ * level sorted longest first. The consolidated flame view draws it; rsp-diff compares two. */
+#include "analysis/analysis.h"
+
+#include <string.h>
+
+typedef struct tree_node {
+  rsp_stack_node pub;
+  GArray *children; /* uint32_t node ids, sorted by duration (NULL: none) */
+} tree_node;
+
+struct rsp_stack_tree {
+  const rsp_paths *paths;
+  const rsp_model *model;
+  GArray *nodes;     /* tree_node */
+  GArray *roots;     /* uint32_t */
+  GHashTable *index; /* (parent, label, process?) -> node id + 1, while building */
+  GStringChunk *labels;
+  uint16_t max_depth;
+  uint64_t t0, t1;   /* only the parts of the frames inside [t0, t1) are gathered */
+};
+
+typedef struct node_key {
+  uint32_t parent;
+  bool process;
+  const char *label; /* interned: pointer equality */
+} node_key;
+
+static guint key_hash(gconstpointer p)
+{
+  const node_key *k = p;
+  return (guint)(k->parent * 2654435761u) ^ g_direct_hash(k->label) ^ (k->process ? 0x5bd1e995u : 0);
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+  const node_key *x = a, *y = b;
+  return x->parent == y->parent && x->label == y->label && x->process == y->process;
+}
+
+static tree_node *at(const rsp_stack_tree *t, uint32_t id)
+{
+  return &g_array_index(t->nodes, tree_node, id);
+}
+
+/* The child of PARENT (RSP_NO_ID: a root) for LABEL (interned in the tree), made when new. */
+static uint32_t child(rsp_stack_tree *t, uint32_t parent, const char *label, bool process)
+{
+  node_key k = { parent, process, label };
+  gpointer found = g_hash_table_lookup(t->index, &k);
+  if (found)
+    return GPOINTER_TO_UINT(found) - 1;
+  uint32_t id = t->nodes->len;
+  uint16_t depth = parent == RSP_NO_ID ? 0 : (uint16_t)(at(t, parent)->pub.depth + 1);
+  tree_node n = { .pub = { .label = label, .parent = parent, .depth = depth } };
+  g_array_append_val(t->nodes, n);
+  if (depth > t->max_depth)
+    t->max_depth = depth;
+  GArray *siblings = parent == RSP_NO_ID ? t->roots : at(t, parent)->children;
+  if (!siblings) {
+    siblings = g_array_new(false, false, sizeof(uint32_t));
+    at(t, parent)->children = siblings;
+  }
+  g_array_append_val(siblings, id);
+  node_key *nk = g_new(node_key, 1);
+  *nk = k;
+  g_hash_table_insert(t->index, nk, GUINT_TO_POINTER(id + 1));
+  return id;
+}
+
+typedef struct column_walk {
+  rsp_stack_tree *t;
+  uint32_t base; /* the layer's process node */
+  uint32_t top;  /* the innermost frame's node of the last column */
+  unsigned kinds;
+} column_walk;
+
+static void add_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+{
+  column_walk *w = data;
+  if (start < w->t->t0)
+    start = w->t->t0;
+  if (end > w->t->t1)
+    end = w->t->t1;
+  if (end <= start)
+    return;
+  uint32_t id = w->base;
+  for (uint32_t i = 0; i < n; i++) {
+    const rsp_model_frame *f = &frames[n - 1 - i];
+    /* the model interns function names: one pointer per name, compared as such */
+    id = child(w->t, id, f->function ? f->function : "?", false);
+    tree_node *nd = at(w->t, id);
+    nd->pub.ns += end - start;
+    nd->pub.n_merged++;
+    nd->pub.kinds |= (uint8_t)w->kinds;
+  }
+  w->top = id;
+}
+
+static void no_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+{
+  (void)start, (void)end, (void)frames, (void)n, (void)data;
+}
+
+/* Merges element ID as a layer standing on node PARENT (RSP_NO_ID: the bottom), then what it waited on. */
+static void add_layer(rsp_stack_tree *t, rsp_elem_id id, uint32_t parent)
+{
+  const rsp_path_elem *e = rsp_paths_elem(t->paths, id);
+  uint64_t start = MAX(e->start, t->t0), end = MIN(e->end, t->t1);
+  if (end <= start && !(e->end == e->start && e->start >= t->t0 && e->start < t->t1))
+    return; /* outside the range: and what it waited on lies within it */
+  unsigned kinds = 0;
+  rsp_layer_columns(t->model, e, no_column, NULL, &kinds);
+  const char *name = e->kind == RSP_ELEM_DISK  ? "disk"
+                     : e->kind == RSP_ELEM_NET ? "network"
+                                               : rsp_model_task(t->model, e->task)->comm;
+  bool process = e->kind == RSP_ELEM_RUN || e->kind == RSP_ELEM_SLEEP;
+  uint32_t base = child(t, parent, g_string_chunk_insert_const(t->labels, name), process);
+  tree_node *b = at(t, base);
+  b->pub.ns += end > start ? end - start : 0;
+  b->pub.n_merged++;
+  b->pub.kinds |= process ? RSP_FRAME_PROCESS : kinds;
+  column_walk w = { t, base, base, kinds };
+  rsp_layer_columns(t->model, e, add_column, &w, &kinds);
+  uint32_t nc = 0;
+  const rsp_elem_id *children = rsp_paths_children(t->paths, id, &nc);
+  for (uint32_t i = 0; i < nc; i++)
+    add_layer(t, children[i], w.top);
+}
+
+static int by_duration_desc(const void *a, const void *b, void *data)
+{
+  GArray *nodes = data;
+  const rsp_stack_node *x = &g_array_index(nodes, tree_node, *(const uint32_t *)a).pub;
+  const rsp_stack_node *y = &g_array_index(nodes, tree_node, *(const uint32_t *)b).pub;
+  if (x->ns != y->ns)
+    return x->ns < y->ns ? 1 : -1;
+  return strcmp(x->label, y->label);
+}
+
+rsp_stack_tree *rsp_stack_tree_build(const rsp_paths *paths, uint64_t t0, uint64_t t1)
+{
+  rsp_stack_tree *t = g_new0(rsp_stack_tree, 1);
+  t->t0 = t0;
+  t->t1 = t1 > t0 ? t1 : UINT64_MAX;
+  t->paths = paths;
+  t->model = rsp_paths_model(paths);
+  t->nodes = g_array_new(false, false, sizeof(tree_node));
+  t->roots = g_array_new(false, false, sizeof(uint32_t));
+  t->index = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
+  t->labels = g_string_chunk_new(1024);
+  for (rsp_path_id p = 0; p < rsp_paths_n_paths(paths); p++) {
+    const rsp_path *path = rsp_paths_path(paths, p);
+    for (uint32_t i = 0; i < path->n_elems; i++) {
+      rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
+      if (rsp_paths_elem(paths, id)->depth == 0)
+        add_layer(t, id, RSP_NO_ID);
+    }
+  }
+  g_hash_table_destroy(t->index);
+  t->index = NULL;
+  g_array_sort_with_data(t->roots, by_duration_desc, t->nodes);
+  for (guint i = 0; i < t->nodes->len; i++)
+    if (at(t, i)->children)
+      g_array_sort_with_data(at(t, i)->children, by_duration_desc, t->nodes);
+  t->paths = NULL; /* not needed any more: the tree outlives them if its owner wants */
+  t->model = NULL;
+  return t;
+}
+
+void rsp_stack_tree_free(rsp_stack_tree *t)
+{
+  if (!t)
+    return;
+  for (guint i = 0; i < t->nodes->len; i++)
+    if (at(t, i)->children)
+      g_array_free(at(t, i)->children, true);
+  g_array_free(t->nodes, true);
+  g_array_free(t->roots, true);
+  g_string_chunk_free(t->labels);
+  g_free(t);
+}
+
+uint32_t rsp_stack_tree_n_nodes(const rsp_stack_tree *t)
+{
+  return t->nodes->len;
+}
+
+const rsp_stack_node *rsp_stack_tree_node(const rsp_stack_tree *t, uint32_t id)
+{
+  return &at(t, id)->pub;
+}
+
+const uint32_t *rsp_stack_tree_children(const rsp_stack_tree *t, uint32_t id, uint32_t *n)
+{
+  GArray *c = id == RSP_NO_ID ? t->roots : at(t, id)->children;
+  *n = c ? c->len : 0;
+  return c && c->len ? (const uint32_t *)(void *)c->data : NULL;
+}
+
+uint16_t rsp_stack_tree_max_depth(const rsp_stack_tree *t)
+{
+  return t->max_depth;
+}
+
+uint64_t rsp_stack_tree_total(const rsp_stack_tree *t)
+{
+  uint64_t sum = 0;
+  for (guint i = 0; i < t->roots->len; i++)
+    sum += at(t, g_array_index(t->roots, uint32_t, i))->pub.ns;
+  return sum;
+}
