@@ -246,3 +246,15 @@ void rsp_loss_finish(rsp_model *m);
 void rsp_loss_from_reader(rsp_model *m, const rsp_reader_stats *stats);
 /* A sleep that should have ended with a wakeup (blocked, not preempted, not dead). */
 bool rsp_sleep_expects_wakeup(const rsp_sleep *sleep);
+
+/* event-pipeline.c: the reader on a thread of its own, handing events over in batches. */
+typedef struct rsp_event_pipeline rsp_event_pipeline;
+/* Whether to read on a second thread: not for a pipe-mode stream, not on one cpu, not when the
+ * environment says RSP_THREADS=1 (RSP_THREADS=2 forces it). */
+bool rsp_event_pipeline_wanted(const rsp_reader *reader);
+rsp_event_pipeline *rsp_event_pipeline_start(rsp_reader *reader);
+/* The next event, valid until the next call; NULL at the end, or on the reader's error (ERROR set,
+ * after every event that came before it). */
+const rsp_event *rsp_event_pipeline_next(rsp_event_pipeline *pipeline, GError **error);
+/* Stops the reader thread (reading no further when the end was not reached) and frees. */
+void rsp_event_pipeline_finish(rsp_event_pipeline *pipeline);

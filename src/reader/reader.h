@@ -243,6 +243,12 @@ const rsp_event *rsp_reader_next(rsp_reader *reader, GError **error);
 
 void rsp_reader_close(rsp_reader *reader);
 
+/* An event that outlives the next rsp_reader_next() (e.g. handed to another thread): the bytes of
+ * storage its copy needs (a multiple of 8), and the copy, whose pointers (record, callchain, raw,
+ * comm, filename...) all point into STORAGE (8-aligned, at least rsp_event_copy_size(SRC) bytes). */
+size_t rsp_event_copy_size(const rsp_event *ev);
+void rsp_event_copy(rsp_event *dst, const rsp_event *src, void *storage);
+
 const char *rsp_reader_path(const rsp_reader *reader);
 const rsp_header_info *rsp_reader_header(const rsp_reader *reader);
 const rsp_reader_stats *rsp_reader_stats_get(const rsp_reader *reader);

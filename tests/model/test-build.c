@@ -31,26 +31,34 @@ int main(void)
     fprintf(stderr, "%s: missing\n", path);
     return 77;
   }
-  progress_log p = { .monotonic = true };
-  rsp_model_options o = { .progress = on_progress, .progress_data = &p, .no_stacks = true };
-  GError *e = NULL;
-  rsp_model *m = rsp_model_load(path, &o, &e);
-  CHECK(m != NULL);
-  CHECK(p.calls >= 1);
-  CHECK(p.monotonic);
-  CHECK_EQ(p.size, (uint64_t)st.st_size);
-  CHECK(p.last_offset <= p.size);
-  rsp_model_free(m);
+  /* Both ways of reading: on one thread, and the reader on a second thread (event-pipeline.c). */
+  uint64_t n_events[2] = {0, 0};
+  for (int threads = 1; threads <= 2; threads++) {
+    g_setenv("RSP_THREADS", threads == 1 ? "1" : "2", TRUE);
+    progress_log p = { .monotonic = true };
+    rsp_model_options o = { .progress = on_progress, .progress_data = &p, .no_stacks = true };
+    GError *e = NULL;
+    rsp_model *m = rsp_model_load(path, &o, &e);
+    CHECK(m != NULL);
+    CHECK(p.calls >= 1);
+    CHECK(p.monotonic);
+    CHECK_EQ(p.size, (uint64_t)st.st_size);
+    CHECK(p.last_offset <= p.size);
+    n_events[threads - 1] = m ? rsp_model_n_events(m) : 0;
+    rsp_model_free(m);
 
-  progress_log c = { .monotonic = true, .cancel_at = 1 };
-  o.progress_data = &c;
-  m = rsp_model_load(path, &o, &e);
-  CHECK(m == NULL);
-  CHECK(e && g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CANCELLED));
-  CHECK_EQ(c.calls, 1);
-  if (e)
-    CHECK(strstr(e->message, "grep-pingpong.data") != NULL);
-  g_clear_error(&e);
+    progress_log c = { .monotonic = true, .cancel_at = 1 };
+    o.progress_data = &c;
+    m = rsp_model_load(path, &o, &e);
+    CHECK(m == NULL);
+    CHECK(e && g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+    CHECK_EQ(c.calls, 1);
+    if (e)
+      CHECK(strstr(e->message, "grep-pingpong.data") != NULL);
+    g_clear_error(&e);
+  }
+  CHECK(n_events[0] > 0);
+  CHECK_EQ(n_events[0], n_events[1]);
   g_free(path);
   if (failures)
     fprintf(stderr, "%d failures\n", failures);

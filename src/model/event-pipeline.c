@@ -1,0 +1,171 @@
+/* Reading ahead on a second thread: a reader thread calls rsp_reader_next() and hands the events
+ * over in batches, each event copied (rsp_event_copy) into its batch's storage, since the reader
+ * reuses its buffers at the next call. A few batches circulate between the two threads: the
+ * reader fills a free one, the model takes it, and gives it back when it takes the next. The
+ * reader's error (or end) travels in the last batch, after the events that came before it. */
+#include "model/model-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  BATCH_EVENTS = 2048,
+  BATCH_STORAGE = 512 * 1024, /* grows for a batch whose first event needs more */
+  N_BATCHES = 4,
+};
+
+typedef struct event_batch {
+  rsp_event *events;
+  unsigned n;
+  uint8_t *storage;
+  size_t used, cap;
+  bool last;     /* the reader's last batch: its end or its error */
+  GError *error; /* the reader's error, when it stopped on one */
+} event_batch;
+
+struct rsp_event_pipeline {
+  rsp_reader *reader;
+  GThread *thread;
+  GAsyncQueue *free_batches; /* model -> reader */
+  GAsyncQueue *full_batches; /* reader -> model */
+  gint stop;                 /* set by the model: read no further */
+  event_batch *cur;          /* the batch the model is taking events from */
+  unsigned next;             /* its next event */
+};
+
+/* Copies EV (NEED bytes of storage) into B; false when B has events and no room for it. */
+static bool batch_add(event_batch *b, const rsp_event *ev, size_t need)
+{
+  if (b->used + need > b->cap) {
+    if (b->n)
+      return false;
+    g_free(b->storage);
+    b->cap = need;
+    b->storage = g_malloc(b->cap);
+  }
+  rsp_event_copy(&b->events[b->n++], ev, b->storage + b->used);
+  b->used += need;
+  return true;
+}
+
+static gpointer read_ahead(gpointer data)
+{
+  rsp_event_pipeline *p = data;
+  const rsp_event *held = NULL; /* read, but did not fit the batch before: still valid */
+  size_t held_need = 0;
+  for (;;) {
+    event_batch *b = g_async_queue_pop(p->free_batches);
+    b->n = 0;
+    b->used = 0;
+    b->last = false;
+    if (held) {
+      batch_add(b, held, held_need);
+      held = NULL;
+    }
+    while (b->n < BATCH_EVENTS) {
+      if (g_atomic_int_get(&p->stop)) {
+        b->last = true;
+        break;
+      }
+      GError *error = NULL;
+      const rsp_event *ev = rsp_reader_next(p->reader, &error);
+      if (!ev) {
+        b->last = true;
+        b->error = error;
+        break;
+      }
+      size_t need = rsp_event_copy_size(ev);
+      if (!batch_add(b, ev, need)) {
+        held = ev;
+        held_need = need;
+        break;
+      }
+    }
+    bool last = b->last;
+    g_async_queue_push(p->full_batches, b);
+    if (last)
+      return NULL;
+  }
+}
+
+static event_batch *batch_new(void)
+{
+  event_batch *b = g_new0(event_batch, 1);
+  b->events = g_new(rsp_event, BATCH_EVENTS);
+  b->cap = BATCH_STORAGE;
+  b->storage = g_malloc(b->cap);
+  return b;
+}
+
+static void batch_free(event_batch *b)
+{
+  if (b->error)
+    g_error_free(b->error);
+  g_free(b->events);
+  g_free(b->storage);
+  g_free(b);
+}
+
+bool rsp_event_pipeline_wanted(const rsp_reader *reader)
+{
+  /* A pipe-mode stream changes its attrs and header as it goes: read it on one thread. */
+  if (rsp_reader_header(reader)->pipe_mode)
+    return false;
+  const char *env = g_getenv("RSP_THREADS");
+  if (env && *env)
+    return atoi(env) > 1;
+  return g_get_num_processors() > 1;
+}
+
+rsp_event_pipeline *rsp_event_pipeline_start(rsp_reader *reader)
+{
+  rsp_event_pipeline *p = g_new0(rsp_event_pipeline, 1);
+  p->reader = reader;
+  p->free_batches = g_async_queue_new();
+  p->full_batches = g_async_queue_new();
+  for (int i = 0; i < N_BATCHES; i++)
+    g_async_queue_push(p->free_batches, batch_new());
+  p->thread = g_thread_new("rsp-read", read_ahead, p);
+  return p;
+}
+
+const rsp_event *rsp_event_pipeline_next(rsp_event_pipeline *p, GError **error)
+{
+  for (;;) {
+    event_batch *b = p->cur;
+    if (b && p->next < b->n)
+      return &b->events[p->next++];
+    if (b && b->last) {
+      if (b->error) {
+        g_propagate_error(error, b->error);
+        b->error = NULL;
+      }
+      return NULL;
+    }
+    if (b)
+      g_async_queue_push(p->free_batches, b);
+    p->cur = g_async_queue_pop(p->full_batches);
+    p->next = 0;
+  }
+}
+
+void rsp_event_pipeline_finish(rsp_event_pipeline *p)
+{
+  if (!p)
+    return;
+  g_atomic_int_set(&p->stop, 1);
+  /* let the reader thread come to its last batch */
+  while (!(p->cur && p->cur->last)) {
+    if (p->cur)
+      g_async_queue_push(p->free_batches, p->cur);
+    p->cur = g_async_queue_pop(p->full_batches);
+  }
+  g_thread_join(p->thread);
+  batch_free(p->cur);
+  event_batch *b;
+  while ((b = g_async_queue_try_pop(p->free_batches)))
+    batch_free(b);
+  g_async_queue_unref(p->free_batches);
+  g_async_queue_unref(p->full_batches);
+  g_free(p);
+}

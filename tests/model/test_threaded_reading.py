@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The reader on a second thread (src/model/event-pipeline.c) builds the same model as reading on one thread
+(RSP_THREADS=1, the path every other oracle test checks against perf): on every fixture of tests/data and
+tests/model/data (ftrace side streams and zstd-compressed records included), model-json's whole model and
+rsp-summary's --tasks and --categories JSON are byte-identical, and so are stderr and the exit status; on files cut
+short (a truncated recording) the reader's error comes out the same way, after the same events."""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
+BUILD = os.environ.get('RSP_BUILD_ROOT', os.path.join(SRC, 'build'))
+SUMMARY = os.environ['RSP_SUMMARY']
+MODEL_JSON = os.path.join(BUILD, 'tests', 'model', 'model-json')
+
+failures = []
+
+
+def run(threads, args):
+    env = dict(os.environ, RSP_THREADS=str(threads))
+    p = subprocess.run(args, capture_output=True, env=env, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def compare(args, what):
+    one = run(1, args)
+    two = run(2, args)
+    if one != two:
+        failures.append(what)
+        print('FAIL', what, 'exit', one[0], two[0], 'stdout same' if one[1] == two[1] else 'stdout differs',
+              'stderr same' if one[2] == two[2] else 'stderr differs')
+        sys.stdout.write(two[2].decode(errors='replace')[:2000])
+    return one
+
+
+def main():
+    fixtures = sorted(glob.glob(os.path.join(SRC, 'tests', 'data', '*.data')) +
+                      glob.glob(os.path.join(SRC, 'tests', 'model', 'data', '*.data')))
+    if not fixtures:
+        print('no fixtures')
+        return 1
+    nonempty = 0
+    for path in fixtures:
+        name = os.path.relpath(path, SRC)
+        code, out, _ = compare([MODEL_JSON, path], f'model-json {name}')
+        if code == 0 and len(out) > 1000:
+            nonempty += 1
+        compare([SUMMARY, '--tasks', '--format=json', path], f'--tasks {name}')
+        compare([SUMMARY, '--categories', '--format=json', path], f'--categories {name}')
+    # the comparison must have compared something: whole models of real recordings
+    if nonempty < len(fixtures) // 2:
+        failures.append(f'only {nonempty} of {len(fixtures)} fixtures gave a model')
+    with tempfile.TemporaryDirectory() as tmp:
+        for rel in ['tests/data/sched-block-irq-sock.data', 'tests/data/zstd.data',
+                    'tests/model/data/links-tcp.data']:
+            data = open(os.path.join(SRC, rel), 'rb').read()
+            for frac in (0.3, 0.55, 0.8):
+                cut = os.path.join(tmp, 'cut.data')
+                with open(cut, 'wb') as f:
+                    f.write(data[:int(len(data) * frac) | 3])  # mid-record, most likely
+                code, _, err = compare([MODEL_JSON, cut], f'model-json {rel} cut at {frac}')
+                compare([SUMMARY, '--tasks', '--format=json', cut], f'--tasks {rel} cut at {frac}')
+                if code == 0 and frac == 0.55:
+                    failures.append(f'{rel} cut at {frac}: no error')
+    print(f'{len(fixtures)} fixtures, {nonempty} models compared')
+    for f in failures:
+        print('FAIL', f)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
