@@ -33,7 +33,8 @@ struct rsp_event_pipeline {
   unsigned next;             /* its next event */
 };
 
-/* Copies EV (NEED bytes of storage) into B; false when B has events and no room for it. */
+/* Moves EV (NEED bytes of storage; it may be B's next slot already) into B; false when B has
+ * events and no room for it. */
 static bool batch_add(event_batch *b, const rsp_event *ev, size_t need)
 {
   if (b->used + need > b->cap) {
@@ -51,16 +52,17 @@ static bool batch_add(event_batch *b, const rsp_event *ev, size_t need)
 static gpointer read_ahead(gpointer data)
 {
   rsp_event_pipeline *p = data;
-  const rsp_event *held = NULL; /* read, but did not fit the batch before: still valid */
+  rsp_event held;     /* read, but did not fit the batch before: its pointers are still valid */
+  bool holding = false;
   size_t held_need = 0;
   for (;;) {
     event_batch *b = g_async_queue_pop(p->free_batches);
     b->n = 0;
     b->used = 0;
     b->last = false;
-    if (held) {
-      batch_add(b, held, held_need);
-      held = NULL;
+    if (holding) {
+      batch_add(b, &held, held_need);
+      holding = false;
     }
     while (b->n < BATCH_EVENTS) {
       if (g_atomic_int_get(&p->stop)) {
@@ -68,7 +70,8 @@ static gpointer read_ahead(gpointer data)
         break;
       }
       GError *error = NULL;
-      const rsp_event *ev = rsp_reader_next(p->reader, &error);
+      /* decoded straight into the batch's next slot */
+      const rsp_event *ev = rsp_reader_next_to(p->reader, &b->events[b->n], &error);
       if (!ev) {
         b->last = true;
         b->error = error;
@@ -76,7 +79,8 @@ static gpointer read_ahead(gpointer data)
       }
       size_t need = rsp_event_copy_size(ev);
       if (!batch_add(b, ev, need)) {
-        held = ev;
+        held = *ev;
+        holding = true;
         held_need = need;
         break;
       }

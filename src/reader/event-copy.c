@@ -144,7 +144,8 @@ size_t rsp_event_copy_size(const rsp_event *ev)
 
 void rsp_event_copy(rsp_event *dst, const rsp_event *src, void *storage)
 {
-  *dst = *src;
+  if (dst != src)
+    *dst = *src;
   if (inside_record(src)) {
     copy_perf(dst, src, storage);
     return;

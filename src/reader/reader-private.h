@@ -204,6 +204,7 @@ struct rsp_reader {
   bool input_done;
   bool names_resolved;
   rsp_event ev;            /* the event handed out */
+  rsp_event *out;          /* where the event being read is decoded: &ev, or rsp_reader_next_to's */
   GPtrArray *immediates;   /* records without a timestamp, delivered as they come (as perf does) */
   GArray *immediate_offsets;
   GArray *immediate_evsels;

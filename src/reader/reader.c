@@ -773,16 +773,17 @@ static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offs
 {
   const struct perf_event_header *h = (const struct perf_event_header *)rec;
   rsp_evsel *e = evsel < r->evsels->len ? g_ptr_array_index(r->evsels, evsel) : NULL;
-  if (!rsp_decode_record(rec, h->size, e, offset, r->path, &r->ev, error))
+  rsp_event *ev = r->out;
+  if (!rsp_decode_record(rec, h->size, e, offset, r->path, ev, error))
     return NULL;
   if (h->type == PERF_RECORD_SAMPLE && e)
     e->n_samples++;
   else if (h->type == PERF_RECORD_LOST)
-    r->stats.lost += r->ev.u.lost.lost;
+    r->stats.lost += ev->u.lost.lost;
   else if (h->type == PERF_RECORD_LOST_SAMPLES)
-    r->stats.lost_samples += r->ev.u.lost_samples.lost;
+    r->stats.lost_samples += ev->u.lost_samples.lost;
   r->stats.events++;
-  return &r->ev;
+  return ev;
 }
 
 /* ---- the ftrace side stream ---------------------------------------------------------------- */
@@ -953,7 +954,7 @@ static const rsp_event *deliver_ftrace(rsp_reader *r, const rsp_ftrace_event *fe
     r->ftrace_copy = g_malloc(r->ftrace_copy_cap);
   }
   memcpy(r->ftrace_copy, fe->data, fe->size);
-  rsp_event *ev = &r->ev;
+  rsp_event *ev = r->out;
   memset(ev, 0, sizeof *ev);
   ev->type = PERF_RECORD_SAMPLE;
   ev->source = RSP_SOURCE_FTRACE;
@@ -1077,7 +1078,23 @@ static const rsp_event *next_merged(rsp_reader *r, GError **error)
   }
 }
 
+static const rsp_event *next_event(rsp_reader *r, GError **error);
+
 const rsp_event *rsp_reader_next(rsp_reader *r, GError **error)
+{
+  r->out = &r->ev;
+  return next_event(r, error);
+}
+
+const rsp_event *rsp_reader_next_to(rsp_reader *r, rsp_event *out, GError **error)
+{
+  r->out = out;
+  const rsp_event *ev = next_event(r, error);
+  r->out = &r->ev;
+  return ev;
+}
+
+static const rsp_event *next_event(rsp_reader *r, GError **error)
 {
   if (r->ftrace)
     return next_merged(r, error);

@@ -241,11 +241,16 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
 /* The next event in time order; NULL at the end (ERROR unset) or on error (ERROR set). */
 const rsp_event *rsp_reader_next(rsp_reader *reader, GError **error);
 
+/* The same, decoded into OUT instead of the reader's own event (OUT's pointers still point into
+ * the reader's buffers: rsp_event_copy(OUT, OUT, storage) moves them out). */
+const rsp_event *rsp_reader_next_to(rsp_reader *reader, rsp_event *out, GError **error);
+
 void rsp_reader_close(rsp_reader *reader);
 
 /* An event that outlives the next rsp_reader_next() (e.g. handed to another thread): the bytes of
  * storage its copy needs (a multiple of 8), and the copy, whose pointers (record, callchain, raw,
- * comm, filename...) all point into STORAGE (8-aligned, at least rsp_event_copy_size(SRC) bytes). */
+ * comm, filename...) all point into STORAGE (8-aligned, at least rsp_event_copy_size(SRC) bytes).
+ * DST may be SRC itself. */
 size_t rsp_event_copy_size(const rsp_event *ev);
 void rsp_event_copy(rsp_event *dst, const rsp_event *src, void *storage);
 
