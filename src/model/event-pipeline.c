@@ -5,6 +5,7 @@
  * reader's error (or end) travels in the last batch, after the events that came before it. */
 #include "model/model-private.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,12 +24,21 @@ typedef struct event_batch {
   GError *error; /* the reader's error, when it stopped on one */
 } event_batch;
 
+/* A queue of batches between the two threads (plain pthreads, which ThreadSanitizer follows;
+ * GLib's futex-based locks it does not). */
+typedef struct batch_queue {
+  event_batch *items[N_BATCHES];
+  unsigned head, n;
+  pthread_cond_t nonempty;
+} batch_queue;
+
 struct rsp_event_pipeline {
   rsp_reader *reader;
   GThread *thread;
-  GAsyncQueue *free_batches; /* model -> reader */
-  GAsyncQueue *full_batches; /* reader -> model */
-  gint stop;                 /* set by the model: read no further */
+  pthread_mutex_t lock;      /* guards both queues */
+  batch_queue free_batches;  /* model -> reader */
+  batch_queue full_batches;  /* reader -> model */
+  int stop;                  /* set by the model: read no further (atomic) */
   event_batch *cur;          /* the batch the model is taking events from */
   unsigned next;             /* its next event */
 };
@@ -49,6 +59,30 @@ static bool batch_add(event_batch *b, const rsp_event *ev, size_t need)
   return true;
 }
 
+static void queue_push(rsp_event_pipeline *p, batch_queue *q, event_batch *b)
+{
+  pthread_mutex_lock(&p->lock);
+  q->items[(q->head + q->n++) % N_BATCHES] = b;
+  pthread_cond_signal(&q->nonempty);
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* The oldest batch of Q; waits for one unless TRY (then NULL when there is none). */
+static event_batch *queue_pop(rsp_event_pipeline *p, batch_queue *q, bool try)
+{
+  pthread_mutex_lock(&p->lock);
+  while (!q->n && !try)
+    pthread_cond_wait(&q->nonempty, &p->lock);
+  event_batch *b = NULL;
+  if (q->n) {
+    b = q->items[q->head];
+    q->head = (q->head + 1) % N_BATCHES;
+    q->n--;
+  }
+  pthread_mutex_unlock(&p->lock);
+  return b;
+}
+
 static gpointer read_ahead(gpointer data)
 {
   rsp_event_pipeline *p = data;
@@ -56,7 +90,7 @@ static gpointer read_ahead(gpointer data)
   bool holding = false;
   size_t held_need = 0;
   for (;;) {
-    event_batch *b = g_async_queue_pop(p->free_batches);
+    event_batch *b = queue_pop(p, &p->free_batches, false);
     b->n = 0;
     b->used = 0;
     b->last = false;
@@ -65,7 +99,7 @@ static gpointer read_ahead(gpointer data)
       holding = false;
     }
     while (b->n < BATCH_EVENTS) {
-      if (g_atomic_int_get(&p->stop)) {
+      if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
         b->last = true;
         break;
       }
@@ -86,7 +120,7 @@ static gpointer read_ahead(gpointer data)
       }
     }
     bool last = b->last;
-    g_async_queue_push(p->full_batches, b);
+    queue_push(p, &p->full_batches, b);
     if (last)
       return NULL;
   }
@@ -125,10 +159,11 @@ rsp_event_pipeline *rsp_event_pipeline_start(rsp_reader *reader)
 {
   rsp_event_pipeline *p = g_new0(rsp_event_pipeline, 1);
   p->reader = reader;
-  p->free_batches = g_async_queue_new();
-  p->full_batches = g_async_queue_new();
+  pthread_mutex_init(&p->lock, NULL);
+  pthread_cond_init(&p->free_batches.nonempty, NULL);
+  pthread_cond_init(&p->full_batches.nonempty, NULL);
   for (int i = 0; i < N_BATCHES; i++)
-    g_async_queue_push(p->free_batches, batch_new());
+    queue_push(p, &p->free_batches, batch_new());
   p->thread = g_thread_new("rsp-read", read_ahead, p);
   return p;
 }
@@ -147,8 +182,8 @@ const rsp_event *rsp_event_pipeline_next(rsp_event_pipeline *p, GError **error)
       return NULL;
     }
     if (b)
-      g_async_queue_push(p->free_batches, b);
-    p->cur = g_async_queue_pop(p->full_batches);
+      queue_push(p, &p->free_batches, b);
+    p->cur = queue_pop(p, &p->full_batches, false);
     p->next = 0;
   }
 }
@@ -157,19 +192,20 @@ void rsp_event_pipeline_finish(rsp_event_pipeline *p)
 {
   if (!p)
     return;
-  g_atomic_int_set(&p->stop, 1);
+  __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
   /* let the reader thread come to its last batch */
   while (!(p->cur && p->cur->last)) {
     if (p->cur)
-      g_async_queue_push(p->free_batches, p->cur);
-    p->cur = g_async_queue_pop(p->full_batches);
+      queue_push(p, &p->free_batches, p->cur);
+    p->cur = queue_pop(p, &p->full_batches, false);
   }
   g_thread_join(p->thread);
   batch_free(p->cur);
   event_batch *b;
-  while ((b = g_async_queue_try_pop(p->free_batches)))
+  while ((b = queue_pop(p, &p->free_batches, true)))
     batch_free(b);
-  g_async_queue_unref(p->free_batches);
-  g_async_queue_unref(p->full_batches);
+  pthread_cond_destroy(&p->free_batches.nonempty);
+  pthread_cond_destroy(&p->full_batches.nonempty);
+  pthread_mutex_destroy(&p->lock);
   g_free(p);
 }
