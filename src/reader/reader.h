@@ -112,12 +112,12 @@ typedef struct rsp_event {
   uint64_t time;
   int32_t cpu;
   int32_t pid, tid;
-  uint64_t id, stream_id, ip, addr, period;
-  uint64_t weight, data_src, transaction, phys_addr, cgroup, data_page_size, code_page_size;
+  uint32_t callchain_nr; /* (the fields a model reads of every sample first, in few cache lines) */
   const uint64_t *callchain; /* includes PERF_CONTEXT_* markers */
-  uint32_t callchain_nr;
   const uint8_t *raw;
   uint32_t raw_size;
+  uint64_t id, stream_id, ip, addr, period;
+  uint64_t weight, data_src, transaction, phys_addr, cgroup, data_page_size, code_page_size;
   const rsp_branch_entry *branches;
   uint32_t branch_nr;
   uint64_t branch_hw_idx;
