@@ -588,6 +588,214 @@ def test_fake_tracefs(tmp):
     check(p.returncode != 0 and "RSP_TRACEFS" in p.stderr, f"bad RSP_TRACEFS: {p.returncode} {p.stderr}")
 
 
+# ---- cleanup of kprobes and uprobes, on a fake tracefs root -------------------------------
+#
+# This kernel may have no kprobes, and the real probes would need a real workload to prove
+# anything: the cleanup cases run rsp-record on a fake tracefs root (RSP_TRACEFS) whose
+# kprobe_events/uprobe_events are plain files, with a perf wrapper first in PATH
+# (tests/record/fake_perf.py) that drops the rsp_* probe events from perf's -e lists and logs
+# what the probe files held when perf started. A plain file is append-only where the kernel's
+# is a set: the kernel's set is replayed from it here ("p:"/"r:" adds, "-:" removes).
+
+def probe_replay(text):
+    """The probes the kernel would hold after the writes in TEXT, and the errors it would give
+    (removing a probe that is not there, defining one twice)."""
+    live, errors = {}, []
+    for line in text.splitlines():
+        line = line.strip()
+        m = re.match(r"^([pr-]):(?:(\w+)/)?(\w+)(?:\s+(.*))?$", line)
+        if not m:
+            if line:
+                errors.append(f"not a probe command: {line!r}")
+            continue
+        op, group, name, rest = m.groups()
+        key = f"{group}/{name}" if group else name
+        if op == "-":
+            if key in live:
+                del live[key]
+            else:
+                errors.append(f"removes {key}, which is not defined")
+        elif key in live:
+            errors.append(f"defines {key} twice")
+        else:
+            live[key] = line
+    return live, errors
+
+
+def kernel_settings():
+    files = ["/proc/sys/kernel/perf_event_paranoid", "/proc/sys/kernel/perf_event_mlock_kb",
+             "/proc/sys/kernel/kptr_restrict", "/proc/sys/kernel/nmi_watchdog"]
+    files += [os.path.join(TRACEFS, f) for f in ("tracing_on", "current_tracer", "trace_clock",
+                                                  "kprobe_events", "uprobe_events", "buffer_size_kb")]
+    out = {}
+    for f in files:
+        try:
+            out[f] = open(f).read()
+        except OSError:
+            pass
+    return out
+
+
+class FakeTracefs:
+    """A tracefs root of plain files, the perf wrapper, and what the recording must leave as it was."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.root = os.path.join(tmp, "tracefs")
+        os.makedirs(os.path.join(self.root, "instances"))
+        # the tracepoints are the kernel's: rsp-record checks that each exists under events/
+        os.symlink(os.path.join(TRACEFS, "events"), os.path.join(self.root, "events"))
+        for f in ("kprobe_events", "uprobe_events"):
+            open(os.path.join(self.root, f), "w").close()
+        self.bin = os.path.join(tmp, "bin")
+        os.makedirs(self.bin)
+        self.log = os.path.join(tmp, "perf-log")
+        os.makedirs(self.log)
+        real = shutil.which("perf")
+        wrapper = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_perf.py")
+        with open(os.path.join(self.bin, "perf"), "w") as f:
+            f.write(f"#!/bin/sh\nexec '{sys.executable}' '{wrapper}' \"$@\"\n")
+        os.chmod(os.path.join(self.bin, "perf"), 0o755)
+        self.env = dict(os.environ, RSP_TRACEFS=self.root, RSP_FAKE_PERF_LOG=self.log,
+                        RSP_REAL_PERF=real, PATH=self.bin + os.pathsep + os.environ.get("PATH", ""))
+        self.kprobes = probe_definitions("net.probes", "kprobe")
+        self.uprobes = probe_definitions("libc.probes", "uprobe")
+        check(len(self.kprobes) >= 6 and len(self.uprobes) >= 6, "the net/libc sets lost their probes")
+        self.settings = kernel_settings()
+
+    def args(self, data):
+        # the default set: the paper's tcp/udp kprobes (the fake root has kprobe_events), and the
+        # libc uprobes; no ftrace instance, which would be made in the fake root
+        return [RECORD, "-o", data, "--libc-probes", "--no-ftrace"]
+
+    def start(self, data, command):
+        for f in os.listdir(self.log):
+            os.unlink(os.path.join(self.log, f))
+        errf = open(os.path.join(self.tmp, os.path.basename(data) + ".stderr"), "w+")
+        proc = subprocess.Popen(self.args(data) + ["--", *command], env=self.env, stdout=subprocess.PIPE,
+                                stderr=errf, text=True, start_new_session=True)
+        return proc, errf
+
+    def wait_recording(self, errf):
+        check(wait_for(lambda: "recording the whole system" in open(errf.name).read(), 60),
+              f"rsp-record did not start recording: {open(errf.name).read()}")
+        m = re.search(r"recording the whole system while \S+ runs \(pid (\d+)\)", open(errf.name).read())
+        check(m, "rsp-record did not say the command's pid")
+        return int(m.group(1))
+
+    def finish(self, proc, errf, timeout=120):
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise Failure("rsp-record did not end")
+        errf.seek(0)
+        err = errf.read()
+        sys.stderr.write(err)
+        return rc, err
+
+    def check_all(self, data, rc, want_rc, err):
+        """The cleanup is complete and the recording is whole."""
+        check(rc == want_rc, f"rsp-record exited {rc}, {want_rc} expected")
+        check("rsp-record: error" not in err, "rsp-record reported an error")
+        logs = [json.load(open(os.path.join(self.log, f))) for f in sorted(os.listdir(self.log))]
+        records = [l for l in logs if l["argv"][0] == "record"]
+        check(len(records) == 1, f"{len(records)} perf record started, 1 expected")
+        check(any(l["argv"][0] == "stat" for l in logs), "no perf stat started (the loss check)")
+        # during the recording the probes were there, all of the set's kprobes, libc uprobes
+        for f, want, kind in (("kprobe_events", self.kprobes, "kprobe"), ("uprobe_events", self.uprobes, "uprobe")):
+            live, errors = probe_replay(records[0]["files"][f])
+            check(not errors, f"{f} at perf's start: {errors}")
+            rsp = sorted(k for k in live if k.startswith("rsp_"))
+            if kind == "kprobe":
+                check(rsp == sorted(want), f"{f} at perf's start holds {rsp}, the net set has {sorted(want)}")
+            else:
+                check(rsp and set(rsp) <= set(want) and "rsp_libc/poll" in rsp,
+                      f"{f} at perf's start holds {rsp}, the libc set has {sorted(want)}")
+            # and perf was asked to record them (the wrapper took them out of its -e)
+            dropped = {d.split("/")[0].replace(":", "/") for d in records[0]["dropped"]}
+            check(set(rsp) <= dropped, f"perf record was not asked for {set(rsp) - dropped}")
+        # after it: none left, and no removal the kernel would have refused
+        for f in ("kprobe_events", "uprobe_events"):
+            text = open(os.path.join(self.root, f)).read()
+            live, errors = probe_replay(text)
+            check(not errors, f"{f}: {errors}")
+            left = [k for k in live if k.startswith("rsp_")]
+            check(not left, f"{f}: probes left behind: {left}")
+            # what the kernel's file would read now, for the next case
+            with open(os.path.join(self.root, f), "w") as fh:
+                fh.write("".join(l + "\n" for l in live.values()))
+        check(not os.listdir(os.path.join(self.root, "instances")), "an ftrace instance in the fake root")
+        # no perf process left: the wrapper's pids are the perf processes' (exec)
+        pids = [l["pid"] for l in logs]
+        check(wait_for(lambda: not [p for p in pids if os.path.exists(f"/proc/{p}")], 10),
+              f"perf processes left: {[p for p in pids if os.path.exists(f'/proc/{p}')]}")
+        p = run(["pgrep", "-f", f"perf record .*{re.escape(data)}"])
+        check(p.stdout.strip() == "", f"pgrep finds a perf record of {data}: {p.stdout}")
+        after = kernel_settings()
+        changed = {k: (v, after.get(k)) for k, v in self.settings.items() if after.get(k) != v}
+        check(not changed, f"settings changed: {changed}")
+        # no work directory of this rsp-record left
+        # the recording decodes: perf script and rsp's reader agree on sched_switch
+        meta = read_meta(data)
+        counts = event_counts(data)
+        check(counts.get("sched:sched_switch", 0) > 0, f"no sched_switch in {data}: {counts}")
+        rec, _ = loss(meta, "sched:sched_switch")
+        check(rec == counts["sched:sched_switch"], f"meta: {rec} sched_switch, perf script {counts['sched:sched_switch']}")
+        check_dump(data, meta)
+        kp = [x.split("=", 1)[0] for x in meta_list(meta, "recording", "kprobes")]
+        check(sorted(kp) == sorted(k.replace("/", ":") for k in self.kprobes), f"meta: kprobes {kp}")
+        return meta
+
+
+def test_cleanup_end(tmp):
+    """A normal end: the command exits (status 3), every probe is removed."""
+    fk = FakeTracefs(tmp)
+    data = os.path.join(tmp, "end.data")
+    proc, errf = fk.start(data, ["sh", "-c", "for i in 1 2 3 4 5; do ls / >/dev/null; sleep 0.05; done; exit 3"])
+    rc, err = fk.finish(proc, errf)
+    meta = fk.check_all(data, rc, 3, err)
+    check(meta["recording"].getint("exit_status") == 3, "meta: exit_status")
+    check(not meta["recording"].getboolean("interrupted"), "meta: interrupted")
+
+
+def test_cleanup_sigint(tmp):
+    """Ctrl-C in mid-recording: SIGINT to rsp-record's process group (the command's too); then to
+    rsp-record alone (kill -INT), which passes it on. 130 both times, every probe removed."""
+    fk = FakeTracefs(tmp)
+    for i, group in enumerate((True, False)):
+        data = os.path.join(tmp, f"int{i}.data")
+        proc, errf = fk.start(data, ["sleep", "30"])
+        work = fk.wait_recording(errf)
+        time.sleep(0.5)
+        t0 = time.time()
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            os.kill(proc.pid, signal.SIGINT)
+        rc, err = fk.finish(proc, errf)
+        check(time.time() - t0 < 30, "rsp-record took the command's whole time after SIGINT")
+        check(not os.path.exists(f"/proc/{work}"), f"the command (pid {work}) still runs")
+        meta = fk.check_all(data, rc, 128 + signal.SIGINT, err)
+        check(meta["recording"].getboolean("interrupted"), "meta: interrupted")
+        check(meta["recording"].getint("exit_status") == 128 + signal.SIGINT, "meta: exit_status")
+
+
+def test_cleanup_killed_workload(tmp):
+    """The command killed by SIGKILL from outside: rsp-record ends with 128+9 (as a shell
+    reports it), the recording whole, every probe removed."""
+    fk = FakeTracefs(tmp)
+    data = os.path.join(tmp, "kill.data")
+    proc, errf = fk.start(data, ["sleep", "30"])
+    work = fk.wait_recording(errf)
+    time.sleep(0.5)
+    os.kill(work, signal.SIGKILL)
+    rc, err = fk.finish(proc, errf)
+    meta = fk.check_all(data, rc, 128 + signal.SIGKILL, err)
+    check(meta["recording"].getint("exit_status") == 128 + signal.SIGKILL, "meta: exit_status")
+    check(not meta["recording"].getboolean("interrupted"), "meta: interrupted (nobody interrupted rsp-record)")
+
+
 TESTS = {name[len("test_"):].replace("_", "-"): fn for name, fn in globals().items() if name.startswith("test_")}
 
 
