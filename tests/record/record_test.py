@@ -588,6 +588,152 @@ def test_fake_tracefs(tmp):
     check(p.returncode != 0 and "RSP_TRACEFS" in p.stderr, f"bad RSP_TRACEFS: {p.returncode} {p.stderr}")
 
 
+PINGPONG_TIMED = r"""
+import os, sys, time
+secs, nap = float(sys.argv[1]), float(sys.argv[2])
+a_r, a_w = os.pipe()
+b_r, b_w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(a_w)
+    os.close(b_r)
+    while os.read(a_r, 1):
+        os.write(b_w, b'y')
+    os._exit(0)
+os.close(a_r)
+os.close(b_w)
+print("pingpong", os.getpid(), pid, flush=True)
+end = time.time() + secs
+n = 0
+while time.time() < end:
+    os.write(a_w, b'x')
+    os.read(b_r, 1)
+    n += 1
+    if nap:
+        time.sleep(nap)
+os.close(a_w)
+os.waitpid(pid, 0)
+print("rounds", n, flush=True)
+"""
+
+
+def pid_oracle(data, pids):
+    """perf script's view of PIDS: switch-outs (sched_switch prev_pid), wakeups, exits."""
+    out = {p: {"switch": 0, "woken": 0, "exit": 0} for p in pids}
+    for line in perf_script(data).splitlines():
+        m = re.search(r"sched:sched_switch:.*prev_pid=(\d+)", line)
+        if m and m.group(1) in out:
+            out[m.group(1)]["switch"] += 1
+        m = re.search(r"sched:sched_wak(?:eup|ing):.*pid=(\d+)", line)
+        if m and m.group(1) in out:
+            out[m.group(1)]["woken"] += 1
+        m = re.search(r"sched:sched_process_exit:.*pid=(\d+)", line)
+        if m and m.group(1) in out:
+            out[m.group(1)]["exit"] += 1
+    # perf's own switch records (--switch-events; its tracking event is on for all of perf's
+    # life, not only the -D window): one OUT a run ended
+    p = run(["perf", "script", "-i", data, "--show-switch-events", "-F", "tid"], timeout=300)
+    check(p.returncode == 0, f"perf script --show-switch-events fails: {p.stderr[-2000:]}")
+    for p_ in pids:
+        out[p_]["switch_records"] = 0
+    for line in p.stdout.splitlines():
+        w = line.split()
+        if len(w) >= 3 and w[1].startswith("PERF_RECORD_SWITCH") and w[2] == "OUT" and w[0] in out:
+            out[w[0]]["switch_records"] += 1
+    return out
+
+
+def check_pid_recording(data, parent, child):
+    """The recording of -p PARENT: rsp's reader and rsp-summary find PARENT and CHILD with the
+    scheduler events perf script finds for them."""
+    meta = read_meta(data)
+    check_side_files(data, meta)
+    check(meta["recording"].get("mode") == "pid", "meta: mode")
+    check(meta["recording"].get("workload_pid") == parent, "meta: workload_pid")
+    want = pid_oracle(data, (parent, child))
+    for pid in (parent, child):
+        check(want[pid]["switch"] >= 100, f"perf script: pid {pid} switched out {want[pid]['switch']} times only")
+        check(want[pid]["woken"] > 0, f"perf script: pid {pid} never woken")
+    p = run([DUMP, "--format=jsonl", data], timeout=300)
+    check(p.returncode == 0, f"rsp-dump fails on {data}: {p.stderr[-2000:]}")
+    got = {parent: 0, child: 0}
+    for line in p.stdout.splitlines():
+        e = json.loads(line)
+        f = e.get("fields", {})
+        if e["event"] == "sched:sched_switch" and str(f.get("prev_pid")) in got:
+            got[str(f["prev_pid"])] += 1
+    for pid in (parent, child):
+        check(got[pid] == want[pid]["switch"], f"rsp-dump: pid {pid} switched out {got[pid]} times, perf script {want[pid]['switch']}")
+    summary = os.environ.get("RSP_SUMMARY")
+    check(summary, "RSP_SUMMARY not set")
+    env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+    p = run([summary, "--tasks", "--format=json", data], timeout=300, env=env)
+    check(p.returncode == 0, f"rsp-summary fails on {data}: {p.stderr[-2000:]}")
+    tasks = {str(t["tid"]): t for t in json.loads(p.stdout) if str(t["pid"]) in (parent, child)}
+    for pid in (parent, child):
+        check(pid in tasks, f"rsp-summary has no task {pid}")
+        t = tasks[pid]
+        n = want[pid]["switch_records"]
+        print(f"pid {pid}: perf script: {want[pid]['switch']} sched_switch out, {n} switch records OUT; "
+              f"rsp-summary: {t['runs']} runs, {t['sleeps']} sleeps")
+        # rsp-summary builds runs from perf's switch records: each OUT record ends a run (the
+        # first or last may be cut by the recording's ends)
+        check(abs(t["runs"] - n) <= 2, f"rsp-summary: task {pid} has {t['runs']} runs, perf script {n} switch records OUT")
+        check(n >= want[pid]["switch"], f"fewer switch records than sched_switch for {pid}: {want[pid]}")
+        check(t["sleeps"] > 0 and t["runtime_ms"] > 0, f"rsp-summary: task {pid}: {t}")
+    check_dump(data, meta)
+    return want
+
+
+def test_pid(tmp):
+    """rsp-record -p PID: a ping-pong pair started beforehand, recorded for --duration 1 while it
+    runs on; then another recorded until it exits by itself."""
+    work = subprocess.Popen([sys.executable, "-c", PINGPONG_TIMED, "30", "0.0005"], stdout=subprocess.PIPE, text=True)
+    try:
+        parent, child = work.stdout.readline().split()[1:3]
+        check(parent == str(work.pid), "the workload printed another pid")
+        data = os.path.join(tmp, "p.data")
+        t0 = time.time()
+        p = record(data, "-p", parent, "--duration", "1", timeout=120)
+        check(p.returncode == 0, f"rsp-record -p {parent} --duration 1: status {p.returncode}")
+        check(work.poll() is None, "the workload ended before the duration: the test proves nothing")
+        d = float(read_meta(data)["recording"].get("duration_s"))
+        check(0.95 <= d <= 2.0, f"recorded {d} s for --duration 1")
+        print(f"-p --duration 1: {time.time() - t0:.2f} s in all")
+        want = check_pid_recording(data, parent, child)
+        check(want[parent]["exit"] == 0, "the process exited inside the --duration 1 window?")
+        check(work.poll() is None, "rsp-record -p ended the process it recorded")
+    finally:
+        work.kill()
+        work.wait()
+    check_nothing_left(data)
+
+    # until it exits: the recording holds the process's exit, and stops soon after
+    work = subprocess.Popen([sys.executable, "-c", PINGPONG_TIMED, "6", "0.0005"], stdout=subprocess.PIPE, text=True)
+    try:
+        parent, child = work.stdout.readline().split()[1:3]
+        data = os.path.join(tmp, "e.data")
+        proc = subprocess.Popen([RECORD, "-o", data, "-p", parent], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        rounds = int(work.stdout.readline().split()[1])
+        work.wait(timeout=60)
+        t_exit = time.time()
+        out, err = proc.communicate(timeout=120)
+        sys.stderr.write(err)
+        check(proc.returncode == 0, f"rsp-record -p {parent}: status {proc.returncode}")
+        check(f"process {parent} ended" in err, "rsp-record did not say the process ended")
+        check(time.time() - t_exit < 30, "rsp-record took long to notice the process ended")
+    finally:
+        if work.poll() is None:
+            work.kill()
+            work.wait()
+    want = check_pid_recording(data, parent, child)
+    check(want[parent]["exit"] >= 1 and want[child]["exit"] >= 1,
+          f"the recording lacks the exits of {parent} and {child}: {want}")
+    check(want[parent]["switch"] <= 3 * rounds + 10, f"more switch-outs of {parent} than rounds: {want} {rounds}")
+    check_nothing_left(data)
+
+
 # ---- cleanup of kprobes and uprobes, on a fake tracefs root -------------------------------
 #
 # This kernel may have no kprobes, and the real probes would need a real workload to prove
