@@ -879,7 +879,10 @@ class FakeTracefs:
         p = run(["pgrep", "-f", f"perf record .*{re.escape(data)}"])
         check(p.stdout.strip() == "", f"pgrep finds a perf record of {data}: {p.stdout}")
         after = kernel_settings()
-        changed = {k: (v, after.get(k)) for k, v in self.settings.items() if after.get(k) != v}
+        if other_rsp_record_running():  # its probes are its own business
+            for f in ("kprobe_events", "uprobe_events"):
+                after.pop(os.path.join(TRACEFS, f), None)
+        changed = {k: (v, after.get(k)) for k, v in self.settings.items() if k in after and after.get(k) != v}
         check(not changed, f"settings changed: {changed}")
         # no work directory of this rsp-record left
         # the recording decodes: perf script and rsp's reader agree on sched_switch
@@ -892,6 +895,49 @@ class FakeTracefs:
         kp = [x.split("=", 1)[0] for x in meta_list(meta, "recording", "kprobes")]
         check(sorted(kp) == sorted(k.replace("/", ":") for k in self.kprobes), f"meta: kprobes {kp}")
         return meta
+
+
+def real_uprobes_case(tmp, name, stop):
+    """The same on this machine's own tracefs, where it has uprobes: the libc uprobes are in
+    uprobe_events while rsp-record records, and gone after STOP(rsp-record's Popen, the
+    command's pid) ends the recording. Returns rsp-record's status."""
+    if not os.path.exists(os.path.join(TRACEFS, "uprobe_events")):
+        print("no uprobes on this kernel: the real-tracefs case is skipped")
+        return None
+    data = os.path.join(tmp, name + ".data")
+    errf = open(os.path.join(tmp, name + ".stderr"), "w+")
+    before = kernel_settings()
+    proc = subprocess.Popen([RECORD, "-o", data, "--libc-probes", "--", "sleep", "30"],
+                            stdout=subprocess.PIPE, stderr=errf, text=True, start_new_session=True)
+    check(wait_for(lambda: "recording the whole system" in open(errf.name).read(), 90),
+          f"rsp-record did not start recording: {open(errf.name).read()}")
+    work = int(re.search(r"runs \(pid (\d+)\)", open(errf.name).read()).group(1))
+    during = [l for l in open(os.path.join(TRACEFS, "uprobe_events")).read().splitlines()
+              if l.startswith("p:rsp_libc/")]
+    check(any(l.startswith("p:rsp_libc/poll ") for l in during), f"no libc uprobe while recording: {during}")
+    time.sleep(0.3)
+    stop(proc, work)
+    try:
+        rc = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Failure("rsp-record did not end")
+    errf.seek(0)
+    sys.stderr.write(errf.read())
+    check(not os.path.exists(f"/proc/{work}"), f"the command (pid {work}) still runs")
+    check_nothing_left(data, proc.pid)
+    if not other_rsp_record_running():
+        left = [l for l in open(os.path.join(TRACEFS, "uprobe_events")).read().splitlines() if "rsp_" in l]
+        check(not left, f"uprobes left: {left}")
+        after = kernel_settings()
+        after.pop(os.path.join(TRACEFS, "uprobe_events"), None)
+        before.pop(os.path.join(TRACEFS, "uprobe_events"), None)
+        check(after == before, f"settings changed: {before} -> {after}")
+    meta = read_meta(data)
+    up = [x.split("=", 1)[0] for x in meta_list(meta, "recording", "uprobes")]
+    check("rsp_libc:poll" in up, f"meta: uprobes {up}")
+    check_dump(data, meta)
+    return rc
 
 
 def test_cleanup_end(tmp):
@@ -925,6 +971,8 @@ def test_cleanup_sigint(tmp):
         meta = fk.check_all(data, rc, 128 + signal.SIGINT, err)
         check(meta["recording"].getboolean("interrupted"), "meta: interrupted")
         check(meta["recording"].getint("exit_status") == 128 + signal.SIGINT, "meta: exit_status")
+    rc = real_uprobes_case(tmp, "real-int", lambda proc, work: os.killpg(proc.pid, signal.SIGINT))
+    check(rc in (None, 128 + signal.SIGINT), f"real tracefs, SIGINT: rsp-record exited {rc}")
 
 
 def test_cleanup_killed_workload(tmp):
@@ -940,6 +988,8 @@ def test_cleanup_killed_workload(tmp):
     meta = fk.check_all(data, rc, 128 + signal.SIGKILL, err)
     check(meta["recording"].getint("exit_status") == 128 + signal.SIGKILL, "meta: exit_status")
     check(not meta["recording"].getboolean("interrupted"), "meta: interrupted (nobody interrupted rsp-record)")
+    rc = real_uprobes_case(tmp, "real-kill", lambda proc, work: os.kill(work, signal.SIGKILL))
+    check(rc in (None, 128 + signal.SIGKILL), f"real tracefs, workload killed: rsp-record exited {rc}")
 
 
 TESTS = {name[len("test_"):].replace("_", "-"): fn for name, fn in globals().items() if name.startswith("test_")}
