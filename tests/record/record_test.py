@@ -840,8 +840,8 @@ class FakeTracefs:
         sys.stderr.write(err)
         return rc, err
 
-    def check_all(self, data, rc, want_rc, err):
-        """The cleanup is complete and the recording is whole."""
+    def check_all(self, data, rc, want_rc, err, recorded=True):
+        """The cleanup is complete and (RECORDED) the recording is whole."""
         check(rc == want_rc, f"rsp-record exited {rc}, {want_rc} expected")
         check("rsp-record: error" not in err, "rsp-record reported an error")
         logs = [json.load(open(os.path.join(self.log, f))) for f in sorted(os.listdir(self.log))]
@@ -884,7 +884,8 @@ class FakeTracefs:
                 after.pop(os.path.join(TRACEFS, f), None)
         changed = {k: (v, after.get(k)) for k, v in self.settings.items() if k in after and after.get(k) != v}
         check(not changed, f"settings changed: {changed}")
-        # no work directory of this rsp-record left
+        if not recorded:
+            return None
         # the recording decodes: perf script and rsp's reader agree on sched_switch
         meta = read_meta(data)
         counts = event_counts(data)
@@ -973,6 +974,27 @@ def test_cleanup_sigint(tmp):
         check(meta["recording"].getint("exit_status") == 128 + signal.SIGINT, "meta: exit_status")
     rc = real_uprobes_case(tmp, "real-int", lambda proc, work: os.killpg(proc.pid, signal.SIGINT))
     check(rc in (None, 128 + signal.SIGINT), f"real tracefs, SIGINT: rsp-record exited {rc}")
+
+
+def test_cleanup_early_sigint(tmp):
+    """SIGINT while perf is still starting (after the probes are made, before the recording is
+    on): 130, nothing recorded, and still every probe removed and perf gone."""
+    fk = FakeTracefs(tmp)
+    data = os.path.join(tmp, "early.data")
+    proc, errf = fk.start(data, ["sleep", "30"])
+    # the wrapper logs perf record as it starts it: the probes are made by then
+    check(wait_for(lambda: any(json.load(open(os.path.join(fk.log, f)))["argv"][0] == "record"
+                               for f in os.listdir(fk.log) if f.endswith(".json")), 60),
+          "perf record was not started")
+    os.killpg(proc.pid, signal.SIGINT)
+    rc, err = fk.finish(proc, errf)
+    if "recording the whole system" in err:
+        print("the recording was on before SIGINT came: this run checks a normal SIGINT")
+        fk.check_all(data, rc, 128 + signal.SIGINT, err)
+        return
+    check("interrupted while perf" in err, f"rsp-record did not say it was interrupted while starting: {err}")
+    check(not os.path.exists(data + ".meta"), "a .meta for a recording that never started")
+    fk.check_all(data, rc, 128 + signal.SIGINT, err, recorded=False)
 
 
 def test_cleanup_killed_workload(tmp):
