@@ -982,10 +982,16 @@ def test_cleanup_early_sigint(tmp):
     fk = FakeTracefs(tmp)
     data = os.path.join(tmp, "early.data")
     proc, errf = fk.start(data, ["sleep", "30"])
-    # the wrapper logs perf record as it starts it: the probes are made by then
-    check(wait_for(lambda: any(json.load(open(os.path.join(fk.log, f)))["argv"][0] == "record"
-                               for f in os.listdir(fk.log) if f.endswith(".json")), 60),
-          "perf record was not started")
+    # the wrapper logs perf stat and perf record as it starts them: the probes are made by then
+    def started():
+        subs = set()
+        for f in os.listdir(fk.log):
+            try:
+                subs.add(json.load(open(os.path.join(fk.log, f)))["argv"][0])
+            except (OSError, ValueError):
+                pass  # being written
+        return {"record", "stat"} <= subs
+    check(wait_for(started, 60), "perf record and perf stat were not started")
     os.killpg(proc.pid, signal.SIGINT)
     rc, err = fk.finish(proc, errf)
     if "recording the whole system" in err:
