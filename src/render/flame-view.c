@@ -471,7 +471,16 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     int y = style->ruler_height + v->path_label_row[p] * rh - vp->scroll_y;
     if (y + rh <= style->ruler_height || y >= vp->height)
       continue;
+    /* named after its last root-level element's task: the process's name after an exec (a
+     * command forked by rsp-record is "rsp-record" until it execs) */
     const rsp_path_elem *e = rsp_paths_elem(v->paths, rsp_paths_path_elem(v->paths, p, 0));
+    for (uint32_t i = path->n_elems; i-- > 1;) {
+      const rsp_path_elem *last = rsp_paths_elem(v->paths, rsp_paths_path_elem(v->paths, p, i));
+      if (last->depth == 0) {
+        e = last;
+        break;
+      }
+    }
     const rsp_task *t = rsp_model_task(v->model, e->task);
     char buf[96];
     snprintf(buf, sizeof buf, "path %u: %s [%d]", p, t->comm, t->pid);
