@@ -851,6 +851,8 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
     return;
   }
   gtk_widget_hide(w->error_label);
+  set_details(w, _("Click a run, a sleep or a link to see its details here: times, durations, full stacks, who "
+                   "woke it."));
   drop_flame(w);
   rsp_histogram_pane_set_model(w->histograms, NULL); /* before the old model goes */
   gtk_label_set_text(GTK_LABEL(w->flame_label), _("Click a task's name in the Running view to see its process's flame view."));
