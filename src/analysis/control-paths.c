@@ -169,12 +169,11 @@ rsp_run_id rsp_paths_loopback_peer_run(const rsp_model *model, const rsp_sleep *
   return RSP_NO_ID;
 }
 
-static const rsp_model *disk_sort_model;
-
-static int by_task_complete(const void *a, const void *b)
+static int by_task_complete(const void *a, const void *b, void *data)
 {
-  const rsp_disk_op *x = rsp_model_disk_op(disk_sort_model, *(const uint32_t *)a);
-  const rsp_disk_op *y = rsp_model_disk_op(disk_sort_model, *(const uint32_t *)b);
+  const rsp_model *model = data;
+  const rsp_disk_op *x = rsp_model_disk_op(model, *(const uint32_t *)a);
+  const rsp_disk_op *y = rsp_model_disk_op(model, *(const uint32_t *)b);
   if (x->task != y->task)
     return x->task < y->task ? -1 : 1;
   if (x->complete_time != y->complete_time)
@@ -191,9 +190,8 @@ static void index_disk_ops(rsp_paths *p)
     if (d->task != RSP_NO_ID && d->complete_time && !(d->flags & RSP_DISK_NO_COMPLETE))
       p->disk_by_task[p->n_disk_by_task++] = i;
   }
-  disk_sort_model = p->model;
-  qsort(p->disk_by_task, p->n_disk_by_task, sizeof(uint32_t), by_task_complete);
-  disk_sort_model = NULL;
+  g_qsort_with_data(p->disk_by_task, (gint)p->n_disk_by_task, sizeof(uint32_t), by_task_complete,
+                    (gpointer)p->model);
 }
 
 static void add_disk_child(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem *se, rsp_disk_op_id op)
@@ -384,10 +382,10 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     add_earlier_part(p, path, cut_task, cut_idx, s0, queue);
 }
 
-static const rsp_paths *sort_ctx;
 
-static int by_path_depth_start(const void *a, const void *b)
+static int by_path_depth_start(const void *a, const void *b, void *data)
 {
+  const rsp_paths *sort_ctx = data;
   const rsp_path_elem *x = &g_array_index(sort_ctx->elems, rsp_path_elem, *(const uint32_t *)a);
   const rsp_path_elem *y = &g_array_index(sort_ctx->elems, rsp_path_elem, *(const uint32_t *)b);
   if (x->path != y->path)
@@ -399,8 +397,9 @@ static int by_path_depth_start(const void *a, const void *b)
   return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-static int by_start(const void *a, const void *b)
+static int by_start(const void *a, const void *b, void *data)
 {
+  const rsp_paths *sort_ctx = data;
   const rsp_path_elem *x = &g_array_index(sort_ctx->elems, rsp_path_elem, *(const uint32_t *)a);
   const rsp_path_elem *y = &g_array_index(sort_ctx->elems, rsp_path_elem, *(const uint32_t *)b);
   if (x->start != y->start)
@@ -414,8 +413,7 @@ static void index_elems(rsp_paths *p)
   p->order = g_new(uint32_t, n ? n : 1);
   for (uint32_t i = 0; i < n; i++)
     p->order[i] = i;
-  sort_ctx = p;
-  qsort(p->order, n, sizeof *p->order, by_path_depth_start);
+  g_qsort_with_data(p->order, (gint)n, sizeof *p->order, by_path_depth_start, p);
   for (uint32_t i = 0; i < n; i++) {
     const rsp_path_elem *e = &g_array_index(p->elems, rsp_path_elem, p->order[i]);
     rsp_path *path = &g_array_index(p->paths, rsp_path, e->path);
@@ -445,8 +443,7 @@ static void index_elems(rsp_paths *p)
   g_free(fill);
   for (uint32_t i = 0; i < n; i++)
     if (p->child_n[i] > 1)
-      qsort(p->children + p->child_first[i], p->child_n[i], sizeof(uint32_t), by_start);
-  sort_ctx = NULL;
+      g_qsort_with_data(p->children + p->child_first[i], (gint)p->child_n[i], sizeof(uint32_t), by_start, p);
 }
 
 static void collect_tasks(rsp_paths *p)

@@ -255,7 +255,8 @@ rsp_profile_diff *rsp_profile_diff_compute(const rsp_profile_set *sa, const rsp_
       g_array_append_val(pairs, pair);
     }
   }
-  qsort(pairs->data, pairs->len, sizeof(rsp_profile_pair), by_distance);
+  if (pairs->len > 1) /* qsort of no elements still wants a pointer */
+    qsort(pairs->data, pairs->len, sizeof(rsp_profile_pair), by_distance);
   diff->n_pairs = pairs->len;
   diff->pairs = (rsp_profile_pair *)(void *)g_array_free(pairs, FALSE);
   return diff;

@@ -231,9 +231,27 @@ static bool open_flame(win *w, int32_t pid)
                                          pid, rsp_paths_n_paths(w->paths), rsp_paths_n_tasks(w->paths),
                                          rsp_paths_n_processes(w->paths));
   gtk_label_set_text(GTK_LABEL(w->flame_label), msg);
+  /* the process selected: the histograms show its profiles */
+  rsp_histogram_pane_set_pid(w->histograms, pid);
   gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
   redraw(w);
   return true;
+}
+
+/* The Flame or Consolidated page shown before any flame view was opened: the flame view of the
+ * command the recording ran (rsp-record's notes, perf record's child), when the file names one. */
+static void on_view_page(GObject *stack, GParamSpec *pspec, gpointer data)
+{
+  win *w = data;
+  const char *name = gtk_stack_get_visible_child_name(GTK_STACK(stack));
+  if (!w->model || w->paths || !name || !strcmp(name, "running"))
+    return;
+  int32_t pid = rsp_model_workload_pid(w->model);
+  if (pid < 0)
+    return;
+  g_autofree char *want = g_strdup(name);
+  if (open_flame(w, pid))
+    gtk_stack_set_visible_child_name(GTK_STACK(stack), want);
 }
 
 /* The flame view's scroll offset clamped to its content; -1: the base of path 0 (the process of
@@ -833,6 +851,8 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
     return;
   }
   gtk_widget_hide(w->error_label);
+  set_details(w, _("Click a run, a sleep or a link to see its details here: times, durations, full stacks, who "
+                   "woke it."));
   drop_flame(w);
   rsp_histogram_pane_set_model(w->histograms, NULL); /* before the old model goes */
   gtk_label_set_text(GTK_LABEL(w->flame_label), _("Click a task's name in the Running view to see its process's flame view."));
@@ -1112,6 +1132,15 @@ static gboolean self_test_step(gpointer data)
   /* the flame view of the recording's workload (else of the busiest process), launched as a
    * click on its name does */
   int32_t pid = rsp_model_workload_pid(w->model);
+  if (pid >= 0 && !w->paths) {
+    gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "consolidated");
+    pump();
+    check(w, w->paths && !strcmp(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)), "consolidated"),
+          "the Consolidated page, shown first, opens on the recorded command's process");
+    check(w, rsp_histogram_pane_pid(w->histograms) == pid, "the histograms show the flame view's process");
+    gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
+    pump();
+  }
   if (pid < 0) {
     rsp_hit first;
     rsp_running_view_hit(w->view, &w->vp, style(), 20, style()->ruler_height + 1, &first);
@@ -1271,6 +1300,7 @@ static void on_activate(GtkApplication *app, gpointer data)
   w->status_label = obj(w, "status_label");
   w->details_view = obj(w, "details_view");
   w->view_stack = obj(w, "view_stack");
+  g_signal_connect(w->view_stack, "notify::visible-child-name", G_CALLBACK(on_view_page), w);
   w->filter_entry = obj(w, "filter_entry");
   w->search_entry = obj(w, "search_entry");
   w->sort_combo = obj(w, "sort_combo");

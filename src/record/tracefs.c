@@ -95,7 +95,8 @@ bool rsp_tracefs_write(const char *path, const char *text, bool append, GError *
   int e = errno;
   close(fd);
   if (n != (ssize_t)len) {
-    g_set_error(error, RSP_TRACEFS_ERROR, 0, "writing \"%s\" to %s: %s", text, path,
+    g_set_error(error, RSP_TRACEFS_ERROR, 0, "writing \"%.*s\" to %s: %s",
+                (int)(len && text[len - 1] == '\n' ? len - 1 : len), text, path,
                 n < 0 ? g_strerror(e) : "short write");
     return false;
   }
@@ -106,7 +107,9 @@ bool rsp_tracefs_probe_add(const char *root, const char *file, const char *group
                            const char *target, GError **error)
 {
   char *path = g_build_filename(root, file, NULL);
-  char *def = g_strdup_printf("p:%s/%s %s", group, name, target);
+  /* one line, as echo writes it: the kernel takes a command a line; a plain file (a fake root in
+   * the tests) reads back as one probe a line */
+  char *def = g_strdup_printf("p:%s/%s %s\n", group, name, target);
   GError *e = NULL;
   bool ok = rsp_tracefs_write(path, def, true, &e);
   if (!ok) {
@@ -123,7 +126,7 @@ bool rsp_tracefs_probe_remove(const char *root, const char *file, const char *gr
                               const char *name, GError **error)
 {
   char *path = g_build_filename(root, file, NULL);
-  char *def = g_strdup_printf("-:%s/%s", group, name);
+  char *def = g_strdup_printf("-:%s/%s\n", group, name);
   bool ok = rsp_tracefs_write(path, def, true, error);
   g_free(def);
   g_free(path);

@@ -35,10 +35,14 @@ struct rsp_flame_view {
   const rsp_paths *paths;
   const rsp_model *model;
   cell *cells;
+  uint64_t *max_ends; /* the cells' max_end, dense: the searches of every redraw touch 8 bytes a cell */
   uint32_t n_cells;
   row_cells *rows; /* per row */
   int n_rows;
   int *path_label_row; /* per path: the row its label goes on (its base row) */
+  rsp_task_id *path_label_task; /* per path: the task it is named after (its last root-level element's:
+                                   the process's name after an exec; a command forked by rsp-record
+                                   is "rsp-record" until it execs) */
   int32_t *run_row;    /* per model run: the row of its process frame, -1 when not on the paths */
   GArray *segments;    /* per redraw: the links' lines (x0, y0, x1, y1 as floats) */
   GArray *fills[6];    /* per redraw and colour (frame_shade): rectangles (x0, y, x1 as floats) */
@@ -128,6 +132,7 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
   v->labels = g_string_chunk_new(4096);
   uint32_t n_paths = rsp_paths_n_paths(paths), n_elems = rsp_paths_n_elems(paths);
   v->path_label_row = g_new0(int, n_paths + 1);
+  v->path_label_task = g_new0(rsp_task_id, n_paths + 1);
   int32_t *base_row = g_new(int32_t, n_elems + 1), *top = g_new(int32_t, n_elems + 1);
   for (uint32_t i = 0; i < n_elems; i++)
     base_row[i] = top[i] = -1;
@@ -145,6 +150,8 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
       uint32_t most = rsp_layer_columns(v->model, e, no_cells, NULL, &kinds);
       int32_t bottom = e->parent != RSP_NO_ID && e->parent < n_elems && top[e->parent] >= 0 ? top[e->parent] : 0;
       base_row[id] = bottom; /* from the band's bottom, for now */
+      if (e->depth == 0)
+        v->path_label_task[p] = e->task;
       top[id] = bottom + 1 + (int32_t)most;
       if (top[id] > band)
         band = top[id];
@@ -181,6 +188,7 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
   }
   v->n_cells = total;
   v->cells = g_new(cell, total + 1);
+  v->max_ends = g_new(uint64_t, total + 1);
   uint64_t *top_key = g_new0(uint64_t, n_elems + 1);
   for (rsp_path_id p = 0; p < n_paths; p++) {
     const rsp_path *path = rsp_paths_path(paths, p);
@@ -221,7 +229,7 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
     for (uint32_t k = 0; k < n; k++) {
       if (c[k].end > m)
         m = c[k].end;
-      c[k].max_end = m;
+      c[k].max_end = v->max_ends[v->rows[r].first + k] = m;
     }
   }
   uint32_t n_runs = rsp_model_n_runs(v->model);
@@ -247,8 +255,10 @@ void rsp_flame_view_free(rsp_flame_view *v)
   if (!v)
     return;
   g_free(v->cells);
+  g_free(v->max_ends);
   g_free(v->rows);
   g_free(v->path_label_row);
+  g_free(v->path_label_task);
   g_free(v->run_row);
   g_array_free(v->segments, true);
   for (int k = 0; k < 6; k++)
@@ -349,12 +359,23 @@ static void paint_queued(rsp_flame_view *v, cairo_t *cr, const rsp_style *style)
   g_array_set_size(v->texts, 0);
 }
 
-static uint32_t first_reaching(const cell *c, uint32_t n, uint64_t t)
+/* The first of a row's cells (their max_end ME[0..N)) that ends after T, at or after FROM, whose
+ * predecessors all end by T: galloping from FROM, then a binary search; the probes stay near FROM,
+ * so a redraw's many searches, each just past the last, touch few cache lines. */
+static uint32_t first_reaching(const uint64_t *me, uint32_t from, uint32_t n, uint64_t t)
 {
-  uint32_t lo = 0, hi = n;
+  if (from >= n || me[from] > t)
+    return from;
+  uint32_t lo = from, step = 1; /* me[lo] <= t */
+  while (step < n - lo && me[lo + step] <= t) {
+    lo += step;
+    step <<= 1;
+  }
+  uint32_t hi = step < n - lo ? lo + step : n; /* me[hi] > t, or hi = n */
+  lo++;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (c[mid].max_end > t)
+    if (me[mid] > t)
       hi = mid;
     else
       lo = mid + 1;
@@ -393,13 +414,14 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     if (y + rh <= style->ruler_height || y >= vp->height || !v->rows[r].n)
       continue;
     const cell *c = v->cells + v->rows[r].first;
+    const uint64_t *me = v->max_ends + v->rows[r].first;
     uint32_t n = v->rows[r].n;
     bool pending = false; /* the frame being extended */
     uint64_t pend_key = 0;
     const char *pend_label = NULL;
     unsigned pend_kinds = 0;
     double pend_x0 = 0, pend_x1 = 0;
-    for (uint32_t i = first_reaching(c, n, vp->t0); i < n && c[i].start < vp->t1; i++) {
+    for (uint32_t i = first_reaching(me, 0, n, vp->t0); i < n && c[i].start < vp->t1; i++) {
       if (c[i].end <= vp->t0)
         continue;
       double x0 = floor(rsp_viewport_x(vp, style, c[i].start > vp->t0 ? c[i].start : vp->t0));
@@ -430,7 +452,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
       }
       /* level of detail: the cells that end inside the pixels the frame being drawn covers change
        * nothing visible (an equal one would only extend it within them): jump past them */
-      uint32_t j = first_reaching(c, n, rsp_viewport_time(vp, style, pend_x1));
+      uint32_t j = first_reaching(me, i + 1, n, rsp_viewport_time(vp, style, pend_x1));
       if (j > i + 1)
         i = j - 1;
     }
@@ -471,8 +493,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     int y = style->ruler_height + v->path_label_row[p] * rh - vp->scroll_y;
     if (y + rh <= style->ruler_height || y >= vp->height)
       continue;
-    const rsp_path_elem *e = rsp_paths_elem(v->paths, rsp_paths_path_elem(v->paths, p, 0));
-    const rsp_task *t = rsp_model_task(v->model, e->task);
+    const rsp_task *t = rsp_model_task(v->model, v->path_label_task[p]);
     char buf[96];
     snprintf(buf, sizeof buf, "path %u: %s [%d]", p, t->comm, t->pid);
     cairo_set_source_rgb(cr, style->process_text.r, style->process_text.g, style->process_text.b);
@@ -497,7 +518,7 @@ bool rsp_flame_view_frame_at(const rsp_flame_view *v, const rsp_viewport *vp, co
   uint64_t t = rsp_viewport_time(vp, style, x);
   const cell *c = v->cells + v->rows[row].first;
   uint32_t n = v->rows[row].n;
-  for (uint32_t i = first_reaching(c, n, t); i < n && c[i].start <= t; i++)
+  for (uint32_t i = first_reaching(v->max_ends + v->rows[row].first, 0, n, t); i < n && c[i].start <= t; i++)
     if (c[i].end > t) {
       *elem = c[i].elem;
       if (label)

@@ -68,29 +68,50 @@ static void print_loss(const rsp_model *model, FILE *out)
   g_strfreev(warnings);
 }
 
-/* The loss check rsp-record wrote beside the recording (FILE.meta [loss]: recorded;occurred). */
+/* The loss check rsp-record wrote beside the recording (FILE.meta [loss]: recorded;occurred), with
+ * what its ftrace capture ([ftrace]: events the capture holds) gives back, which the reader merges. */
 static void print_loss_check(const char *path, FILE *out)
 {
   GKeyFile *meta = rsp_metadata_load(path);
   if (!meta)
     return;
   gchar **keys = g_key_file_get_keys(meta, "loss", NULL, NULL);
-  uint64_t rec_all = 0, occ_all = 0;
+  uint64_t rec_all = 0, occ_all = 0, best_all = 0;
+  bool any_ftrace = false;
   for (unsigned i = 0; keys && keys[i]; i++) {
     g_autofree gchar *v = g_key_file_get_value(meta, "loss", keys[i], NULL);
     unsigned long long rec, occ;
     if (!v || sscanf(v, "%llu;%llu", &rec, &occ) != 2)
       continue;
+    GError *e = NULL;
+    gint64 ft = g_key_file_get_int64(meta, "ftrace", keys[i], &e);
+    if (e) {
+      g_error_free(e);
+      ft = -1;
+    }
+    any_ftrace |= ft >= 0;
+    uint64_t best = rec;
+    if (ft >= 0 && (uint64_t)ft > best)
+      best = (uint64_t)ft < occ ? (uint64_t)ft : occ;
     rec_all += rec;
     occ_all += occ;
-    if (rec < occ)
-      fprintf(out, "loss check: %s: perf record kept %llu of %llu (%.1f%%)\n", keys[i], rec, occ,
+    best_all += best;
+    if (rec < occ) {
+      fprintf(out, "loss check: %s: perf record kept %llu of %llu (%.1f%%)", keys[i], rec, occ,
               100.0 * (double)rec / (double)occ);
+      if (ft >= 0)
+        fprintf(out, "; with the ftrace capture (%" G_GINT64_FORMAT " there) %.1f%%", ft,
+                100.0 * (double)best / (double)occ);
+      fputc('\n', out);
+    }
   }
-  if (occ_all)
-    fprintf(out, "loss check: perf record kept %" PRIu64 " of %" PRIu64
-                 " tracepoint events that occurred (%.1f%%); see %s.meta\n",
-            rec_all, occ_all, 100.0 * (double)rec_all / (double)occ_all, path);
+  if (occ_all) {
+    fprintf(out, "loss check: perf record kept %" PRIu64 " of %" PRIu64 " tracepoint events that occurred (%.1f%%)",
+            rec_all, occ_all, 100.0 * (double)rec_all / (double)occ_all);
+    if (any_ftrace)
+      fprintf(out, "; with the events only the ftrace capture holds (the reader merges them) %.1f%%", 100.0 * (double)best_all / (double)occ_all);
+    fprintf(out, "; see %s.meta\n", path);
+  }
   g_strfreev(keys);
   g_key_file_unref(meta);
 }

@@ -36,7 +36,8 @@ RSP_RECORD_FIXTURES = ['tests/model/data/wl-sqlite.data', 'tests/model/data/wl-n
                        'tests/model/data/links-pingpong.data', 'tests/model/data/links-coldread.data',
                        'tests/model/data/links-shell.data', 'tests/model/data/links-tcp.data',
                        'tests/analysis/data/shell-sleep-dd-python.data']
-NO_SWITCH_FIXTURES = ['tests/model/data/wl-sqlite-noswitch.data', 'tests/model/data/wl-grep-noswitch.data']
+NO_SWITCH_FIXTURES = ['tests/model/data/wl-sqlite-noswitch.data', 'tests/model/data/wl-grep-noswitch.data',
+                      'tests/model/data/wl-make-noswitch.data', 'tests/model/data/wl-nginx-noswitch.data']
 LINE = re.compile(r'^\s*(-?\d+)/(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d+):\s+(.*)$')
 failures = []
 

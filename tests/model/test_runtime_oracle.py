@@ -63,7 +63,8 @@ WORKLOADS = ['tests/model/data/wl-sqlite.data', 'tests/model/data/wl-nginx.data'
              'tests/model/data/links-tcp.data', 'tests/analysis/data/shell-sleep-dd-python.data']
 # Recorded WITHOUT --switch-events (plain perf record): runs come from sched:sched_switch alone.
 NO_SWITCH_FIXTURES = ['tests/model/data/grep-pingpong-tracepoints.data', 'tests/model/data/wl-sqlite-noswitch.data',
-                      'tests/model/data/wl-grep-noswitch.data']
+                      'tests/model/data/wl-grep-noswitch.data', 'tests/model/data/wl-make-noswitch.data',
+                      'tests/model/data/wl-nginx-noswitch.data']
 SWITCH_FIXTURES = ['tests/data/sched-block-irq-sock.data', 'tests/data/zstd.data', 'tests/data/pipe-mode.data',
                    'tests/data/nocallchain-switch.data', 'data/sample.perf.data',
                    'tests/model/data/grep-pingpong.data'] + WORKLOADS

@@ -588,6 +588,438 @@ def test_fake_tracefs(tmp):
     check(p.returncode != 0 and "RSP_TRACEFS" in p.stderr, f"bad RSP_TRACEFS: {p.returncode} {p.stderr}")
 
 
+PINGPONG_TIMED = r"""
+import os, sys, time
+secs, nap = float(sys.argv[1]), float(sys.argv[2])
+a_r, a_w = os.pipe()
+b_r, b_w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(a_w)
+    os.close(b_r)
+    while os.read(a_r, 1):
+        os.write(b_w, b'y')
+    os._exit(0)
+os.close(a_r)
+os.close(b_w)
+print("pingpong", os.getpid(), pid, flush=True)
+end = time.time() + secs
+n = 0
+while time.time() < end:
+    os.write(a_w, b'x')
+    os.read(b_r, 1)
+    n += 1
+    if nap:
+        time.sleep(nap)
+os.close(a_w)
+os.waitpid(pid, 0)
+print("rounds", n, flush=True)
+"""
+
+
+def pid_oracle(data, pids):
+    """perf script's view of PIDS: switch-outs (sched_switch prev_pid), wakeups, exits."""
+    out = {p: {"switch": 0, "woken": 0, "exit": 0} for p in pids}
+    for line in perf_script(data).splitlines():
+        m = re.search(r"sched:sched_switch:.*prev_pid=(\d+)", line)
+        if m and m.group(1) in out:
+            out[m.group(1)]["switch"] += 1
+        m = re.search(r"sched:sched_wak(?:eup|ing):.*pid=(\d+)", line)
+        if m and m.group(1) in out:
+            out[m.group(1)]["woken"] += 1
+        m = re.search(r"sched:sched_process_exit:.*pid=(\d+)", line)
+        if m and m.group(1) in out:
+            out[m.group(1)]["exit"] += 1
+    # perf's own switch records (--switch-events; its tracking event is on for all of perf's
+    # life, not only the -D window): one OUT a run ended
+    p = run(["perf", "script", "-i", data, "--show-switch-events", "-F", "tid"], timeout=300)
+    check(p.returncode == 0, f"perf script --show-switch-events fails: {p.stderr[-2000:]}")
+    for p_ in pids:
+        out[p_]["switch_records"] = 0
+    for line in p.stdout.splitlines():
+        w = line.split()
+        if len(w) >= 3 and w[1].startswith("PERF_RECORD_SWITCH") and w[2] == "OUT" and w[0] in out:
+            out[w[0]]["switch_records"] += 1
+    return out
+
+
+def check_pid_recording(data, parent, child):
+    """The recording of -p PARENT: rsp's reader and rsp-summary find PARENT and CHILD with the
+    scheduler events perf script finds for them."""
+    meta = read_meta(data)
+    check_side_files(data, meta)
+    check(meta["recording"].get("mode") == "pid", "meta: mode")
+    check(meta["recording"].get("workload_pid") == parent, "meta: workload_pid")
+    want = pid_oracle(data, (parent, child))
+    for pid in (parent, child):
+        check(want[pid]["switch"] >= 100, f"perf script: pid {pid} switched out {want[pid]['switch']} times only")
+        check(want[pid]["woken"] > 0, f"perf script: pid {pid} never woken")
+    p = run([DUMP, "--format=jsonl", data], timeout=300)
+    check(p.returncode == 0, f"rsp-dump fails on {data}: {p.stderr[-2000:]}")
+    got = {parent: 0, child: 0}
+    for line in p.stdout.splitlines():
+        e = json.loads(line)
+        f = e.get("fields", {})
+        if e["event"] == "sched:sched_switch" and str(f.get("prev_pid")) in got:
+            got[str(f["prev_pid"])] += 1
+    for pid in (parent, child):
+        check(got[pid] == want[pid]["switch"], f"rsp-dump: pid {pid} switched out {got[pid]} times, perf script {want[pid]['switch']}")
+    summary = os.environ.get("RSP_SUMMARY")
+    check(summary, "RSP_SUMMARY not set")
+    env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+    p = run([summary, "--tasks", "--format=json", data], timeout=300, env=env)
+    check(p.returncode == 0, f"rsp-summary fails on {data}: {p.stderr[-2000:]}")
+    tasks = {str(t["tid"]): t for t in json.loads(p.stdout) if str(t["pid"]) in (parent, child)}
+    for pid in (parent, child):
+        check(pid in tasks, f"rsp-summary has no task {pid}")
+        t = tasks[pid]
+        n = want[pid]["switch_records"]
+        print(f"pid {pid}: perf script: {want[pid]['switch']} sched_switch out, {n} switch records OUT; "
+              f"rsp-summary: {t['runs']} runs, {t['sleeps']} sleeps")
+        # rsp-summary builds runs from perf's switch records: each OUT record ends a run (the
+        # first or last may be cut by the recording's ends)
+        check(abs(t["runs"] - n) <= 2, f"rsp-summary: task {pid} has {t['runs']} runs, perf script {n} switch records OUT")
+        check(n >= want[pid]["switch"], f"fewer switch records than sched_switch for {pid}: {want[pid]}")
+        check(t["sleeps"] > 0 and t["runtime_ms"] > 0, f"rsp-summary: task {pid}: {t}")
+    check_dump(data, meta)
+    return want
+
+
+def test_pid(tmp):
+    """rsp-record -p PID: a ping-pong pair started beforehand, recorded for --duration 1 while it
+    runs on; then another recorded until it exits by itself."""
+    work = subprocess.Popen([sys.executable, "-c", PINGPONG_TIMED, "30", "0.0005"], stdout=subprocess.PIPE, text=True)
+    try:
+        parent, child = work.stdout.readline().split()[1:3]
+        check(parent == str(work.pid), "the workload printed another pid")
+        data = os.path.join(tmp, "p.data")
+        t0 = time.time()
+        p = record(data, "-p", parent, "--duration", "1", timeout=120)
+        check(p.returncode == 0, f"rsp-record -p {parent} --duration 1: status {p.returncode}")
+        check(work.poll() is None, "the workload ended before the duration: the test proves nothing")
+        d = float(read_meta(data)["recording"].get("duration_s"))
+        check(0.95 <= d <= 2.0, f"recorded {d} s for --duration 1")
+        print(f"-p --duration 1: {time.time() - t0:.2f} s in all")
+        want = check_pid_recording(data, parent, child)
+        check(want[parent]["exit"] == 0, "the process exited inside the --duration 1 window?")
+        check(work.poll() is None, "rsp-record -p ended the process it recorded")
+    finally:
+        work.kill()
+        work.wait()
+    check_nothing_left(data)
+
+    # until it exits: the recording holds the process's exit, and stops soon after
+    work = subprocess.Popen([sys.executable, "-c", PINGPONG_TIMED, "6", "0.0005"], stdout=subprocess.PIPE, text=True)
+    try:
+        parent, child = work.stdout.readline().split()[1:3]
+        data = os.path.join(tmp, "e.data")
+        proc = subprocess.Popen([RECORD, "-o", data, "-p", parent], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        rounds = int(work.stdout.readline().split()[1])
+        work.wait(timeout=60)
+        t_exit = time.time()
+        out, err = proc.communicate(timeout=120)
+        sys.stderr.write(err)
+        check(proc.returncode == 0, f"rsp-record -p {parent}: status {proc.returncode}")
+        check(f"process {parent} ended" in err, "rsp-record did not say the process ended")
+        check(time.time() - t_exit < 30, "rsp-record took long to notice the process ended")
+    finally:
+        if work.poll() is None:
+            work.kill()
+            work.wait()
+    want = check_pid_recording(data, parent, child)
+    check(want[parent]["exit"] >= 1 and want[child]["exit"] >= 1,
+          f"the recording lacks the exits of {parent} and {child}: {want}")
+    check(want[parent]["switch"] <= 3 * rounds + 10, f"more switch-outs of {parent} than rounds: {want} {rounds}")
+    check_nothing_left(data)
+
+
+# ---- cleanup of kprobes and uprobes, on a fake tracefs root -------------------------------
+#
+# This kernel may have no kprobes, and the real probes would need a real workload to prove
+# anything: the cleanup cases run rsp-record on a fake tracefs root (RSP_TRACEFS) whose
+# kprobe_events/uprobe_events are plain files, with a perf wrapper first in PATH
+# (tests/record/fake_perf.py) that drops the rsp_* probe events from perf's -e lists and logs
+# what the probe files held when perf started. A plain file is append-only where the kernel's
+# is a set: the kernel's set is replayed from it here ("p:"/"r:" adds, "-:" removes).
+
+def probe_replay(text):
+    """The probes the kernel would hold after the writes in TEXT, and the errors it would give
+    (removing a probe that is not there, defining one twice)."""
+    live, errors = {}, []
+    for line in text.splitlines():
+        line = line.strip()
+        m = re.match(r"^([pr-]):(?:(\w+)/)?(\w+)(?:\s+(.*))?$", line)
+        if not m:
+            if line:
+                errors.append(f"not a probe command: {line!r}")
+            continue
+        op, group, name, rest = m.groups()
+        key = f"{group}/{name}" if group else name
+        if op == "-":
+            if key in live:
+                del live[key]
+            else:
+                errors.append(f"removes {key}, which is not defined")
+        elif key in live:
+            errors.append(f"defines {key} twice")
+        else:
+            live[key] = line
+    return live, errors
+
+
+def kernel_settings():
+    files = ["/proc/sys/kernel/perf_event_paranoid", "/proc/sys/kernel/perf_event_mlock_kb",
+             "/proc/sys/kernel/kptr_restrict", "/proc/sys/kernel/nmi_watchdog"]
+    files += [os.path.join(TRACEFS, f) for f in ("tracing_on", "current_tracer", "trace_clock",
+                                                  "kprobe_events", "uprobe_events", "buffer_size_kb")]
+    out = {}
+    for f in files:
+        try:
+            out[f] = open(f).read()
+        except OSError:
+            pass
+    return out
+
+
+class FakeTracefs:
+    """A tracefs root of plain files, the perf wrapper, and what the recording must leave as it was."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.root = os.path.join(tmp, "tracefs")
+        os.makedirs(os.path.join(self.root, "instances"))
+        # the tracepoints are the kernel's: rsp-record checks that each exists under events/
+        os.symlink(os.path.join(TRACEFS, "events"), os.path.join(self.root, "events"))
+        for f in ("kprobe_events", "uprobe_events"):
+            open(os.path.join(self.root, f), "w").close()
+        self.bin = os.path.join(tmp, "bin")
+        os.makedirs(self.bin)
+        self.log = os.path.join(tmp, "perf-log")
+        os.makedirs(self.log)
+        real = shutil.which("perf")
+        wrapper = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_perf.py")
+        with open(os.path.join(self.bin, "perf"), "w") as f:
+            f.write(f"#!/bin/sh\nexec '{sys.executable}' '{wrapper}' \"$@\"\n")
+        os.chmod(os.path.join(self.bin, "perf"), 0o755)
+        self.env = dict(os.environ, RSP_TRACEFS=self.root, RSP_FAKE_PERF_LOG=self.log,
+                        RSP_REAL_PERF=real, PATH=self.bin + os.pathsep + os.environ.get("PATH", ""))
+        self.kprobes = probe_definitions("net.probes", "kprobe")
+        self.uprobes = probe_definitions("libc.probes", "uprobe")
+        check(len(self.kprobes) >= 6 and len(self.uprobes) >= 6, "the net/libc sets lost their probes")
+        self.settings = kernel_settings()
+
+    def args(self, data):
+        # the default set: the paper's tcp/udp kprobes (the fake root has kprobe_events), and the
+        # libc uprobes; no ftrace instance, which would be made in the fake root
+        return [RECORD, "-o", data, "--libc-probes", "--no-ftrace"]
+
+    def start(self, data, command):
+        for f in os.listdir(self.log):
+            os.unlink(os.path.join(self.log, f))
+        errf = open(os.path.join(self.tmp, os.path.basename(data) + ".stderr"), "w+")
+        proc = subprocess.Popen(self.args(data) + ["--", *command], env=self.env, stdout=subprocess.PIPE,
+                                stderr=errf, text=True, start_new_session=True)
+        return proc, errf
+
+    def wait_recording(self, errf):
+        check(wait_for(lambda: "recording the whole system" in open(errf.name).read(), 60),
+              f"rsp-record did not start recording: {open(errf.name).read()}")
+        m = re.search(r"recording the whole system while \S+ runs \(pid (\d+)\)", open(errf.name).read())
+        check(m, "rsp-record did not say the command's pid")
+        return int(m.group(1))
+
+    def finish(self, proc, errf, timeout=120):
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise Failure("rsp-record did not end")
+        errf.seek(0)
+        err = errf.read()
+        sys.stderr.write(err)
+        return rc, err
+
+    def check_all(self, data, rc, want_rc, err, recorded=True):
+        """The cleanup is complete and (RECORDED) the recording is whole."""
+        check(rc == want_rc, f"rsp-record exited {rc}, {want_rc} expected")
+        check("rsp-record: error" not in err, "rsp-record reported an error")
+        logs = [json.load(open(os.path.join(self.log, f))) for f in sorted(os.listdir(self.log))]
+        records = [l for l in logs if l["argv"][0] == "record"]
+        check(len(records) == 1, f"{len(records)} perf record started, 1 expected")
+        check(any(l["argv"][0] == "stat" for l in logs), "no perf stat started (the loss check)")
+        # during the recording the probes were there, all of the set's kprobes, libc uprobes
+        for f, want, kind in (("kprobe_events", self.kprobes, "kprobe"), ("uprobe_events", self.uprobes, "uprobe")):
+            live, errors = probe_replay(records[0]["files"][f])
+            check(not errors, f"{f} at perf's start: {errors}")
+            rsp = sorted(k for k in live if k.startswith("rsp_"))
+            if kind == "kprobe":
+                check(rsp == sorted(want), f"{f} at perf's start holds {rsp}, the net set has {sorted(want)}")
+            else:
+                check(rsp and set(rsp) <= set(want) and "rsp_libc/poll" in rsp,
+                      f"{f} at perf's start holds {rsp}, the libc set has {sorted(want)}")
+            # and perf was asked to record them (the wrapper took them out of its -e)
+            dropped = {d.split("/")[0].replace(":", "/") for d in records[0]["dropped"]}
+            check(set(rsp) <= dropped, f"perf record was not asked for {set(rsp) - dropped}")
+        # after it: none left, and no removal the kernel would have refused
+        for f in ("kprobe_events", "uprobe_events"):
+            text = open(os.path.join(self.root, f)).read()
+            live, errors = probe_replay(text)
+            check(not errors, f"{f}: {errors}")
+            left = [k for k in live if k.startswith("rsp_")]
+            check(not left, f"{f}: probes left behind: {left}")
+            # what the kernel's file would read now, for the next case
+            with open(os.path.join(self.root, f), "w") as fh:
+                fh.write("".join(l + "\n" for l in live.values()))
+        check(not os.listdir(os.path.join(self.root, "instances")), "an ftrace instance in the fake root")
+        # no perf process left: the wrapper's pids are the perf processes' (exec)
+        pids = [l["pid"] for l in logs]
+        check(wait_for(lambda: not [p for p in pids if os.path.exists(f"/proc/{p}")], 10),
+              f"perf processes left: {[p for p in pids if os.path.exists(f'/proc/{p}')]}")
+        p = run(["pgrep", "-f", f"perf record .*{re.escape(data)}"])
+        check(p.stdout.strip() == "", f"pgrep finds a perf record of {data}: {p.stdout}")
+        after = kernel_settings()
+        if other_rsp_record_running():  # its probes are its own business
+            for f in ("kprobe_events", "uprobe_events"):
+                after.pop(os.path.join(TRACEFS, f), None)
+        changed = {k: (v, after.get(k)) for k, v in self.settings.items() if k in after and after.get(k) != v}
+        check(not changed, f"settings changed: {changed}")
+        if not recorded:
+            return None
+        # the recording decodes: perf script and rsp's reader agree on sched_switch
+        meta = read_meta(data)
+        counts = event_counts(data)
+        check(counts.get("sched:sched_switch", 0) > 0, f"no sched_switch in {data}: {counts}")
+        rec, _ = loss(meta, "sched:sched_switch")
+        check(rec == counts["sched:sched_switch"], f"meta: {rec} sched_switch, perf script {counts['sched:sched_switch']}")
+        check_dump(data, meta)
+        kp = [x.split("=", 1)[0] for x in meta_list(meta, "recording", "kprobes")]
+        check(sorted(kp) == sorted(k.replace("/", ":") for k in self.kprobes), f"meta: kprobes {kp}")
+        return meta
+
+
+def real_uprobes_case(tmp, name, stop):
+    """The same on this machine's own tracefs, where it has uprobes: the libc uprobes are in
+    uprobe_events while rsp-record records, and gone after STOP(rsp-record's Popen, the
+    command's pid) ends the recording. Returns rsp-record's status."""
+    if not os.path.exists(os.path.join(TRACEFS, "uprobe_events")):
+        print("no uprobes on this kernel: the real-tracefs case is skipped")
+        return None
+    data = os.path.join(tmp, name + ".data")
+    errf = open(os.path.join(tmp, name + ".stderr"), "w+")
+    before = kernel_settings()
+    proc = subprocess.Popen([RECORD, "-o", data, "--libc-probes", "--", "sleep", "30"],
+                            stdout=subprocess.PIPE, stderr=errf, text=True, start_new_session=True)
+    check(wait_for(lambda: "recording the whole system" in open(errf.name).read(), 90),
+          f"rsp-record did not start recording: {open(errf.name).read()}")
+    work = int(re.search(r"runs \(pid (\d+)\)", open(errf.name).read()).group(1))
+    during = [l for l in open(os.path.join(TRACEFS, "uprobe_events")).read().splitlines()
+              if l.startswith("p:rsp_libc/")]
+    check(any(l.startswith("p:rsp_libc/poll ") for l in during), f"no libc uprobe while recording: {during}")
+    time.sleep(0.3)
+    stop(proc, work)
+    try:
+        rc = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Failure("rsp-record did not end")
+    errf.seek(0)
+    sys.stderr.write(errf.read())
+    check(not os.path.exists(f"/proc/{work}"), f"the command (pid {work}) still runs")
+    check_nothing_left(data, proc.pid)
+    if not other_rsp_record_running():
+        left = [l for l in open(os.path.join(TRACEFS, "uprobe_events")).read().splitlines() if "rsp_" in l]
+        check(not left, f"uprobes left: {left}")
+        after = kernel_settings()
+        after.pop(os.path.join(TRACEFS, "uprobe_events"), None)
+        before.pop(os.path.join(TRACEFS, "uprobe_events"), None)
+        check(after == before, f"settings changed: {before} -> {after}")
+    meta = read_meta(data)
+    up = [x.split("=", 1)[0] for x in meta_list(meta, "recording", "uprobes")]
+    check("rsp_libc:poll" in up, f"meta: uprobes {up}")
+    check_dump(data, meta)
+    return rc
+
+
+def test_cleanup_end(tmp):
+    """A normal end: the command exits (status 3), every probe is removed."""
+    fk = FakeTracefs(tmp)
+    data = os.path.join(tmp, "end.data")
+    proc, errf = fk.start(data, ["sh", "-c", "for i in 1 2 3 4 5; do ls / >/dev/null; sleep 0.05; done; exit 3"])
+    rc, err = fk.finish(proc, errf)
+    meta = fk.check_all(data, rc, 3, err)
+    check(meta["recording"].getint("exit_status") == 3, "meta: exit_status")
+    check(not meta["recording"].getboolean("interrupted"), "meta: interrupted")
+
+
+def test_cleanup_sigint(tmp):
+    """Ctrl-C in mid-recording: SIGINT to rsp-record's process group (the command's too); then to
+    rsp-record alone (kill -INT), which passes it on. 130 both times, every probe removed."""
+    fk = FakeTracefs(tmp)
+    for i, group in enumerate((True, False)):
+        data = os.path.join(tmp, f"int{i}.data")
+        proc, errf = fk.start(data, ["sleep", "30"])
+        work = fk.wait_recording(errf)
+        time.sleep(0.5)
+        t0 = time.time()
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            os.kill(proc.pid, signal.SIGINT)
+        rc, err = fk.finish(proc, errf)
+        check(time.time() - t0 < 30, "rsp-record took the command's whole time after SIGINT")
+        check(not os.path.exists(f"/proc/{work}"), f"the command (pid {work}) still runs")
+        meta = fk.check_all(data, rc, 128 + signal.SIGINT, err)
+        check(meta["recording"].getboolean("interrupted"), "meta: interrupted")
+        check(meta["recording"].getint("exit_status") == 128 + signal.SIGINT, "meta: exit_status")
+    rc = real_uprobes_case(tmp, "real-int", lambda proc, work: os.killpg(proc.pid, signal.SIGINT))
+    check(rc in (None, 128 + signal.SIGINT), f"real tracefs, SIGINT: rsp-record exited {rc}")
+
+
+def test_cleanup_early_sigint(tmp):
+    """SIGINT while perf is still starting (after the probes are made, before the recording is
+    on): 130, nothing recorded, and still every probe removed and perf gone."""
+    fk = FakeTracefs(tmp)
+    data = os.path.join(tmp, "early.data")
+    proc, errf = fk.start(data, ["sleep", "30"])
+    # the wrapper logs perf stat and perf record as it starts them: the probes are made by then
+    def started():
+        subs = set()
+        for f in os.listdir(fk.log):
+            try:
+                subs.add(json.load(open(os.path.join(fk.log, f)))["argv"][0])
+            except (OSError, ValueError):
+                pass  # being written
+        return {"record", "stat"} <= subs
+    check(wait_for(started, 60), "perf record and perf stat were not started")
+    os.killpg(proc.pid, signal.SIGINT)
+    rc, err = fk.finish(proc, errf)
+    if "recording the whole system" in err:
+        print("the recording was on before SIGINT came: this run checks a normal SIGINT")
+        fk.check_all(data, rc, 128 + signal.SIGINT, err)
+        return
+    check("interrupted while perf" in err, f"rsp-record did not say it was interrupted while starting: {err}")
+    check(not os.path.exists(data + ".meta"), "a .meta for a recording that never started")
+    fk.check_all(data, rc, 128 + signal.SIGINT, err, recorded=False)
+
+
+def test_cleanup_killed_workload(tmp):
+    """The command killed by SIGKILL from outside: rsp-record ends with 128+9 (as a shell
+    reports it), the recording whole, every probe removed."""
+    fk = FakeTracefs(tmp)
+    data = os.path.join(tmp, "kill.data")
+    proc, errf = fk.start(data, ["sleep", "30"])
+    work = fk.wait_recording(errf)
+    time.sleep(0.5)
+    os.kill(work, signal.SIGKILL)
+    rc, err = fk.finish(proc, errf)
+    meta = fk.check_all(data, rc, 128 + signal.SIGKILL, err)
+    check(meta["recording"].getint("exit_status") == 128 + signal.SIGKILL, "meta: exit_status")
+    check(not meta["recording"].getboolean("interrupted"), "meta: interrupted (nobody interrupted rsp-record)")
+    rc = real_uprobes_case(tmp, "real-kill", lambda proc, work: os.kill(work, signal.SIGKILL))
+    check(rc in (None, 128 + signal.SIGKILL), f"real tracefs, workload killed: rsp-record exited {rc}")
+
+
 TESTS = {name[len("test_"):].replace("_", "-"): fn for name, fn in globals().items() if name.startswith("test_")}
 
 

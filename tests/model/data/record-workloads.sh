@@ -2,7 +2,8 @@
 # Records the workload fixtures (tests/model/test_runtime_oracle.py, tests/analysis/test_categories_fixtures.py,
 # bench/percent-accounted.sh) with the real perf on this machine; the tests only read them.
 #
-#   bash tests/model/data/record-workloads.sh [NAME...]     (as root; NAME: sqlite nginx grep make, default all)
+#   bash tests/model/data/record-workloads.sh [NAME...]     (as root; NAME: sqlite nginx grep make, default all;
+#                                                            NAME-noswitch: only that workload's plain perf recording)
 #
 # With rsp's own recorder (build/src/tools/rsp-record: default probe set, -g fp, --switch-events, the ftrace side
 # capture, FILE.meta with the workload pid):
@@ -19,7 +20,7 @@
 # The same workloads WITHOUT perf's switch records (plain perf record with rsp-record's own event list, as
 # `rsp-record -n` prints it, minus --switch-events; no ftrace side capture, so the model sees this kernel's losses):
 #
-#   wl-sqlite-noswitch.data, wl-grep-noswitch.data
+#   wl-sqlite-noswitch.data, wl-grep-noswitch.data, wl-nginx-noswitch.data, wl-make-noswitch.data
 #
 # Plain perf record knows no workload pid: the workload writes its own pid ($$ before exec) and the script writes a
 # minimal FILE.meta ([recording] workload_pid, command, switch_events=false, perf_command) beside the recording.
@@ -243,9 +244,9 @@ EOF
 
 for n in "${names[@]}"; do
   case $n in
-    sqlite | grep) rec_rsp "$n"; rec_noswitch "$n" ;;
-    nginx | make) rec_rsp "$n" ;;
-    *) echo "record-workloads.sh: unknown workload $n (sqlite nginx grep make)" >&2; exit 2 ;;
+    sqlite | grep | nginx | make) rec_rsp "$n"; rec_noswitch "$n" ;;
+    sqlite-noswitch | grep-noswitch | nginx-noswitch | make-noswitch) rec_noswitch "${n%-noswitch}" ;;
+    *) echo "record-workloads.sh: unknown workload $n (sqlite nginx grep make, or NAME-noswitch alone)" >&2; exit 2 ;;
   esac
 done
 chmod 644 "$here"/wl-*.data
