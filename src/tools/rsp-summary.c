@@ -215,6 +215,8 @@ int main(int argc, char **argv)
                                       .poll_gap_ns = (uint64_t)poll_gap_us * 1000,
                                       .categories = categories, .waits = waits, .paths = paths, .json = json };
     int status = summary_categories_print(model, argv[1], &co, stdout);
+    if (status == 0 && !json && categories)
+      print_loss_check(argv[1], stdout); /* after the lost-event notes: what rsp-record counted */
     rsp_model_free(model);
     return status;
   }

@@ -89,6 +89,13 @@ for rel in FIXTURES:
         check(tot.group(4) is not None and abs(float(tot.group(4)) - 100.0 * best_all / occ_all) < 0.06,
               f'{rel}: with the ftrace capture {100.0 * best_all / occ_all:.1f}% (line: {tot.group(4)})')
 
+# the categories table ends with the same loss check (text only; the JSON has its own lost_events)
+for rel in FIXTURES:
+    path = os.path.join(SRC, rel)
+    out = subprocess.run([SUMMARY, '--categories', path], capture_output=True, text=True).stdout
+    check(re.search(r'^Percent accounted.*\n(?:.*\n)*loss check: perf record kept \d+ of \d+ tracepoint events', out, re.M)
+          is not None, f'{rel}: rsp-summary --categories ends with the loss check')
+
 if failures:
     print(f'{len(failures)} failure(s)')
     sys.exit(1)
