@@ -48,22 +48,6 @@ static bool on_progress(uint64_t offset, uint64_t size, void *data)
   return !g_atomic_int_get(&c->cancelled);
 }
 
-/* The process rsp-record ran (FILE.meta), or -1: the comparison is scoped as rsp-diff scopes it. */
-static int32_t workload_pid(const char *path)
-{
-  GKeyFile *meta = rsp_metadata_load(path);
-  if (!meta)
-    return -1;
-  GError *error = NULL;
-  gint pid = g_key_file_get_integer(meta, "recording", "workload_pid", &error);
-  g_key_file_unref(meta);
-  if (error) {
-    g_error_free(error);
-    return -1;
-  }
-  return pid > 0 ? pid : -1;
-}
-
 static gboolean finish(gpointer data);
 
 static gpointer work(gpointer data)
@@ -78,8 +62,8 @@ static gpointer work(gpointer data)
     c->mb = rsp_model_load(c->file_b, &o, &c->error);
   }
   if (c->ma && c->mb && !g_atomic_int_get(&c->cancelled)) {
-    c->wa = workload_pid(c->file_a);
-    c->wb = workload_pid(c->file_b);
+    c->wa = rsp_metadata_workload_pid_of(c->file_a);
+    c->wb = rsp_metadata_workload_pid_of(c->file_b);
     bool scoped = c->wa >= 0 && c->wb >= 0;
     rsp_profile_options po = { .resolution = c->resolution, .pid = -1, .system_wide = !scoped, .by_command = true,
                                .workload_only = scoped, .workload_pid = c->wa };

@@ -472,12 +472,9 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
     }
     b->sym = sym;
   }
-  GKeyFile *meta = rsp_reader_metadata(reader);
-  if (meta && g_key_file_has_key(meta, "recording", "workload_pid", NULL)) {
-    int pid = g_key_file_get_integer(meta, "recording", "workload_pid", NULL);
-    if (pid > 0)
-      b->m->workload_pid = pid;
-  }
+  int32_t workload = rsp_metadata_workload_pid(rsp_reader_metadata(reader));
+  if (workload > 0)
+    b->m->workload_pid = workload;
   uint64_t size = rsp_reader_header(reader)->file_size;
   int64_t last_progress = 0; /* the first check reports at once */
   bool cancelled = false;

@@ -768,6 +768,28 @@ GKeyFile *rsp_reader_metadata(const rsp_reader *r)
   return r->metadata;
 }
 
+int32_t rsp_metadata_workload_pid(GKeyFile *meta)
+{
+  if (!meta)
+    return -1;
+  GError *error = NULL;
+  gint pid = g_key_file_get_integer(meta, "recording", "workload_pid", &error);
+  if (error) {
+    g_error_free(error);
+    return -1;
+  }
+  return pid > 0 ? pid : -1;
+}
+
+int32_t rsp_metadata_workload_pid_of(const char *data_path)
+{
+  GKeyFile *meta = rsp_metadata_load(data_path);
+  int32_t pid = rsp_metadata_workload_pid(meta);
+  if (meta)
+    g_key_file_unref(meta);
+  return pid;
+}
+
 static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,
                                 GError **error)
 {

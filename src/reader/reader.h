@@ -266,6 +266,10 @@ const rsp_evsel *rsp_reader_find_evsel(const rsp_reader *reader, const char *nam
  * keeps the one of the file it opened. */
 GKeyFile *rsp_metadata_load(const char *data_path);
 GKeyFile *rsp_reader_metadata(const rsp_reader *reader);
+/* The process rsp-record ran ([recording] workload_pid of META, which may be NULL), or -1. */
+int32_t rsp_metadata_workload_pid(GKeyFile *meta);
+/* The same read from DATA_PATH's FILE.meta, for a caller that has not opened the recording yet. */
+int32_t rsp_metadata_workload_pid_of(const char *data_path);
 
 /* Tracepoint field access on a sample of a tracepoint evsel. Out-of-bounds fields read as 0/"". */
 uint64_t rsp_event_field_u64(const rsp_event *ev, const rsp_field *field);

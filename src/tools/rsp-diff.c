@@ -13,22 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The process rsp-record ran (FILE.meta), or -1. */
-static int32_t workload_pid(const char *path)
-{
-  GKeyFile *meta = rsp_metadata_load(path);
-  if (!meta)
-    return -1;
-  GError *error = NULL;
-  gint pid = g_key_file_get_integer(meta, "recording", "workload_pid", &error);
-  g_key_file_unref(meta);
-  if (error) {
-    g_error_free(error);
-    return -1;
-  }
-  return pid > 0 ? pid : -1;
-}
-
 static rsp_model *load(const char *path, bool no_switch)
 {
   GError *error = NULL;
@@ -390,7 +374,7 @@ int main(int argc, char **argv)
   status = 1;
   /* OSprof's complete set is the profiled workload's: with rsp-record's notes, the command it ran
    * and the processes that command started; else (or with --all) everything, system-wide too */
-  int32_t wa = all ? -1 : workload_pid(argv[1]), wb = all ? -1 : workload_pid(argv[2]);
+  int32_t wa = all ? -1 : rsp_metadata_workload_pid_of(argv[1]), wb = all ? -1 : rsp_metadata_workload_pid_of(argv[2]);
   bool scoped = wa >= 0 && wb >= 0;
   rsp_profile_options po = { .resolution = (unsigned)resolution, .pid = -1, .system_wide = !scoped,
                              .by_command = true, .workload_only = scoped, .workload_pid = wa };

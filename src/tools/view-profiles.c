@@ -124,22 +124,6 @@ int view_export_profile(const char *file, const view_profile_args *a)
 
 /* ---- --diff A B --export ------------------------------------------------------------------------ */
 
-/* The process rsp-record ran (FILE.meta), or -1: as rsp-diff scopes its comparison. */
-static int32_t workload_pid(const char *path)
-{
-  GKeyFile *meta = rsp_metadata_load(path);
-  if (!meta)
-    return -1;
-  GError *error = NULL;
-  gint pid = g_key_file_get_integer(meta, "recording", "workload_pid", &error);
-  g_key_file_unref(meta);
-  if (error) {
-    g_error_free(error);
-    return -1;
-  }
-  return pid > 0 ? pid : -1;
-}
-
 typedef struct diff_drawing {
   const rsp_profile_diff *diff;
   int32_t selected;
@@ -178,7 +162,7 @@ int view_export_diff(const char *file_a, const char *file_b, const view_profile_
   }
   int rc = 1;
   g_autoptr(GError) error = NULL;
-  int32_t wa = workload_pid(file_a), wb = workload_pid(file_b);
+  int32_t wa = rsp_metadata_workload_pid_of(file_a), wb = rsp_metadata_workload_pid_of(file_b);
   bool scoped = wa >= 0 && wb >= 0;
   rsp_profile_options po = { .resolution = a->resolution, .pid = -1, .system_wide = !scoped, .by_command = true,
                              .workload_only = scoped, .workload_pid = wa };
