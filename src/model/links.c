@@ -2,6 +2,7 @@
  * storage and indexes, the run/sleep of a task at a time, and the fork and exec links; the links
  * that end sleeps are made by sleep-ends.c. */
 #include "model/model-private.h"
+#include "model/natural-merge-sort.h"
 
 #include <string.h>
 
@@ -121,47 +122,13 @@ static int link_order(const void *a, const void *b)
   return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
-/* Stable natural merge sort by link_order: the links come close to that order, so few passes. */
-static void sort_links(GArray *links)
+static bool link_before(const rsp_link *x, const rsp_link *y)
 {
-  size_t n = links->len;
-  if (n < 2)
-    return;
-  rsp_link *a = (rsp_link *)(void *)links->data;
-  rsp_link *tmp = g_new(rsp_link, n);
-  rsp_link *src = a, *dst = tmp;
-  for (;;) {
-    size_t stretches = 0, i = 0;
-    while (i < n) {
-      size_t lo = i, mid = i + 1;
-      while (mid < n && link_order(&src[mid], &src[mid - 1]) >= 0)
-        mid++;
-      size_t hi = mid;
-      if (mid < n) {
-        hi = mid + 1;
-        while (hi < n && link_order(&src[hi], &src[hi - 1]) >= 0)
-          hi++;
-      }
-      size_t x = lo, y = mid, k = lo;
-      while (x < mid && y < hi)
-        dst[k++] = link_order(&src[y], &src[x]) < 0 ? src[y++] : src[x++];
-      while (x < mid)
-        dst[k++] = src[x++];
-      while (y < hi)
-        dst[k++] = src[y++];
-      stretches++;
-      i = hi;
-    }
-    rsp_link *t = src;
-    src = dst;
-    dst = t;
-    if (stretches <= 1)
-      break;
-  }
-  if (src != a)
-    memcpy(a, src, n * sizeof *a);
-  g_free(tmp);
+  return link_order(x, y) < 0;
 }
+
+/* By link_order: the links come close to that order, so few passes. */
+RSP_DEFINE_NATURAL_MERGE_SORT(sort_links, rsp_link, link_before)
 
 void rsp_links_finish(rsp_model_builder *b)
 {
@@ -169,7 +136,7 @@ void rsp_links_finish(rsp_model_builder *b)
   fork_and_exec_links(m);
   /* Grouped by the run they end at (runs are in start order, and a link precedes its run: close
    * to time order), so that each run's incoming links have consecutive ids. */
-  sort_links(m->links);
+  sort_links((rsp_link *)(void *)m->links->data, m->links->len);
   for (guint i = 0; i < m->runs->len; i++)
     g_array_index(m->runs, rsp_run, i).first_link_in = RSP_NO_ID;
   for (guint i = m->links->len; i-- > 0;) {

@@ -1,6 +1,7 @@
 /* Runs and sleeps (paper, "Runs and Sleeps"): contiguous on-CPU time of a task, the off-CPU time
  * between two of its runs, and the samples attached to them. */
 #include "model/model-private.h"
+#include "model/natural-merge-sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -389,45 +390,8 @@ static bool start_id_before(const start_id *x, const start_id *y)
   return x->start < y->start || (x->start == y->start && x->id < y->id);
 }
 
-/* Natural merge sort by (start, id): passes merging neighbouring ascending stretches. */
-static void sort_start_ids(start_id *a, size_t n)
-{
-  if (n < 2)
-    return;
-  start_id *tmp = g_new(start_id, n);
-  start_id *src = a, *dst = tmp;
-  for (;;) {
-    size_t stretches = 0, i = 0;
-    while (i < n) {
-      size_t lo = i, mid = i + 1;
-      while (mid < n && !start_id_before(&src[mid], &src[mid - 1]))
-        mid++;
-      size_t hi = mid;
-      if (mid < n) {
-        hi = mid + 1;
-        while (hi < n && !start_id_before(&src[hi], &src[hi - 1]))
-          hi++;
-      }
-      size_t x = lo, y = mid, k = lo;
-      while (x < mid && y < hi)
-        dst[k++] = start_id_before(&src[y], &src[x]) ? src[y++] : src[x++];
-      while (x < mid)
-        dst[k++] = src[x++];
-      while (y < hi)
-        dst[k++] = src[y++];
-      stretches++;
-      i = hi;
-    }
-    start_id *t = src;
-    src = dst;
-    dst = t;
-    if (stretches <= 1)
-      break;
-  }
-  if (src != a)
-    memcpy(a, src, n * sizeof *a);
-  g_free(tmp);
-}
+/* By (start, id): the runs come nearly in start order. */
+RSP_DEFINE_NATURAL_MERGE_SORT(sort_start_ids, start_id, start_id_before)
 
 static int sample_by_run_time(const void *a, const void *b)
 {
