@@ -465,12 +465,13 @@ static gboolean on_flame_scroll(GtkWidget *area, GdkEventScroll *ev, gpointer da
   return TRUE;
 }
 
-static gboolean on_flame_press(GtkWidget *area, GdkEventButton *ev, gpointer data)
+/* A button pressed in one of the views: the start of a pan (left button) or of a range selection
+ * (right, or Shift+left); false for the second and third clicks of a double or triple click. */
+static bool begin_drag(win *w, GtkWidget *area, const GdkEventButton *ev)
 {
-  win *w = data;
   gtk_widget_grab_focus(area);
   if (ev->type != GDK_BUTTON_PRESS)
-    return TRUE;
+    return false;
   w->press_x = w->last_x = w->sel_x = ev->x;
   w->press_y = ev->y;
   w->moved = false;
@@ -478,6 +479,12 @@ static gboolean on_flame_press(GtkWidget *area, GdkEventButton *ev, gpointer dat
     w->selecting = true;
   else if (ev->button == 1)
     w->panning = true;
+  return true;
+}
+
+static gboolean on_flame_press(GtkWidget *area, GdkEventButton *ev, gpointer data)
+{
+  begin_drag(data, area, ev);
   return TRUE;
 }
 
@@ -646,18 +653,7 @@ static void show_hit(win *w, double x, double y)
 
 static gboolean on_press(GtkWidget *area, GdkEventButton *ev, gpointer data)
 {
-  win *w = data;
-  gtk_widget_grab_focus(area);
-  if (ev->type != GDK_BUTTON_PRESS)
-    return FALSE;
-  w->press_x = w->last_x = w->sel_x = ev->x;
-  w->press_y = ev->y;
-  w->moved = false;
-  if (ev->button == 3 || (ev->button == 1 && (ev->state & GDK_SHIFT_MASK)))
-    w->selecting = true;
-  else if (ev->button == 1)
-    w->panning = true;
-  return TRUE;
+  return begin_drag(data, area, ev);
 }
 
 static gboolean on_motion(GtkWidget *area, GdkEventMotion *ev, gpointer data)
