@@ -3,15 +3,10 @@
  * (the histogram's x axis), each cell shaded by how many instances of that bucket began in that
  * slice, on a log scale so that a slice with a handful of slow operations still shows beside one
  * with thousands of fast ones. */
-#include "render/render.h"
+#include "render/render-private.h"
 
 #include <math.h>
 #include <stdio.h>
-
-static double font(const rsp_histogram_style *s)
-{
-  return s && s->font_size > 0 ? s->font_size : 10;
-}
 
 void rsp_heat_map_color(uint64_t count, uint64_t max, double *r, double *g, double *b)
 {
@@ -56,14 +51,9 @@ static void slice_label(const rsp_profile_timeline *t, uint32_t s, char *buf, si
 void rsp_heat_map_draw(cairo_t *cr, double width, double height, const rsp_profile_timeline *t,
                        unsigned resolution, const rsp_histogram_style *style)
 {
-  double px, py, pw, ph, fs = font(style);
+  double px, py, pw, ph, fs = rsp_histogram_font_size(style);
   rsp_histogram_view_plot_area(width, height, style, &px, &py, &pw, &ph);
-  cairo_save(cr);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_rectangle(cr, 0, 0, width, height);
-  cairo_fill(cr);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, fs);
+  rsp_histogram_begin(cr, width, height, fs);
   cairo_text_extents_t ext;
   if (t && t->n_buckets && t->n_slices) {
     double cw = pw / t->n_buckets, chh = ph / t->n_slices;

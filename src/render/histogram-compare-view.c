@@ -2,7 +2,7 @@
  * bucket by bucket): one log2 axis over both, in each bucket A's bar on the left half and B's on
  * the right, each profile's peaks marked with a triangle of its colour, and a legend with their
  * counts and total latencies. */
-#include "render/render.h"
+#include "render/render-private.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,11 +14,6 @@ void rsp_histogram_compare_colors(rsp_rgb *a, rsp_rgb *b)
 {
   *a = color_a;
   *b = color_b;
-}
-
-static double font(const rsp_histogram_style *s)
-{
-  return s && s->font_size > 0 ? s->font_size : 10;
 }
 
 /* The bucket range covering both (either may be NULL or empty); false when both are empty. */
@@ -77,17 +72,12 @@ void rsp_histogram_compare_draw(cairo_t *cr, double width, double height, const 
                                 const rsp_profile *b, const char *label_a, const char *label_b, bool normalized,
                                 const rsp_histogram_style *style)
 {
-  double px, py, pw, ph, fs = font(style);
+  double px, py, pw, ph, fs = rsp_histogram_font_size(style);
   rsp_histogram_view_plot_area(width, height, style, &px, &py, &pw, &ph);
   /* the bars stop 2 lines below the plot's top: room for the peaks' marks and labels */
   double head = MIN(2 * fs, ph / 3);
   double top_y = py + head;
-  cairo_save(cr);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_rectangle(cr, 0, 0, width, height);
-  cairo_fill(cr);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, fs);
+  rsp_histogram_begin(cr, width, height, fs);
   cairo_text_extents_t ext;
   py = top_y;
   ph -= head;
@@ -212,7 +202,7 @@ static void ops_total(const rsp_profile *p, char *buf, size_t size)
 void rsp_profile_diff_table_draw(cairo_t *cr, double width, double height, const rsp_profile_diff *diff,
                                  uint32_t first, int32_t selected, const rsp_histogram_style *style)
 {
-  double fs = font(style), lh = fs * 1.5;
+  double fs = rsp_histogram_font_size(style), lh = fs * 1.5;
   /* columns: rank, distance, class, process, A, B, why (the rest of the width) */
   static const double col[] = { 4, 44, 110, 380, 510, 640, 770 };
   static const char *const head[] = { "rank", "distance", "class", "process", "A ops / total", "B ops / total",

@@ -1,6 +1,6 @@
 /* A latency profile drawn as OSprof draws it (reference/osprof-latency-analysis.txt, figure 1), bars
  * stacked by cause. The time-sampled profile's heat map (figure 9) is heatmap-view.c. */
-#include "render/render.h"
+#include "render/render-private.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,15 +8,25 @@
 
 enum { MARGIN_LEFT = 48, MARGIN_RIGHT = 12, MARGIN_TOP = 28, MARGIN_BOTTOM = 34 };
 
-static double font(const rsp_histogram_style *s)
+double rsp_histogram_font_size(const rsp_histogram_style *s)
 {
   return s && s->font_size > 0 ? s->font_size : 10;
+}
+
+void rsp_histogram_begin(cairo_t *cr, double width, double height, double font_size)
+{
+  cairo_save(cr);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_rectangle(cr, 0, 0, width, height);
+  cairo_fill(cr);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, font_size);
 }
 
 void rsp_histogram_view_plot_area(double width, double height, const rsp_histogram_style *style, double *x,
                                   double *y, double *w, double *h)
 {
-  double f = font(style) / 10;
+  double f = rsp_histogram_font_size(style) / 10;
   *x = MARGIN_LEFT * f;
   *y = MARGIN_TOP * f;
   *w = MAX(width - (MARGIN_LEFT + MARGIN_RIGHT) * f, 1);
@@ -71,14 +81,9 @@ static double x_of_ns(const rsp_profile *p, uint64_t ns, double px, double bw)
 void rsp_histogram_view_draw(cairo_t *cr, double width, double height, const rsp_profile *p,
                              const rsp_characteristic_times *times, const rsp_histogram_style *style)
 {
-  double px, py, pw, ph, fs = font(style);
+  double px, py, pw, ph, fs = rsp_histogram_font_size(style);
   rsp_histogram_view_plot_area(width, height, style, &px, &py, &pw, &ph);
-  cairo_save(cr);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_rectangle(cr, 0, 0, width, height);
-  cairo_fill(cr);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, fs);
+  rsp_histogram_begin(cr, width, height, fs);
 
   uint64_t max = 0;
   for (uint32_t i = 0; i < p->n_buckets; i++)

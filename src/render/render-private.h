@@ -1,4 +1,4 @@
-/* Internals shared by the flame views of src/render/ (not part of the public render.h). */
+/* Internals shared by the views of src/render/ (not part of the public render.h). */
 #pragma once
 
 #include "render/render.h"
@@ -13,5 +13,11 @@ const char *rsp_layer_base_label(const rsp_model *model, const rsp_path_elem *e,
 
 /* Whether LABEL contains the search text NEEDLE, ignoring case (NEEDLE already folded to lower case). */
 bool rsp_label_matches(const char *label, const char *needle);
+
+/* The histogram views' font size: STYLE's, else 10. */
+double rsp_histogram_font_size(const rsp_histogram_style *style);
+/* A histogram view's drawing begins: cairo_save, a white WIDTH x HEIGHT background, the sans-serif
+ * font at FONT_SIZE (the caller ends with cairo_restore). */
+void rsp_histogram_begin(cairo_t *cr, double width, double height, double font_size);
 
 G_END_DECLS
