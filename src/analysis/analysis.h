@@ -321,6 +321,9 @@ int32_t rsp_profile_bucket_of(uint64_t ns, unsigned resolution);
 uint64_t rsp_profile_bucket_lo(int32_t bucket, unsigned resolution);
 /* "1.0 ms", "512 us", "3.2 s": NS in human units into BUF. */
 const char *rsp_profile_format_ns(uint64_t ns, char *buf, size_t size);
+/* "COUNT / TOTAL" of profile P ("1200 / 3.20 ms") into BUF, or MISSING when P is NULL (a class that
+ * one of two compared recordings does not have). */
+const char *rsp_profile_format_ops_total(const rsp_profile *p, const char *missing, char *buf, size_t size);
 /* The machine name of a cause: the same as rsp_category_key(). */
 const char *rsp_profile_cause_key(rsp_category cat);
 /* A profile built from bare counts (COUNTS[i] instances of bucket MIN_INDEX + i, each at the

@@ -88,6 +88,16 @@ const char *rsp_profile_format_ns(uint64_t ns, char *buf, size_t size)
   return buf;
 }
 
+const char *rsp_profile_format_ops_total(const rsp_profile *p, const char *missing, char *buf, size_t size)
+{
+  char t[32];
+  if (!p)
+    snprintf(buf, size, "%s", missing);
+  else
+    snprintf(buf, size, "%" G_GUINT64_FORMAT " / %s", p->count, rsp_profile_format_ns(p->total_ns, t, sizeof t));
+  return buf;
+}
+
 /* ---- Peaks ---------------------------------------------------------------------------------- */
 
 uint32_t rsp_profile_find_peaks(const uint64_t *counts, uint32_t n, uint32_t *first, uint32_t *top,

@@ -96,15 +96,6 @@ static void free_results(rsp_compare_window *c)
 
 /* ---- Selection and drawing ---------------------------------------------------------------------- */
 
-static void ops_total(const rsp_profile *p, char *buf, size_t size)
-{
-  char t[32];
-  if (!p)
-    snprintf(buf, size, "—");
-  else
-    snprintf(buf, size, "%" G_GUINT64_FORMAT " / %s", p->count, rsp_profile_format_ns(p->total_ns, t, sizeof t));
-}
-
 static void on_pair_selected(GtkTreeSelection *sel, gpointer data)
 {
   rsp_compare_window *c = data;
@@ -298,8 +289,8 @@ static gboolean finish(gpointer data)
       snprintf(d, sizeof d, "inf");
     else
       snprintf(d, sizeof d, "%.3f", p->distance);
-    ops_total(p->a, a, sizeof a);
-    ops_total(p->b, b, sizeof b);
+    rsp_profile_format_ops_total(p->a, "—", a, sizeof a);
+    rsp_profile_format_ops_total(p->b, "—", b, sizeof b);
     gtk_list_store_insert_with_values(c->pairs_store, NULL, -1, COL_RANK, i + 1, COL_DISTANCE, d, COL_CLASS, any->name,
                                       COL_PROCESS, strcmp(any->process, "*") ? any->process : _("system-wide"), COL_A,
                                       a, COL_B, b, COL_WHY, p->reason ? p->reason : "", COL_INDEX, i, -1);

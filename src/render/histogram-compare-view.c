@@ -190,15 +190,6 @@ void rsp_histogram_compare_draw(cairo_t *cr, double width, double height, const 
   cairo_restore(cr);
 }
 
-static void ops_total(const rsp_profile *p, char *buf, size_t size)
-{
-  char t[32];
-  if (!p)
-    snprintf(buf, size, "-");
-  else
-    snprintf(buf, size, "%" G_GUINT64_FORMAT " / %s", p->count, rsp_profile_format_ns(p->total_ns, t, sizeof t));
-}
-
 void rsp_profile_diff_table_draw(cairo_t *cr, double width, double height, const rsp_profile_diff *diff,
                                  uint32_t first, int32_t selected, const rsp_histogram_style *style)
 {
@@ -239,8 +230,8 @@ void rsp_profile_diff_table_draw(cairo_t *cr, double width, double height, const
       snprintf(cells[1], sizeof cells[1], "%.3f", p->distance);
     snprintf(cells[2], sizeof cells[2], "%s", any->name);
     snprintf(cells[3], sizeof cells[3], "%s", strcmp(any->process, "*") ? any->process : "system-wide");
-    ops_total(p->a, cells[4], sizeof cells[4]);
-    ops_total(p->b, cells[5], sizeof cells[5]);
+    rsp_profile_format_ops_total(p->a, "-", cells[4], sizeof cells[4]);
+    rsp_profile_format_ops_total(p->b, "-", cells[5], sizeof cells[5]);
     snprintf(cells[6], sizeof cells[6], "%s", p->reason ? p->reason : "");
     cairo_set_source_rgb(cr, 0, 0, 0);
     for (int c = 0; c < 7; c++) {

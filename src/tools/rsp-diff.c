@@ -51,15 +51,6 @@ static gpointer build_side(gpointer data)
   return NULL;
 }
 
-static void ops_total(const rsp_profile *p, char *buf, size_t size)
-{
-  char t[32];
-  if (!p)
-    snprintf(buf, size, "-");
-  else
-    snprintf(buf, size, "%" PRIu64 " / %s", p->count, rsp_profile_format_ns(p->total_ns, t, sizeof t));
-}
-
 static void json_string(const char *s)
 {
   putchar('"');
@@ -427,8 +418,8 @@ int main(int argc, char **argv)
       const rsp_profile_pair *p = &diff->pairs[i];
       const rsp_profile *any = p->a ? p->a : p->b;
       char a[48], b[48], d[32];
-      ops_total(p->a, a, sizeof a);
-      ops_total(p->b, b, sizeof b);
+      rsp_profile_format_ops_total(p->a, "-", a, sizeof a);
+      rsp_profile_format_ops_total(p->b, "-", b, sizeof b);
       if (isinf(p->distance))
         snprintf(d, sizeof d, "inf");
       else
