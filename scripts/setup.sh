@@ -10,7 +10,8 @@ packages=(
   linux-perf libc6-dbg
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
   clang libclang-rt-14-dev python3 jq
-  xvfb x11-apps xdotool imagemagick at-spi2-core desktop-file-utils
+  # (xauth: xvfb-run needs it, and it is only a recommendation of xvfb)
+  xvfb xauth x11-apps xdotool imagemagick at-spi2-core desktop-file-utils
   # test workloads (nginx-light, sqlite3, curl, make: tests/model/data/record-workloads.sh)
   zstd nginx-light sqlite3 curl make
 )

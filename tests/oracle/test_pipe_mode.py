@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Oracle (e): a pipe-mode recording (perf record -o -) reads the same from a path and from stdin
 (rsp-dump --format=jsonl - < FILE), with and without --stacks, and agrees with perf script: the same samples in the
-same order, with the same (time, cpu, pid, tid, event)."""
+same order, with the same (time, cpu, pid, tid, event). Read from stdin, rsp-dump cannot find FILE.kallsyms[.zst]
+beside the file, so the test names the snapshot with --kallsyms: the host's /proc/kallsyms must never be used."""
+import os
 import oracle
 
 res = oracle.Result('pipe mode')
@@ -14,7 +16,9 @@ for path in pipes:
     for extra in ([], ['--stacks']):
         args = ['--format=jsonl'] + extra
         by_path = oracle.rsp_dump(args + [path])
-        by_stdin = from_stdin[bool(extra)] = oracle.rsp_dump(args + ['-'], stdin_path=path)
+        snapshot = [path + s for s in ('.kallsyms', '.kallsyms.zst') if os.path.exists(path + s)]
+        kallsyms = ['--kallsyms=' + snapshot[0]] if snapshot else []
+        by_stdin = from_stdin[bool(extra)] = oracle.rsp_dump(args + kallsyms + ['-'], stdin_path=path)
         lines = by_path.count(b'\n')
         if by_path == by_stdin:
             res.ok(where, f'{" ".join(args)}: path and stdin give the same {lines} lines')
