@@ -83,6 +83,10 @@ uint32_t rsp_paths_n_processes(const rsp_paths *paths);
 /* Whether RUN / SLEEP is an element of some path (for highlighting the wait chain). */
 bool rsp_paths_has_run(const rsp_paths *paths, rsp_run_id run);
 bool rsp_paths_has_sleep(const rsp_paths *paths, rsp_sleep_id sleep);
+/* The I-th (0 .. n_merged - 1, in time order) of the sleeps SLEEP element ELEM stands for (merged
+ * polls: each keeps its own end cause; the task's runs between them are folded into the element),
+ * else RSP_NO_ID. */
+rsp_sleep_id rsp_paths_elem_sleep(const rsp_paths *paths, rsp_elem_id elem, uint32_t i);
 
 /* ---- Layer stacks, consolidated stacks and their difference ---------------------------------- */
 /* What a frame of a flame view stands for, as bits so that merged frames keep all of them: a frame

@@ -241,12 +241,19 @@ static void test_poll_merge(void)
   CHECK_EQ(rsp_paths_n_elems(p), 1 + 1 + 2 + 2 + 2 + 1);
   CHECK(rsp_paths_has_run(p, rsp_model_task_run(m, a, 1)));
   CHECK(rsp_paths_has_sleep(p, rsp_model_task_sleep(m, a, 2)));
-  /* timed out: the merged sleep up to its last wakeup (110-395), 500-695, 850-895, 950-990 (the read
-   * woken by a timer); scheduler 5 + 5 + 5 + 10 */
+  /* timed out: each merged poll up to its own timer wakeup (110-195, 210-295, 310-395), 500-695,
+   * 850-895, 950-990 (the read woken by a timer); scheduler 5 after each wakeup, 10 after the read's;
+   * the runs folded into the merged sleep (200-210, 300-310) are running time, like every other run
+   * of A: 10 + 10 + 10 + 100 + 150 + 50 + 100 */
   rsp_categories c;
   rsp_categories_compute(p, &c);
-  CHECK_EQ(c.ns[RSP_CAT_TIMED_OUT], (285 + 195 + 45 + 40) * US);
-  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 25 * US);
+  CHECK_EQ(c.ns[RSP_CAT_TIMED_OUT], (3 * 85 + 195 + 45 + 40) * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (5 * 5 + 10) * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (10 + 10 + 10 + 100 + 150 + 50 + 100) * US);
+  /* the merged element stands for A's first three sleeps, in order */
+  for (uint32_t i = 0; i < 3; i++)
+    CHECK_EQ(rsp_paths_elem_sleep(p, merged, i), rsp_model_task_sleep(m, a, i));
+  CHECK_EQ(rsp_paths_elem_sleep(p, merged, 3), RSP_NO_ID);
   CHECK_EQ(c.total_ns, 1000 * US);
   check_sum(&c);
   rsp_paths_free(p);
@@ -579,6 +586,42 @@ static void test_parallel_children(void)
   rsp_model_free(m);
 }
 
+/* The issue's case: a 200 ms nanosleep ended by its timer, a 10 us run, then a 54 us preemption in
+ * the same syscall (the same stack). A preemption is no timed-out poll: two sleeps, not one ended
+ * "involuntarily". A runs 100-110, sleeps 110-200110 (timer at 200110, switch-in at 200115), runs
+ * to 200125, is preempted by B until 200179, runs to 200300. */
+static void test_sleep_then_preemption(void)
+{
+  static const char *const NANO = "schedule,do_nanosleep,hrtimer_nanosleep|clock_nanosleep";
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_next_stack(t, NANO);
+  sw(t, 110, 0, A, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 200110 * US, 0, IDLE, A, 0);
+  sw(t, 200115, 0, IDLE, "R", A);
+  tb_next_stack(t, NANO);
+  sw(t, 200125, 0, A, "R", B);
+  sw(t, 200179, 0, B, "S", A);
+  sw(t, 200300, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id nano = ELEM(p, RSP_ELEM_SLEEP, A, 110, 200115);
+  rsp_elem_id pre = ELEM(p, RSP_ELEM_SLEEP, A, 200125, 200179);
+  CHECK_EQ(el(p, nano)->n_merged, 1);
+  CHECK_EQ(el(p, pre)->n_merged, 1);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 200200 * US);
+  CHECK_EQ(c.ns[RSP_CAT_TIMED_OUT], 200000 * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 5 * US);
+  CHECK_EQ(c.ns[RSP_CAT_INVOLUNTARY], 54 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (10 + 10 + 121) * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_network();
@@ -586,6 +629,7 @@ int main(void)
   test_pipe_child();
   test_child_does_not_fit();
   test_poll_merge();
+  test_sleep_then_preemption();
   test_triangle();
   test_categories();
   test_parallel_children();
