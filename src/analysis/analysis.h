@@ -205,6 +205,35 @@ void rsp_categories_compute(const rsp_paths *paths, rsp_categories *out);
  * to say what each instance waited for. */
 rsp_category rsp_category_of_sleep(const rsp_model *model, rsp_sleep_id sleep);
 
+/* ---- Wait sites -----------------------------------------------------------------------------
+ * The waits (sleep elements) on control paths grouped by wait site: the label of the sleep's stack,
+ * "function (dso)" (rsp_model_stack_label), "[no stack]" without one. A site's time is the union of
+ * its waits' intervals on the paths: a wait nested in another of the same site, or one interval on
+ * several depths, counts once, so no site has more time than the paths. Each instant of it is told
+ * by the wait that covered it first (the outermost), by the end cause of that wait's piece (merged
+ * polls keep their own) and the piece's own category (before it could run by how it ended, after
+ * that scheduler overhead; the runs folded into merged polls as running time; children not taken
+ * out, unlike rsp_categories). */
+#define RSP_N_SLEEP_ENDS (RSP_SLEEP_END_SIGNAL + 1)
+
+typedef struct rsp_wait_site {
+  const char *label;
+  uint64_t count;                   /* sleeps (each merged poll one), each once */
+  uint64_t total_ns;                /* the union of their intervals on the paths */
+  uint64_t by_end[RSP_N_SLEEP_ENDS];/* total_ns by end cause (rsp_sleep_end; preempted sleeps as
+                                       RSP_SLEEP_END_PREEMPTED; folded runs: the poll's before them) */
+  uint64_t by_cat[RSP_N_CATEGORIES];/* total_ns by own category */
+  uint64_t inferred_ns;             /* of it, told by a sleep whose end cause was guessed */
+} rsp_wait_site;
+
+typedef struct rsp_wait_sites rsp_wait_sites;
+
+rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *paths);
+void rsp_wait_sites_free(rsp_wait_sites *sites);
+uint32_t rsp_wait_sites_n(const rsp_wait_sites *sites);
+/* The I-th site, longest total first (then by label); NULL past the end. */
+const rsp_wait_site *rsp_wait_sites_get(const rsp_wait_sites *sites, uint32_t i);
+
 /* ---- Latency profiles (issue 7) ------------------------------------------------------------ */
 /* OSprof (reference/osprof-latency-analysis.txt, section 3): the latencies of one class of
  * operations counted in logarithmic buckets, bucket b = floor(r * log2(latency_ns)) at resolution

@@ -47,24 +47,7 @@ static const char *const end_names[] = {
   [RSP_SLEEP_END_PREEMPTED] = "preempted", [RSP_SLEEP_END_SIGNAL] = "signal",
 };
 #define N_ENDS (sizeof end_names / sizeof end_names[0])
-
-typedef struct wait_site {
-  const char *label;
-  uint64_t count, total_ns;
-  uint64_t by_end[N_ENDS];
-  /* the sleeps' own categories, as categories.c splits a sleep without children: before it could run by how it
-   * ended, after that scheduler overhead (children not taken out: an upper bound of the site's share) */
-  uint64_t by_cat[RSP_N_CATEGORIES];
-  uint64_t inferred_ns; /* of sleeps whose end cause was guessed (end_inferred) */
-} wait_site;
-
-static int by_total(const void *a, const void *b)
-{
-  const wait_site *x = *(wait_site *const *)a, *y = *(wait_site *const *)b;
-  if (x->total_ns != y->total_ns)
-    return x->total_ns < y->total_ns ? 1 : -1;
-  return strcmp(x->label, y->label);
-}
+_Static_assert(N_ENDS == RSP_N_SLEEP_ENDS, "a name for each end cause");
 
 static const char *site_label(const rsp_model *m, const rsp_sleep *s, char *buf, size_t size)
 {
@@ -75,61 +58,17 @@ static const char *site_label(const rsp_model *m, const rsp_sleep *s, char *buf,
   return buf;
 }
 
-/* The waits on the paths grouped by the label of their sleep's stack, longest total first. */
-static GPtrArray *collect_waits(const rsp_paths *p, GStringChunk *strings)
-{
-  const rsp_model *m = rsp_paths_model(p);
-  GHashTable *by_label = g_hash_table_new(g_str_hash, g_str_equal);
-  GPtrArray *sites = g_ptr_array_new_with_free_func(g_free);
-  for (rsp_elem_id i = 0; i < rsp_paths_n_elems(p); i++) {
-    const rsp_path_elem *e = rsp_paths_elem(p, i);
-    if (e->kind != RSP_ELEM_SLEEP)
-      continue;
-    const rsp_sleep *s = rsp_model_sleep(m, e->id);
-    char buf[512];
-    const char *label = g_string_chunk_insert_const(strings, site_label(m, s, buf, sizeof buf));
-    wait_site *w = g_hash_table_lookup(by_label, label);
-    if (!w) {
-      w = g_new0(wait_site, 1);
-      w->label = label;
-      g_hash_table_insert(by_label, (gpointer)label, w);
-      g_ptr_array_add(sites, w);
-    }
-    w->count += e->n_merged;
-    w->total_ns += e->end - e->start;
-    /* the end cause of the last merged poll */
-    rsp_sleep_id last_id = e->id;
-    for (rsp_sleep_id k = e->id + 1, seen = 1; seen < e->n_merged && k < rsp_model_n_sleeps(m); k++)
-      if (rsp_model_sleep(m, k)->task == e->task) {
-        last_id = k;
-        seen++;
-      }
-    const rsp_sleep *last = rsp_model_sleep(m, last_id);
-    unsigned cause = last->preempted ? RSP_SLEEP_END_PREEMPTED : last->end_cause;
-    w->by_end[cause < N_ENDS ? cause : 0] += e->end - e->start;
-    rsp_category own = rsp_category_of_sleep(m, last_id);
-    uint64_t ready = own == RSP_CAT_INVOLUNTARY || !last->wake_time ? e->end : CLAMP(last->wake_time, e->start, e->end);
-    w->by_cat[own] += ready - e->start;
-    w->by_cat[RSP_CAT_SCHEDULER] += e->end - ready;
-    if (last->end_inferred)
-      w->inferred_ns += e->end - e->start;
-  }
-  g_hash_table_destroy(by_label);
-  g_ptr_array_sort(sites, by_total);
-  return sites;
-}
-
 static int cat_key; /* the category by_category_total sorts on */
 
 static int by_category_total(const void *a, const void *b)
 {
-  const wait_site *x = *(wait_site *const *)a, *y = *(wait_site *const *)b;
+  const rsp_wait_site *x = *(const rsp_wait_site *const *)a, *y = *(const rsp_wait_site *const *)b;
   if (x->by_cat[cat_key] != y->by_cat[cat_key])
     return x->by_cat[cat_key] < y->by_cat[cat_key] ? 1 : -1;
   return strcmp(x->label, y->label);
 }
 
-static const char *dominant_end(const wait_site *w)
+static const char *dominant_end(const rsp_wait_site *w)
 {
   unsigned best = 0;
   for (unsigned c = 1; c < N_ENDS; c++)
@@ -207,8 +146,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   rsp_categories c;
   rsp_categories_compute(p, &c);
   char **warnings = rsp_model_loss_warnings(model);
-  GStringChunk *strings = g_string_chunk_new(4096);
-  GPtrArray *waits = o->waits ? collect_waits(p, strings) : NULL;
+  rsp_wait_sites *waits = o->waits ? rsp_wait_sites_compute(p) : NULL;
   double pct = c.total_ns ? 100.0 * (double)c.accounted_ns / (double)c.total_ns : 0.0;
 
   if (o->paths && !o->json)
@@ -274,8 +212,8 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     fprintf(out, "]");
     if (waits) {
       fprintf(out, ", \"waits\": [");
-      for (guint i = 0; i < waits->len && i < TOP_WAITS; i++) {
-        const wait_site *w = g_ptr_array_index(waits, i);
+      for (uint32_t i = 0; i < rsp_wait_sites_n(waits) && i < TOP_WAITS; i++) {
+        const rsp_wait_site *w = rsp_wait_sites_get(waits, i);
         fprintf(out, "%s{\"site\": ", i ? ", " : "");
         json_str(out, w->label);
         fprintf(out, ", \"count\": %" PRIu64 ", \"total_ms\": %.6f, \"end\": \"%s\"}", w->count, ms(w->total_ns),
@@ -283,25 +221,25 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       }
       fprintf(out, "]");
       uint64_t inferred = 0;
-      for (guint i = 0; i < waits->len; i++)
-        inferred += ((const wait_site *)g_ptr_array_index(waits, i))->inferred_ns;
+      for (uint32_t i = 0; i < rsp_wait_sites_n(waits); i++)
+        inferred += rsp_wait_sites_get(waits, i)->inferred_ns;
       fprintf(out, ", \"inferred_end_ms\": %.6f", ms(inferred));
       /* per category, the sites whose sleeps' own time (children not taken out) went there, largest first */
       fprintf(out, ", \"wait_sites_by_category\": {");
       bool first_cat = true;
       for (int k = 0; k < RSP_N_CATEGORIES; k++) {
         GPtrArray *sorted = g_ptr_array_new();
-        for (guint i = 0; i < waits->len; i++) {
-          wait_site *w = g_ptr_array_index(waits, i);
+        for (uint32_t i = 0; i < rsp_wait_sites_n(waits); i++) {
+          const rsp_wait_site *w = rsp_wait_sites_get(waits, i);
           if (w->by_cat[k])
-            g_ptr_array_add(sorted, w);
+            g_ptr_array_add(sorted, (gpointer)w);
         }
         if (sorted->len) {
           cat_key = k;
           g_ptr_array_sort(sorted, by_category_total);
           fprintf(out, "%s\"%s\": [", first_cat ? "" : ", ", rsp_category_key(k));
           for (guint i = 0; i < sorted->len && i < TOP_WAITS; i++) {
-            const wait_site *w = g_ptr_array_index(sorted, i);
+            const rsp_wait_site *w = g_ptr_array_index(sorted, i);
             fprintf(out, "%s{\"site\": ", i ? ", " : "");
             json_str(out, w->label);
             fprintf(out, ", \"ms\": %.6f}", ms(w->by_cat[k]));
@@ -335,19 +273,18 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       fprintf(out, "%-34s %12.1f %%\n", "Percent accounted", pct);
     }
     if (waits) {
-      fprintf(out, "%sTop waits on the control paths, by wait site:\n", o->categories ? "\n" : "");
+      fprintf(out, "%sTop waits on the control paths, by wait site (time on the paths: nested waits of a site "
+                   "count once):\n", o->categories ? "\n" : "");
       fprintf(out, "%12s %8s  %-10s %s\n", "TOTAL ms", "COUNT", "END", "SITE");
-      for (guint i = 0; i < waits->len && i < TOP_WAITS; i++) {
-        const wait_site *w = g_ptr_array_index(waits, i);
+      for (uint32_t i = 0; i < rsp_wait_sites_n(waits) && i < TOP_WAITS; i++) {
+        const rsp_wait_site *w = rsp_wait_sites_get(waits, i);
         fprintf(out, "%12.3f %8" PRIu64 "  %-10s %s\n", ms(w->total_ns), w->count, dominant_end(w), w->label);
       }
     }
     for (char **w = warnings; *w; w++)
       fprintf(out, "note: %s\n", *w);
   }
-  if (waits)
-    g_ptr_array_free(waits, TRUE);
-  g_string_chunk_free(strings);
+  rsp_wait_sites_free(waits);
   g_strfreev(warnings);
   rsp_paths_free(p);
   return 0;

@@ -64,6 +64,15 @@ static void check_sum(const rsp_categories *c)
   CHECK_EQ(c->accounted_ns, c->total_ns - c->ns[RSP_CAT_UNACCOUNTED]);
 }
 
+/* The wait site of LABEL in SITES, else NULL. */
+static const rsp_wait_site *find_site(const rsp_wait_sites *sites, const char *label)
+{
+  for (uint32_t i = 0; i < rsp_wait_sites_n(sites); i++)
+    if (strcmp(rsp_wait_sites_get(sites, i)->label, label) == 0)
+      return rsp_wait_sites_get(sites, i);
+  return NULL;
+}
+
 /* A writes to a pipe B reads (waking B at 190), sleeps in read at 200; B works 195-400 (a sample
  * at 300) and wakes A at 390; A runs again at 410. B's run is the child of A's sleep (it starts
  * 5 us before the sleep, within the tolerance, and ends before A's sleep does); B's wait before
@@ -254,6 +263,22 @@ static void test_poll_merge(void)
   for (uint32_t i = 0; i < 3; i++)
     CHECK_EQ(rsp_paths_elem_sleep(p, merged, i), rsp_model_task_sleep(m, a, i));
   CHECK_EQ(rsp_paths_elem_sleep(p, merged, 3), RSP_NO_ID);
+  /* the poll site: 110-400, 500-700, 850-900, five polls, all timed out; its own time by piece as
+   * above (the folded runs as running time); the read's site apart */
+  rsp_wait_sites *ws = rsp_wait_sites_compute(p);
+  CHECK_EQ(rsp_wait_sites_n(ws), 2);
+  const rsp_wait_site *w = find_site(ws, "poll ([unknown])");
+  CHECK(w != NULL);
+  if (w) {
+    CHECK_EQ(w->count, 5);
+    CHECK_EQ(w->total_ns, (290 + 200 + 50) * US);
+    CHECK_EQ(w->by_end[RSP_SLEEP_END_TIMEOUT], (290 + 200 + 50) * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_TIMED_OUT], (3 * 85 + 195 + 45) * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_SCHEDULER], 5 * 5 * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_UNSAMPLED], 20 * US);
+  }
+  CHECK(rsp_wait_sites_get(ws, 0) == w); /* the longest first */
+  rsp_wait_sites_free(ws);
   CHECK_EQ(c.total_ns, 1000 * US);
   check_sum(&c);
   rsp_paths_free(p);
@@ -622,6 +647,56 @@ static void test_sleep_then_preemption(void)
   rsp_model_free(m);
 }
 
+/* make under make: A waits in wait4 110-1000 for B, which itself waits in wait4 120-900 for C (C runs
+ * 130-895, wakes B at 890; B runs 900-995, wakes A at 990). B's chain is the child of A's sleep and C's
+ * run the child of B's: the two wait4 sleeps are on the paths at depths 0 and 1, B's inside A's. The
+ * site's time is the paths' time in wait4, [110, 1000) = 890 us, not 890 + 780; both sleeps count. Every
+ * instant is told by A's sleep (the outer one): woken by another task, 110-990 a wait on another path,
+ * 990-1000 scheduler overhead. */
+static void test_nested_waits(void)
+{
+  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", B);
+  tb_next_stack(t, WAIT);
+  sw(t, 110, 0, A, "S", IDLE);
+  tb_next_stack(t, WAIT);
+  sw(t, 120, 1, B, "S", IDLE);
+  sw(t, 130, 2, IDLE, "R", C);
+  tb_waking(t, 890 * US, 2, C, B, 1);
+  sw(t, 895, 2, C, "S", IDLE);
+  sw(t, 900, 1, IDLE, "R", B);
+  tb_waking(t, 990 * US, 1, B, A, 0);
+  sw(t, 995, 1, B, "S", IDLE);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 110, 1000);
+  rsp_elem_id bs = ELEM(p, RSP_ELEM_SLEEP, B, 120, 900);
+  CHECK_EQ(el(p, bs)->parent, as);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, C, 130, 895))->parent, bs);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 1000 * US);
+  rsp_wait_sites *ws = rsp_wait_sites_compute(p);
+  CHECK_EQ(rsp_wait_sites_n(ws), 1);
+  const rsp_wait_site *w = find_site(ws, "wait4 ([unknown])");
+  CHECK(w != NULL);
+  if (w) {
+    CHECK_EQ(w->count, 2);
+    CHECK_EQ(w->total_ns, 890 * US);
+    CHECK(w->total_ns <= c.total_ns);
+    CHECK_EQ(w->by_end[RSP_SLEEP_END_WOKEN], 890 * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_OTHER_PATH], 880 * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_SCHEDULER], 10 * US);
+  }
+  rsp_wait_sites_free(ws);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_network();
@@ -630,6 +705,7 @@ int main(void)
   test_child_does_not_fit();
   test_poll_merge();
   test_sleep_then_preemption();
+  test_nested_waits();
   test_triangle();
   test_categories();
   test_parallel_children();
