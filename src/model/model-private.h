@@ -29,7 +29,9 @@ struct rsp_model {
   /* disk-io.c, network.c */
   GArray *disk_ops;     /* rsp_disk_op, in insert (first seen) order */
   GArray *net_ops;      /* rsp_net_op, in start order */
-  int32_t workload_pid; /* from the metadata, else -1 (then the first exec) */
+  int32_t workload_pid; /* workload.c: -1 when unknown */
+  uint8_t workload_source; /* rsp_workload_source */
+  const char *workload_command; /* interned; NULL when perf's header does not say */
 };
 
 typedef struct rsp_stack_span {
@@ -139,10 +141,10 @@ typedef struct rsp_model_builder {
   GHashTable *disk_pending; /* (dev, sector) -> op index + 1 of the last op not completed */
   /* network.c */
   GArray *net_events;    /* rsp_net_event */
-  /* tasks: the first exec seen (for the workload pid) */
-  int32_t first_exec_pid;
-  int32_t perf_exec_pid;  /* the child perf record -- CMD forked ("perf-exec"), -1 if none */
+  /* workload.c */
+  struct rsp_workload_builder *workload;
 } rsp_model_builder;
+typedef struct rsp_workload_builder rsp_workload_builder;
 
 /* model.c: the internal entry point, also used by the unit tests with fabricated events: feed
  * every event of a recording in order, then finish. USE_SWITCH_RECORDS says where runs come from:
@@ -150,6 +152,16 @@ typedef struct rsp_model_builder {
 rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool use_switch_records);
 void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev);
 rsp_model *rsp_model_builder_finish(rsp_model_builder *b); /* frees B */
+
+/* workload.c: which process the recording was made for. */
+void rsp_workload_init(rsp_model_builder *b);
+/* perf's HEADER_CMDLINE (NULL-terminated words; NULL: none). */
+void rsp_workload_set_cmdline(rsp_model_builder *b, const char *const *cmdline);
+/* FILE.meta named PID. */
+void rsp_workload_set_metadata(rsp_model_builder *b, int32_t pid);
+/* A COMM record (perf-exec's name, execs). */
+void rsp_workload_comm(rsp_model_builder *b, const rsp_event *ev);
+void rsp_workload_finish(rsp_model_builder *b);
 
 /* tasks.c */
 const char *rsp_model_intern(rsp_model *m, const char *s);

@@ -206,6 +206,11 @@ void tb_thread(tb *t, int32_t pid, int32_t tid)
   g_hash_table_insert(t->pids, GINT_TO_POINTER(tid), GINT_TO_POINTER(pid));
 }
 
+void tb_cmdline(tb *t, const char *const *argv)
+{
+  rsp_workload_set_cmdline(t->b, argv);
+}
+
 void tb_sample_tracepoints(tb *t)
 {
   rsp_evsel *e = &t->evsels[EV_SWITCH];
