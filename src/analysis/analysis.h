@@ -53,8 +53,10 @@ typedef struct rsp_path {
 } rsp_path;
 
 typedef struct rsp_paths_options {
-  uint64_t tolerance_ns;      /* 0: RSP_PARENT_CHILD_TOLERANCE_NS */
-  uint64_t poll_merge_gap_ns; /* 0: RSP_POLL_MERGE_GAP_NS */
+  uint64_t tolerance_ns;      /* with tolerance_set (0: a child may not overflow its sleep at all),
+                                 else RSP_PARENT_CHILD_TOLERANCE_NS */
+  uint64_t poll_merge_gap_ns; /* with poll_merge_gap_set (0: no poll merging), else RSP_POLL_MERGE_GAP_NS */
+  bool tolerance_set, poll_merge_gap_set;
   uint64_t range_start, range_end; /* both 0: the whole recording; else clip to [start, end) */
 } rsp_paths_options;
 
@@ -210,10 +212,12 @@ rsp_category rsp_category_of_sleep(const rsp_model *model, rsp_sleep_id sleep);
  * "function (dso)" (rsp_model_stack_label), "[no stack]" without one. A site's time is the union of
  * its waits' intervals on the paths: a wait nested in another of the same site, or one interval on
  * several depths, counts once, so no site has more time than the paths. Each instant of it is told
- * by the wait that covered it first (the outermost), by the end cause of that wait's piece (merged
- * polls keep their own) and the piece's own category (before it could run by how it ended, after
- * that scheduler overhead; the runs folded into merged polls as running time; children not taken
- * out, unlike rsp_categories). */
+ * by the deepest wait covering it (what the outer ones waited on, as the categories hand time down a
+ * pseudo-stack; then the earliest begun), by the end cause of that wait's piece (merged polls keep
+ * their own). By category, the site's sleeps are summed instead, as the categories' total sums the
+ * paths: each sleep's own time before it could run by how it ended (each merged poll by its own),
+ * after that scheduler overhead, the runs folded into merged polls as running time, children not
+ * taken out: a bound of what the site gave each category, comparable with rsp_categories. */
 #define RSP_N_SLEEP_ENDS (RSP_SLEEP_END_SIGNAL + 1)
 
 typedef struct rsp_wait_site {
@@ -222,7 +226,7 @@ typedef struct rsp_wait_site {
   uint64_t total_ns;                /* the union of their intervals on the paths */
   uint64_t by_end[RSP_N_SLEEP_ENDS];/* total_ns by end cause (rsp_sleep_end; preempted sleeps as
                                        RSP_SLEEP_END_PREEMPTED; folded runs: the poll's before them) */
-  uint64_t by_cat[RSP_N_CATEGORIES];/* total_ns by own category */
+  uint64_t by_cat[RSP_N_CATEGORIES];/* its sleeps' own time by category, summed (see above) */
   uint64_t inferred_ns;             /* of it, told by a sleep whose end cause was guessed */
 } rsp_wait_site;
 

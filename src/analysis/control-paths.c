@@ -487,8 +487,8 @@ rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_
   rsp_paths *p = g_new0(rsp_paths, 1);
   p->model = model;
   p->pid = pid;
-  p->tolerance = options && options->tolerance_ns ? options->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS;
-  p->poll_gap = options && options->poll_merge_gap_ns ? options->poll_merge_gap_ns : RSP_POLL_MERGE_GAP_NS;
+  p->tolerance = options && options->tolerance_set ? options->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS;
+  p->poll_gap = options && options->poll_merge_gap_set ? options->poll_merge_gap_ns : RSP_POLL_MERGE_GAP_NS;
   p->lo = 0;
   p->hi = UINT64_MAX;
   if (options && (options->range_start || options->range_end)) {

@@ -4,8 +4,11 @@
  * A wait nested in a wait of the same site (make's wait4 under its parent make's wait4), or one
  * interval standing on several depths, is time the paths spent once: summing the elements would
  * count it once per level (222 s of wait4 in a 46 s make). Each instant of the union is told by
- * the wait that covered it first (the outermost): the end cause of that piece of it (merged polls
- * keep each piece's own), and its own category as categories.c splits a sleep without children. */
+ * the deepest wait covering it (the one the outer waits waited on, as the categories hand time down
+ * a pseudo-stack), then the earliest begun: the end cause of that piece of it (merged polls keep
+ * each piece's own). Its categories are another matter: summed over its sleeps like the categories'
+ * total (parallel paths each count), each sleep's own time split as categories.c splits a sleep
+ * without children, so that they bound what the site's sleeps gave each category. */
 #include "analysis/analysis.h"
 
 #include <string.h>
@@ -76,35 +79,94 @@ static void element_segments(const rsp_paths *p, rsp_elem_id id, const rsp_path_
   }
 }
 
-static int by_start_depth(const void *a, const void *b)
+typedef struct span {
+  uint64_t start, end;
+} span;
+
+static int by_depth_desc_start(const void *a, const void *b)
 {
   const segment *x = a, *y = b;
+  if (x->depth != y->depth)
+    return x->depth > y->depth ? -1 : 1;
   if (x->start != y->start)
     return x->start < y->start ? -1 : 1;
-  if (x->depth != y->depth)
-    return x->depth < y->depth ? -1 : 1;
   return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* The union of W's segments, each instant told by the first segment (by start, then depth) to
- * cover it. */
+static void credit(site *w, const segment *s, uint64_t a, uint64_t b)
+{
+  if (b <= a)
+    return;
+  uint64_t ns = b - a;
+  w->pub.total_ns += ns;
+  w->pub.by_end[s->end_cause] += ns;
+  if (s->inferred)
+    w->pub.inferred_ns += ns;
+}
+
+/* Sorted disjoint spans A and B into one sorted disjoint list (touching spans joined). */
+static GArray *merge_spans(GArray *a, GArray *b)
+{
+  GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(span), a->len + b->len);
+  guint i = 0, j = 0;
+  while (i < a->len || j < b->len) {
+    span x;
+    if (j == b->len || (i < a->len && g_array_index(a, span, i).start <= g_array_index(b, span, j).start))
+      x = g_array_index(a, span, i++);
+    else
+      x = g_array_index(b, span, j++);
+    span *last = out->len ? &g_array_index(out, span, out->len - 1) : NULL;
+    if (last && x.start <= last->end)
+      last->end = MAX(last->end, x.end);
+    else
+      g_array_append_val(out, x);
+  }
+  g_array_free(a, TRUE);
+  return out;
+}
+
+/* The union of W's segments. Each instant is told by the deepest segment covering it (as the
+ * categories hand a sleep's time down to what it waited on), then by the earliest begun. Depth by
+ * depth, deepest first, each level takes what the deeper ones left. */
 static void sweep(site *w)
 {
-  g_array_sort(w->segments, by_start_depth);
-  uint64_t frontier = 0;
-  for (guint i = 0; i < w->segments->len; i++) {
-    const segment *s = &g_array_index(w->segments, segment, i);
-    uint64_t a = MAX(s->start, frontier);
-    if (s->end <= a)
-      continue;
-    uint64_t ns = s->end - a;
-    w->pub.total_ns += ns;
-    w->pub.by_end[s->end_cause] += ns;
-    w->pub.by_cat[s->cat] += ns;
-    if (s->inferred)
-      w->pub.inferred_ns += ns;
-    frontier = s->end;
+  GArray *segs = w->segments;
+  g_array_sort(segs, by_depth_desc_start);
+  GArray *covered = g_array_new(FALSE, FALSE, sizeof(span)); /* by deeper levels, sorted, disjoint */
+  GArray *level = g_array_new(FALSE, FALSE, sizeof(span));
+  for (guint i = 0; i < segs->len;) {
+    uint16_t depth = g_array_index(segs, segment, i).depth;
+    uint64_t frontier = 0; /* this level's own cover so far */
+    guint c = 0;
+    g_array_set_size(level, 0);
+    for (; i < segs->len && g_array_index(segs, segment, i).depth == depth; i++) {
+      const segment *s = &g_array_index(segs, segment, i);
+      uint64_t t = MAX(s->start, frontier); /* never decreases: starts are sorted */
+      while (c < covered->len && g_array_index(covered, span, c).end <= t)
+        c++;
+      for (guint k = c; t < s->end;) {
+        const span *cv = k < covered->len ? &g_array_index(covered, span, k) : NULL;
+        if (cv && cv->start <= t) {
+          t = MAX(t, cv->end);
+          k++;
+          continue;
+        }
+        uint64_t y = cv ? MIN(cv->start, s->end) : s->end;
+        credit(w, s, t, y);
+        t = y;
+      }
+      frontier = MAX(frontier, s->end);
+      span *last = level->len ? &g_array_index(level, span, level->len - 1) : NULL;
+      if (last && s->start <= last->end)
+        last->end = MAX(last->end, s->end);
+      else
+        g_array_append_val(level, ((span){ s->start, s->end }));
+    }
+    covered = merge_spans(covered, level);
+    level = g_array_new(FALSE, FALSE, sizeof(span));
   }
+  g_array_free(covered, TRUE);
+  g_array_free(level, TRUE);
   g_array_free(w->segments, TRUE);
   w->segments = NULL;
 }
@@ -159,7 +221,12 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
         w->pub.count++;
       }
     }
+    guint from = w->segments->len;
     element_segments(p, i, e, w->segments);
+    for (guint k = from; k < w->segments->len; k++) { /* summed, as the categories' total is */
+      const segment *sg = &g_array_index(w->segments, segment, k);
+      w->pub.by_cat[sg->cat] += sg->end - sg->start;
+    }
   }
   for (guint i = 0; i < ws->sites->len; i++)
     sweep(g_ptr_array_index(ws->sites, i));

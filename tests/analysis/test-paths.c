@@ -155,6 +155,22 @@ static void test_pipe_child(void)
   CHECK_EQ(el(p, ar)->parent, bs);
   CHECK_EQ(el(p, ar)->flags, 0);
   rsp_paths_free(p);
+  /* a tolerance of 0 set explicitly is zero, not the default: A's run, begun 10 us before B's sleep,
+   * is cut at the sleep's start (110) and, ending 5 us after the sleep, does not fit: a path of its
+   * own. Left unset (0 without tolerance_set), the paper's 100 us. */
+  rsp_paths_options zero = { .tolerance_ns = 0, .tolerance_set = true };
+  p = rsp_paths_build(m, B, &zero, &error);
+  CHECK(p != NULL);
+  CHECK_EQ(rsp_paths_n_paths(p), 2);
+  ar = ELEM(p, RSP_ELEM_RUN, A, 110, 200);
+  CHECK_EQ(el(p, ar)->parent, RSP_NO_ID);
+  CHECK_EQ(el(p, ar)->path, 1);
+  CHECK_EQ(el(p, ar)->flags, RSP_ELEM_CUT);
+  rsp_paths_free(p);
+  rsp_paths_options unset = { .tolerance_ns = 0 };
+  p = rsp_paths_build(m, B, &unset, &error);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, A, 100, 200))->parent, ELEM(p, RSP_ELEM_SLEEP, B, 110, 195));
+  rsp_paths_free(p);
 
   /* no such process */
   p = rsp_paths_build(m, 4242, NULL, &error);
@@ -193,7 +209,7 @@ static void test_child_does_not_fit(void)
   rsp_paths_children(p, as, &n);
   CHECK_EQ(n, 0);
   /* a wider tolerance lets it fit */
-  rsp_paths_options o = { .tolerance_ns = 700 * US };
+  rsp_paths_options o = { .tolerance_ns = 700 * US, .tolerance_set = true };
   rsp_paths *wide = rsp_paths_build(m, A, &o, NULL);
   CHECK_EQ(rsp_paths_n_paths(wide), 1);
   CHECK_EQ(el(wide, ELEM(wide, RSP_ELEM_RUN, B, 195, 1000))->parent, ELEM(wide, RSP_ELEM_SLEEP, A, 200, 410));
@@ -283,10 +299,17 @@ static void test_poll_merge(void)
   check_sum(&c);
   rsp_paths_free(p);
   /* a gap of 5 us: no merging */
-  rsp_paths_options o = { .poll_merge_gap_ns = 5 * US };
+  rsp_paths_options o = { .poll_merge_gap_ns = 5 * US, .poll_merge_gap_set = true };
   p = rsp_paths_build(m, A, &o, NULL);
   ELEM(p, RSP_ELEM_SLEEP, A, 110, 200);
   ELEM(p, RSP_ELEM_SLEEP, A, 310, 400);
+  rsp_paths_free(p);
+  /* a gap of 0 set explicitly: no merging at all (not the default's 100 us) */
+  rsp_paths_options none = { .poll_merge_gap_ns = 0, .poll_merge_gap_set = true };
+  p = rsp_paths_build(m, A, &none, NULL);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 110, 200))->n_merged, 1);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 210, 300))->n_merged, 1);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 310, 400))->n_merged, 1);
   rsp_paths_free(p);
   rsp_model_free(m);
 }
@@ -650,9 +673,9 @@ static void test_sleep_then_preemption(void)
 /* make under make: A waits in wait4 110-1000 for B, which itself waits in wait4 120-900 for C (C runs
  * 130-895, wakes B at 890; B runs 900-995, wakes A at 990). B's chain is the child of A's sleep and C's
  * run the child of B's: the two wait4 sleeps are on the paths at depths 0 and 1, B's inside A's. The
- * site's time is the paths' time in wait4, [110, 1000) = 890 us, not 890 + 780; both sleeps count. Every
- * instant is told by A's sleep (the outer one): woken by another task, 110-990 a wait on another path,
- * 990-1000 scheduler overhead. */
+ * site's time is the paths' time in wait4, [110, 1000) = 890 us, not 890 + 780; both sleeps count; both
+ * were woken by another task. By category the sleeps' own times are summed, as the categories' total
+ * sums paths: A's 110-990 and B's 120-890 waits on another path, 990-1000 and 890-900 scheduler. */
 static void test_nested_waits(void)
 {
   static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
@@ -689,8 +712,8 @@ static void test_nested_waits(void)
     CHECK_EQ(w->total_ns, 890 * US);
     CHECK(w->total_ns <= c.total_ns);
     CHECK_EQ(w->by_end[RSP_SLEEP_END_WOKEN], 890 * US);
-    CHECK_EQ(w->by_cat[RSP_CAT_OTHER_PATH], 880 * US);
-    CHECK_EQ(w->by_cat[RSP_CAT_SCHEDULER], 10 * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_OTHER_PATH], (880 + 770) * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_SCHEDULER], (10 + 10) * US);
   }
   rsp_wait_sites_free(ws);
   rsp_paths_free(p);
