@@ -162,8 +162,7 @@ static void sweep(site *w)
       else
         g_array_append_val(level, ((span){ s->start, s->end }));
     }
-    covered = merge_spans(covered, level);
-    level = g_array_new(FALSE, FALSE, sizeof(span));
+    covered = merge_spans(covered, level); /* level is emptied for the next depth */
   }
   g_array_free(covered, TRUE);
   g_array_free(level, TRUE);
