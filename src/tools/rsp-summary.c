@@ -135,7 +135,7 @@ int main(int argc, char **argv)
       "NS" },
     { "categories", 0, 0, G_OPTION_ARG_NONE, &categories,
       "Where the control paths of the process of interest (--pid PID, --comm NAME, else the recorded workload) spent their time (paper, \"Categories\")", NULL },
-    { "waits", 0, 0, G_OPTION_ARG_NONE, &waits, "The top waits on those control paths, by wait site", NULL },
+    { "waits", 0, 0, G_OPTION_ARG_NONE, &waits, "The top waits on those control paths, by wait site (time on the paths: nested waits count once)", NULL },
     { "paths", 0, 0, G_OPTION_ARG_NONE, &paths, "The control paths' pseudo-stacks as indented trees (text)", NULL },
     { "comm", 0, 0, G_OPTION_ARG_STRING, &comm,
       "With --categories/--waits/--paths: the longest-running process named NAME (the others are listed)", "NAME" },

@@ -242,6 +242,14 @@ static void print_tree(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *ou
     const rsp_sleep *s = rsp_model_sleep(m, e->id);
     char buf[512];
     fprintf(out, " [%s]", site_label(m, s, buf, sizeof buf));
+    /* how it ended; merged polls: each piece's own end */
+    fprintf(out, " ended:");
+    for (uint32_t i = 0; i < e->n_merged; i++) {
+      rsp_sleep_id sid = rsp_paths_elem_sleep(p, id, i);
+      const rsp_sleep *piece = sid != RSP_NO_ID ? rsp_model_sleep(m, sid) : NULL;
+      unsigned cause = !piece ? 0 : piece->preempted ? RSP_SLEEP_END_PREEMPTED : piece->end_cause;
+      fprintf(out, "%s%s", i ? "," : " ", end_names[cause < N_ENDS ? cause : 0]);
+    }
   }
   fprintf(out, "\n");
   uint32_t n;
