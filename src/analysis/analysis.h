@@ -53,8 +53,10 @@ typedef struct rsp_path {
 } rsp_path;
 
 typedef struct rsp_paths_options {
-  uint64_t tolerance_ns;      /* 0: RSP_PARENT_CHILD_TOLERANCE_NS */
-  uint64_t poll_merge_gap_ns; /* 0: RSP_POLL_MERGE_GAP_NS */
+  uint64_t tolerance_ns;      /* with tolerance_set (0: a child may not overflow its sleep at all),
+                                 else RSP_PARENT_CHILD_TOLERANCE_NS */
+  uint64_t poll_merge_gap_ns; /* with poll_merge_gap_set (0: no poll merging), else RSP_POLL_MERGE_GAP_NS */
+  bool tolerance_set, poll_merge_gap_set;
   uint64_t range_start, range_end; /* both 0: the whole recording; else clip to [start, end) */
 } rsp_paths_options;
 
@@ -83,6 +85,10 @@ uint32_t rsp_paths_n_processes(const rsp_paths *paths);
 /* Whether RUN / SLEEP is an element of some path (for highlighting the wait chain). */
 bool rsp_paths_has_run(const rsp_paths *paths, rsp_run_id run);
 bool rsp_paths_has_sleep(const rsp_paths *paths, rsp_sleep_id sleep);
+/* The I-th (0 .. n_merged - 1, in time order) of the sleeps SLEEP element ELEM stands for (merged
+ * polls: each keeps its own end cause; the task's runs between them are folded into the element),
+ * else RSP_NO_ID. */
+rsp_sleep_id rsp_paths_elem_sleep(const rsp_paths *paths, rsp_elem_id elem, uint32_t i);
 
 /* ---- Layer stacks, consolidated stacks and their difference ---------------------------------- */
 /* What a frame of a flame view stands for, as bits so that merged frames keep all of them: a frame
@@ -200,6 +206,37 @@ void rsp_categories_compute(const rsp_paths *paths, rsp_categories *out);
 /* The category of one sleep of the model on its own (no path context): used by latency profiles
  * to say what each instance waited for. */
 rsp_category rsp_category_of_sleep(const rsp_model *model, rsp_sleep_id sleep);
+
+/* ---- Wait sites -----------------------------------------------------------------------------
+ * The waits (sleep elements) on control paths grouped by wait site: the label of the sleep's stack,
+ * "function (dso)" (rsp_model_stack_label), "[no stack]" without one. A site's time is the union of
+ * its waits' intervals on the paths: a wait nested in another of the same site, or one interval on
+ * several depths, counts once, so no site has more time than the paths. Each instant of it is told
+ * by the deepest wait covering it (what the outer ones waited on, as the categories hand time down a
+ * pseudo-stack; then the earliest begun), by the end cause of that wait's piece (merged polls keep
+ * their own). By category, the site's sleeps are summed instead, as the categories' total sums the
+ * paths: each sleep's own time before it could run by how it ended (each merged poll by its own),
+ * after that scheduler overhead, the runs folded into merged polls as running time, children not
+ * taken out: a bound of what the site gave each category, comparable with rsp_categories. */
+#define RSP_N_SLEEP_ENDS (RSP_SLEEP_END_SIGNAL + 1)
+
+typedef struct rsp_wait_site {
+  const char *label;
+  uint64_t count;                   /* sleeps (each merged poll one), each once */
+  uint64_t total_ns;                /* the union of their intervals on the paths */
+  uint64_t by_end[RSP_N_SLEEP_ENDS];/* total_ns by end cause (rsp_sleep_end; preempted sleeps as
+                                       RSP_SLEEP_END_PREEMPTED; folded runs: the poll's before them) */
+  uint64_t by_cat[RSP_N_CATEGORIES];/* its sleeps' own time by category, summed (see above) */
+  uint64_t inferred_ns;             /* of it, told by a sleep whose end cause was guessed */
+} rsp_wait_site;
+
+typedef struct rsp_wait_sites rsp_wait_sites;
+
+rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *paths);
+void rsp_wait_sites_free(rsp_wait_sites *sites);
+uint32_t rsp_wait_sites_n(const rsp_wait_sites *sites);
+/* The I-th site, longest total first (then by label); NULL past the end. */
+const rsp_wait_site *rsp_wait_sites_get(const rsp_wait_sites *sites, uint32_t i);
 
 /* ---- Latency profiles (issue 7) ------------------------------------------------------------ */
 /* OSprof (reference/osprof-latency-analysis.txt, section 3): the latencies of one class of

@@ -100,27 +100,61 @@ static void sleep_own(rsp_categories *out, rsp_category own, uint64_t ready, uin
   add(out, RSP_CAT_SCHEDULER, mid, b);
 }
 
+/* [A, B) of TASK's runs folded into merged polls: running time, understood when sampled. */
+static void folded_runs(const rsp_model *m, rsp_task_id task, uint64_t a, uint64_t b, rsp_categories *out)
+{
+  while (a < b) {
+    rsp_run_id r = rsp_model_run_at(m, task, a);
+    if (r == RSP_NO_ID) {
+      add(out, RSP_CAT_UNACCOUNTED, a, b);
+      return;
+    }
+    const rsp_run *run = rsp_model_run(m, r);
+    uint64_t y = MIN(run->end, b);
+    add(out, run->n_samples ? RSP_CAT_UNDERSTOOD : RSP_CAT_UNSAMPLED, a, y);
+    a = y;
+  }
+}
+
+/* [A, B) of sleep element E's own time. Merged polls: each piece by its own end cause and wakeup
+ * (the last piece with OWN and READY, which the waker's chain may move), the runs between them as
+ * runs. */
+static void elem_own(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, rsp_category own, uint64_t ready,
+                     uint64_t a, uint64_t b, rsp_categories *out)
+{
+  if (e->n_merged <= 1) {
+    sleep_own(out, own, ready, a, b);
+    return;
+  }
+  const rsp_model *m = rsp_paths_model(p);
+  for (uint32_t i = 0; i < e->n_merged && a < b; i++) {
+    rsp_sleep_id sid = rsp_paths_elem_sleep(p, id, i);
+    const rsp_sleep *s = rsp_model_sleep(m, sid);
+    bool last = i + 1 == e->n_merged;
+    uint64_t s0 = CLAMP(s->start, a, b), s1 = last ? b : CLAMP(s->end, a, b);
+    folded_runs(m, e->task, a, s0, out);
+    if (last)
+      sleep_own(out, own, ready, s0, s1);
+    else
+      sleep_own(out, rsp_category_of_sleep(m, sid), s->wake_time, s0, s1);
+    a = MAX(a, s1);
+  }
+}
+
 static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, uint64_t a, uint64_t b,
                             rsp_categories *out)
 {
   const rsp_model *m = rsp_paths_model(p);
-  /* the last of merged polls says how the whole ended */
-  rsp_sleep_id last = e->id;
-  if (e->n_merged > 1) {
-    uint32_t seen = 1;
-    for (rsp_sleep_id s = e->id + 1; s < rsp_model_n_sleeps(m) && seen < e->n_merged; s++)
-      if (rsp_model_sleep(m, s)->task == e->task) {
-        last = s;
-        seen++;
-      }
-  }
+  /* the last of merged polls says how the whole ended, and why it could run again; the others keep
+   * their own causes (elem_own) */
+  rsp_sleep_id last = rsp_paths_elem_sleep(p, id, e->n_merged ? e->n_merged - 1 : 0);
   const rsp_sleep *s = rsp_model_sleep(m, last);
   rsp_category own = rsp_category_of_sleep(m, last);
   uint64_t ready = s->wake_time;
   uint32_t n;
   const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
   if (n == 0) {
-    sleep_own(out, own, ready, a, b);
+    elem_own(p, id, e, own, ready, a, b, out);
     return;
   }
   /* Children may overlap (the sleeper's own disk requests and the chain of the task that woke it):
@@ -201,7 +235,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
     else if (chain && y <= chain_start)
       add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running */
     else
-      sleep_own(out, own, ready, x, y);
+      elem_own(p, id, e, own, ready, x, y, out);
   }
   g_free(cuts);
   g_free(ops);

@@ -24,6 +24,7 @@ typedef struct tl_item {
   uint32_t last_sleep; /* SLEEP: the last merged sleep (whose end cause ends it) */
   uint32_t n_merged;
   uint8_t kind;
+  uint32_t first_task_sleep; /* SLEEP: index of the first merged sleep among its task's sleeps */
 } tl_item;
 
 typedef struct timeline {
@@ -48,9 +49,17 @@ struct rsp_paths {
   uint32_t n_processes;
 };
 
+static bool blocked(const rsp_sleep *s)
+{
+  return !s->preempted && s->end_cause != RSP_SLEEP_END_PREEMPTED;
+}
+
+/* Paper, "Recursive Stack Making": consecutive sleeps with the same stack, separated by runs shorter
+ * than the gap, all but the last ended by a timeout. Both are waits the task chose: a preemption
+ * (runnable all along) is no poll, even where its stack looks the same. */
 static bool mergeable(const rsp_sleep *a, const rsp_sleep *b, uint64_t gap)
 {
-  return a->task == b->task && a->stack != RSP_NO_ID && a->stack == b->stack &&
+  return a->task == b->task && a->stack != RSP_NO_ID && a->stack == b->stack && blocked(a) && blocked(b) &&
          a->end_cause == RSP_SLEEP_END_TIMEOUT && b->start >= a->end && b->start - a->end < gap;
 }
 
@@ -73,13 +82,13 @@ static void build_timelines(rsp_paths *p)
       tl_item *it = &tl->items[tl->n];
       if (take_run) {
         const rsp_run *run = rsp_model_run(m, r);
-        *it = (tl_item){ run->start, run->end, r, RSP_NO_ID, 1, RSP_ELEM_RUN };
+        *it = (tl_item){ run->start, run->end, r, RSP_NO_ID, 1, RSP_ELEM_RUN, 0 };
         p->run_item[r] = tl->n++;
         ri++;
         continue;
       }
       const rsp_sleep *sl = rsp_model_sleep(m, s);
-      *it = (tl_item){ sl->start, sl->end, s, s, 1, RSP_ELEM_SLEEP };
+      *it = (tl_item){ sl->start, sl->end, s, s, 1, RSP_ELEM_SLEEP, si };
       p->sleep_item[s] = tl->n;
       si++;
       /* a poll loop: the next sleeps with the same stack, after short runs, the earlier ones timed out */
@@ -199,7 +208,7 @@ static void add_disk_child(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem *s
   const rsp_disk_op *d = rsp_model_disk_op(p->model, op);
   uint64_t a = MAX(d->insert_time, se->start), b = d->complete_time ? MIN(d->complete_time, se->end) : se->end;
   if (b > a) {
-    tl_item it = { d->insert_time, b, op, RSP_NO_ID, 1, RSP_ELEM_DISK };
+    tl_item it = { d->insert_time, b, op, RSP_NO_ID, 1, RSP_ELEM_DISK, 0 };
     add_elem(p, &it, a, b, se->task, se->path, sid, se->depth + 1);
   }
 }
@@ -330,7 +339,7 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     const rsp_net_op *n = rsp_model_net_op(p->model, last->net_op);
     uint64_t a = MAX(n->start, s0), b = MIN(n->end, s1);
     if (b > a) {
-      tl_item it = { n->start, b, last->net_op, RSP_NO_ID, 1, RSP_ELEM_NET };
+      tl_item it = { n->start, b, last->net_op, RSP_NO_ID, 1, RSP_ELEM_NET, 0 };
       add_elem(p, &it, a, b, se.task, se.path, sid, se.depth + 1);
     }
     return;
@@ -513,8 +522,8 @@ rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_
   rsp_paths *p = g_new0(rsp_paths, 1);
   p->model = model;
   p->pid = pid;
-  p->tolerance = options && options->tolerance_ns ? options->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS;
-  p->poll_gap = options && options->poll_merge_gap_ns ? options->poll_merge_gap_ns : RSP_POLL_MERGE_GAP_NS;
+  p->tolerance = options && options->tolerance_set ? options->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS;
+  p->poll_gap = options && options->poll_merge_gap_set ? options->poll_merge_gap_ns : RSP_POLL_MERGE_GAP_NS;
   p->lo = 0;
   p->hi = UINT64_MAX;
   if (options && (options->range_start || options->range_end)) {
@@ -635,6 +644,15 @@ uint32_t rsp_paths_n_processes(const rsp_paths *p) { return p->n_processes; }
 bool rsp_paths_has_run(const rsp_paths *p, rsp_run_id run)
 {
   return run < rsp_model_n_runs(p->model) && p->run_elem[run] != RSP_NO_ID;
+}
+
+rsp_sleep_id rsp_paths_elem_sleep(const rsp_paths *p, rsp_elem_id elem, uint32_t i)
+{
+  const rsp_path_elem *e = rsp_paths_elem(p, elem);
+  if (!e || e->kind != RSP_ELEM_SLEEP || i >= e->n_merged)
+    return RSP_NO_ID;
+  const tl_item *it = &p->timelines[e->task].items[p->sleep_item[e->id]];
+  return rsp_model_task_sleep(p->model, e->task, it->first_task_sleep + i);
 }
 
 bool rsp_paths_has_sleep(const rsp_paths *p, rsp_sleep_id sleep)

@@ -29,7 +29,9 @@ struct rsp_model {
   /* disk-io.c, network.c */
   GArray *disk_ops;     /* rsp_disk_op, in insert (first seen) order */
   GArray *net_ops;      /* rsp_net_op, in start order */
-  int32_t workload_pid; /* from the metadata, else -1 (then the first exec) */
+  int32_t workload_pid; /* workload.c: -1 when unknown */
+  uint8_t workload_source; /* rsp_workload_source */
+  const char *workload_command; /* interned; NULL when perf's header does not say */
   /* sample-source.c */
   const char *sample_event;       /* interned name of the sampling event runs' samples come from */
   GPtrArray *other_sample_events; /* interned names of the other sampling events (not used) */
@@ -164,13 +166,13 @@ typedef struct rsp_model_builder {
   GHashTable *disk_pending; /* (dev, sector) -> op index + 1 of the last op not completed */
   /* network.c */
   GArray *net_events;    /* rsp_net_event */
-  /* tasks: the first exec seen (for the workload pid) */
-  int32_t first_exec_pid;
-  int32_t perf_exec_pid;  /* the child perf record -- CMD forked ("perf-exec"), -1 if none */
+  /* workload.c */
+  struct rsp_workload_builder *workload;
   /* sample-source.c */
   GPtrArray *sample_candidates;   /* const rsp_evsel * that sample running code */
   const rsp_evsel *sample_source; /* the one whose samples go to runs, chosen at the first sample */
 } rsp_model_builder;
+typedef struct rsp_workload_builder rsp_workload_builder;
 
 /* model.c: the internal entry point, also used by the unit tests with fabricated events: feed
  * every event of a recording in order, then finish. USE_SWITCH_RECORDS says where runs come from:
@@ -186,6 +188,15 @@ void rsp_sample_source_note(rsp_model_builder *b, const rsp_evsel *evsel); /* at
 /* Whether a sample of EVSEL (a sampling event) goes to runs; chooses the source at the first. */
 bool rsp_sample_source_is_chosen(rsp_model_builder *b, const rsp_evsel *evsel);
 void rsp_sample_source_finish(rsp_model_builder *b); /* names them in the model */
+/* workload.c: which process the recording was made for. */
+void rsp_workload_init(rsp_model_builder *b);
+/* perf's HEADER_CMDLINE (NULL-terminated words; NULL: none). */
+void rsp_workload_set_cmdline(rsp_model_builder *b, const char *const *cmdline);
+/* FILE.meta named PID. */
+void rsp_workload_set_metadata(rsp_model_builder *b, int32_t pid);
+/* A COMM record (perf-exec's name, execs). */
+void rsp_workload_comm(rsp_model_builder *b, const rsp_event *ev);
+void rsp_workload_finish(rsp_model_builder *b);
 
 /* tasks.c */
 const char *rsp_model_intern(rsp_model *m, const char *s);

@@ -180,8 +180,7 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
   b->sleep_remap = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   b->disk_pending = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
   b->net_events = g_array_new(FALSE, FALSE, sizeof(rsp_net_event));
-  b->first_exec_pid = -1;
-  b->perf_exec_pid = -1;
+  rsp_workload_init(b);
   b->sample_candidates = g_ptr_array_new();
   m->other_sample_events = g_ptr_array_new();
   return b;
@@ -468,19 +467,15 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
   case PERF_RECORD_COMM: {
     rsp_task_id old;
     rsp_task_id nid;
-    /* perf record -- CMD names its child "perf-exec" until it execs CMD: that pid is the workload */
-    if (b->perf_exec_pid < 0 && ev->u.comm.comm && strcmp(ev->u.comm.comm, "perf-exec") == 0)
-      b->perf_exec_pid = ev->u.comm.pid;
+    rsp_workload_comm(b, ev);
     nid = rsp_tasks_comm(b, ev, &old);
     if (nid != RSP_NO_ID && !ev->time) {
       m->loss.events_before_start++; /* an exec stamped 0 (perf synthesizes no exec): no run starts at 0 */
     } else if (nid != RSP_NO_ID) {
       rsp_runs_exec(b, old, nid, ev->cpu, ev->time);
-      if (b->first_exec_pid < 0 && ev->time && ev->time != UINT64_MAX)
-        b->first_exec_pid = ev->u.comm.pid;
-    }
-    else
+    } else {
       record_context(b, ev);
+    }
     break;
   }
   case PERF_RECORD_FORK:
@@ -512,8 +507,7 @@ rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
   rsp_net_finish(b);
   rsp_sleep_ends_finish(b);
   rsp_links_finish(b);
-  if (m->workload_pid < 0)
-    m->workload_pid = b->perf_exec_pid >= 0 ? b->perf_exec_pid : b->first_exec_pid;
+  rsp_workload_finish(b);
   rsp_sample_source_finish(b);
   g_ptr_array_free(b->sample_candidates, TRUE);
   rsp_stacks_free_builder(b);
@@ -558,7 +552,8 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   }
   int32_t workload = rsp_metadata_workload_pid(rsp_reader_metadata(reader));
   if (workload > 0)
-    b->m->workload_pid = workload;
+    rsp_workload_set_metadata(b, workload);
+  rsp_workload_set_cmdline(b, (const char *const *)rsp_reader_header(reader)->cmdline);
   uint64_t size = rsp_reader_header(reader)->file_size;
   int64_t last_progress = 0; /* the first check reports at once */
   bool cancelled = false;

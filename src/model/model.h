@@ -338,9 +338,24 @@ uint32_t rsp_model_n_sleeps(const rsp_model *model);
 const rsp_sleep *rsp_model_sleep(const rsp_model *model, rsp_sleep_id id); /* in start order */
 uint32_t rsp_model_n_samples(const rsp_model *model);
 const rsp_sample *rsp_model_sample(const rsp_model *model, rsp_sample_id id); /* grouped by run */
-/* The process (pid) and command line the recording was made for: rsp-record's metadata (workload
- * pid), else the first exec after the recording began; -1 when neither is known. */
+/* The process (pid) the recording was made for, and why that one (the first that applies):
+ * rsp-record's metadata (FILE.meta [recording] workload_pid); the child perf record forked for its
+ * command, named "perf-exec" until it exec'd that command (perf's HEADER_CMDLINE names it); the
+ * process of "perf record -p PID"; the first exec of the command's name; else, nothing telling, the
+ * first exec of the recording (a guess). -1 when none is known. */
+typedef enum {
+  RSP_WORKLOAD_NONE,
+  RSP_WORKLOAD_METADATA,
+  RSP_WORKLOAD_PERF_EXEC,
+  RSP_WORKLOAD_RECORD_PID,
+  RSP_WORKLOAD_COMMAND_EXEC,
+  RSP_WORKLOAD_FIRST_EXEC,
+} rsp_workload_source;
 int32_t rsp_model_workload_pid(const rsp_model *model);
+rsp_workload_source rsp_model_workload_source(const rsp_model *model);
+/* The command perf record ran, from its HEADER_CMDLINE (the words after its options, joined by
+ * spaces), else NULL. */
+const char *rsp_model_workload_command(const rsp_model *model);
 
 /* The I-th run / sleep / comm change of TASK in time order (I < task->n_runs ...). */
 rsp_run_id rsp_model_task_run(const rsp_model *model, rsp_task_id task, uint32_t i);

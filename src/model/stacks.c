@@ -253,6 +253,21 @@ rsp_stack_id rsp_stacks_intern_names(rsp_model_builder *b, const char *const *na
   return intern_ids(b, (const uint32_t *)(void *)b->scratch_ids->data, n);
 }
 
+/* How much of CHAIN (NR addresses) to keep. A frame-pointer walk whose frame points to itself (or
+ * to a frame whose saved pointer leads back) repeats one return address until perf's max_stack:
+ * those copies are the loop, not callers, so the chain is cut after the first of them. Only a run
+ * that reaches the chain's end is a loop: a recursion at one call site repeats its return address
+ * too, but returns to its callers, which follow the run. */
+static uint32_t cut_self_loop(const uint64_t *chain, uint32_t nr)
+{
+  if (nr < 2 || chain[nr - 1] != chain[nr - 2] || rsp_is_context_marker(chain[nr - 1]))
+    return nr;
+  uint32_t first = nr - 2;
+  while (first > 0 && chain[first - 1] == chain[nr - 1])
+    first--;
+  return first + 1;
+}
+
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
 {
   if (b->opts.no_stacks || !ev->callchain || ev->callchain_nr == 0 || (!b->sym && !b->fake_symbol))
@@ -278,6 +293,7 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
   seq_key *k = seq_new(nr, stackbuf, (uint32_t)bytes);
   uint32_t ids[MAX_FRAMES];
   uint32_t n = 0;
+  nr = cut_self_loop(ev->callchain, nr);
   if (b->sym) {
     rsp_frame frames[MAX_FRAMES];
     rsp_event copy = *ev;

@@ -124,7 +124,7 @@ int main(int argc, char **argv)
   gint64 window_ns = 0;
   gboolean categories = FALSE, waits = FALSE, paths = FALSE;
   g_autofree char *comm = NULL;
-  gint64 tolerance_us = 0, poll_gap_us = 0;
+  gint64 tolerance_us = INT64_MIN, poll_gap_us = INT64_MIN; /* INT64_MIN: not given (0 means zero) */
   GOptionEntry entries[] = {
     { "tasks", 0, 0, G_OPTION_ARG_NONE, &tasks, "Per-task totals (the default)", NULL },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: text (default) or json", "FORMAT" },
@@ -135,13 +135,15 @@ int main(int argc, char **argv)
       "NS" },
     { "categories", 0, 0, G_OPTION_ARG_NONE, &categories,
       "Where the control paths of the process of interest (--pid PID, --comm NAME, else the recorded workload) spent their time (paper, \"Categories\")", NULL },
-    { "waits", 0, 0, G_OPTION_ARG_NONE, &waits, "The top waits on those control paths, by wait site", NULL },
+    { "waits", 0, 0, G_OPTION_ARG_NONE, &waits, "The top waits on those control paths, by wait site (time on the paths: nested waits count once)", NULL },
     { "paths", 0, 0, G_OPTION_ARG_NONE, &paths, "The control paths' pseudo-stacks as indented trees (text)", NULL },
-    { "comm", 0, 0, G_OPTION_ARG_STRING, &comm, "With --categories/--waits: the process named NAME", "NAME" },
+    { "comm", 0, 0, G_OPTION_ARG_STRING, &comm,
+      "With --categories/--waits/--paths: the longest-running process named NAME (the others are listed)", "NAME" },
     { "tolerance-us", 0, 0, G_OPTION_ARG_INT64, &tolerance_us,
-      "How far a child may overflow its parent sleep (default 100, paper \"Recursive Stack Making\")", "US" },
+      "How far a child may overflow its parent sleep (default 100, paper \"Recursive Stack Making\"; 0: not at all)",
+      "US" },
     { "poll-gap-us", 0, 0, G_OPTION_ARG_INT64, &poll_gap_us,
-      "Merge timed-out polls separated by runs shorter than this (default 100)", "US" },
+      "Merge timed-out polls separated by runs shorter than this (default 100; 0: no merging)", "US" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GError *error = NULL;
@@ -177,7 +179,8 @@ int main(int argc, char **argv)
     return 2;
   }
   (void)tasks; /* the only summary so far */
-  if (window_ns < 0 || tolerance_us < 0 || poll_gap_us < 0) {
+  bool tolerance_set = tolerance_us != INT64_MIN, poll_gap_set = poll_gap_us != INT64_MIN;
+  if (window_ns < 0 || (tolerance_set && tolerance_us < 0) || (poll_gap_set && poll_gap_us < 0)) {
     fprintf(stderr, "rsp-summary: --sample-window-ns, --tolerance-us and --poll-gap-us must be >= 0\n");
     return 2;
   }
@@ -211,8 +214,9 @@ int main(int argc, char **argv)
 
   if (categories || waits || paths) {
     summary_categories_options co = { .pid = summary_profiles_pid(), .comm = comm,
-                                      .tolerance_ns = (uint64_t)tolerance_us * 1000,
-                                      .poll_gap_ns = (uint64_t)poll_gap_us * 1000,
+                                      .tolerance_ns = tolerance_set ? (uint64_t)tolerance_us * 1000 : 0,
+                                      .poll_gap_ns = poll_gap_set ? (uint64_t)poll_gap_us * 1000 : 0,
+                                      .tolerance_set = tolerance_set, .poll_gap_set = poll_gap_set,
                                       .categories = categories, .waits = waits, .paths = paths, .json = json };
     int status = summary_categories_print(model, argv[1], &co, stdout);
     if (status == 0 && !json && categories)

@@ -24,20 +24,169 @@ static void json_str(FILE *out, const char *s)
   putc('"', out);
 }
 
-/* The pid of the first task named COMM (its comm, or any earlier name), else -1. */
-static int32_t pid_of_comm(const rsp_model *m, const char *comm)
+/* The process of interest and why it was chosen. */
+typedef struct poi_choice {
+  int32_t pid;
+  const char *source; /* machine name of the rule */
+  char *reason;       /* one line */
+  GArray *others;     /* --comm: the other processes of that name (poi_other), longest first */
+} poi_choice;
+
+typedef struct poi_other {
+  int32_t pid;
+  uint64_t runtime_ns;
+} poi_other;
+
+static bool task_named(const rsp_model *m, rsp_task_id t, const char *comm)
 {
+  const rsp_task *task = rsp_model_task(m, t);
+  if (strcmp(task->comm, comm) == 0)
+    return true;
+  for (uint32_t i = 0; i < task->n_comms; i++)
+    if (strcmp(rsp_model_task_comm(m, t, i)->comm, comm) == 0)
+      return true;
+  return false;
+}
+
+static int by_runtime_desc(const void *a, const void *b)
+{
+  const poi_other *x = a, *y = b;
+  if (x->runtime_ns != y->runtime_ns)
+    return x->runtime_ns < y->runtime_ns ? 1 : -1;
+  return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The processes with a task named COMM (its comm, or any earlier name) by the runtime of all their
+ * tasks, longest first. */
+static GArray *processes_named(const rsp_model *m, const char *comm)
+{
+  GHashTable *named = g_hash_table_new(g_direct_hash, g_direct_equal); /* pid -> index + 1 */
+  GArray *procs = g_array_new(FALSE, FALSE, sizeof(poi_other));
   for (rsp_task_id t = 0; t < rsp_model_n_tasks(m); t++) {
-    const rsp_task *task = rsp_model_task(m, t);
-    if (task->pid < 0)
-      continue;
-    if (strcmp(task->comm, comm) == 0)
-      return task->pid;
-    for (uint32_t i = 0; i < task->n_comms; i++)
-      if (strcmp(rsp_model_task_comm(m, t, i)->comm, comm) == 0)
-        return task->pid;
+    int32_t pid = rsp_model_task(m, t)->pid;
+    if (pid >= 0 && !g_hash_table_contains(named, GINT_TO_POINTER(pid)) && task_named(m, t, comm)) {
+      poi_other o = { pid, 0 };
+      g_array_append_val(procs, o);
+      g_hash_table_insert(named, GINT_TO_POINTER(pid), GUINT_TO_POINTER(procs->len));
+    }
   }
-  return -1;
+  for (rsp_task_id t = 0; t < rsp_model_n_tasks(m) && procs->len; t++) {
+    guint i = GPOINTER_TO_UINT(g_hash_table_lookup(named, GINT_TO_POINTER(rsp_model_task(m, t)->pid)));
+    if (!i)
+      continue;
+    rsp_task_totals tot;
+    rsp_model_task_totals(m, t, &tot);
+    g_array_index(procs, poi_other, i - 1).runtime_ns += tot.runtime;
+  }
+  g_hash_table_destroy(named);
+  g_array_sort(procs, by_runtime_desc);
+  return procs;
+}
+
+static bool pid_exists(const rsp_model *m, int32_t pid)
+{
+  for (rsp_task_id t = 0; t < rsp_model_n_tasks(m); t++)
+    if (rsp_model_task(m, t)->pid == pid)
+      return true;
+  return false;
+}
+
+/* The process of interest: --pid (a thread id: its process), --comm (the longest-running process
+ * of that name), else the recording's workload; false with the error printed when there is none. */
+static bool choose_process(const rsp_model *m, const char *path, const summary_categories_options *o,
+                           poi_choice *c)
+{
+  memset(c, 0, sizeof *c);
+  c->pid = -1;
+  if (o->pid >= 0) {
+    if (pid_exists(m, o->pid)) {
+      c->pid = o->pid;
+      c->source = "pid";
+      c->reason = g_strdup_printf("--pid %" PRId32, o->pid);
+      return true;
+    }
+    for (rsp_task_id t = 0; t < rsp_model_n_tasks(m); t++) {
+      const rsp_task *task = rsp_model_task(m, t);
+      if (task->tid == o->pid && task->pid >= 0) {
+        c->pid = task->pid;
+        c->source = "thread";
+        c->reason = g_strdup_printf("--pid %" PRId32 " is a thread of process %" PRId32, o->pid, task->pid);
+        return true;
+      }
+    }
+    fprintf(stderr, "rsp-summary: %s: no process with pid %" PRId32 "\n", path, o->pid);
+    return false;
+  }
+  if (o->comm) {
+    GArray *procs = processes_named(m, o->comm);
+    if (procs->len == 0) {
+      g_array_free(procs, TRUE);
+      fprintf(stderr, "rsp-summary: %s: no process named '%s'\n", path, o->comm);
+      return false;
+    }
+    poi_other best = g_array_index(procs, poi_other, 0);
+    g_array_remove_index(procs, 0);
+    c->pid = best.pid;
+    c->source = "comm";
+    c->others = procs;
+    if (procs->len == 0) {
+      c->reason = g_strdup_printf("--comm %s, the only process of that name", o->comm);
+    } else {
+      GString *r = g_string_new(NULL);
+      g_string_printf(r, "--comm %s, the longest-running (%.3f ms) of %u processes of that name; the others:",
+                      o->comm, (double)best.runtime_ns / 1e6, procs->len + 1);
+      for (guint i = 0; i < procs->len; i++) {
+        const poi_other *x = &g_array_index(procs, poi_other, i);
+        if (i == 10) {
+          g_string_append_printf(r, " and %u more", procs->len - 10);
+          break;
+        }
+        g_string_append_printf(r, "%s %" PRId32 " (%.3f ms)", i ? "," : "", x->pid, (double)x->runtime_ns / 1e6);
+      }
+      c->reason = g_string_free(r, FALSE);
+    }
+    return true;
+  }
+  c->pid = rsp_model_workload_pid(m);
+  const char *cmd = rsp_model_workload_command(m);
+  switch (rsp_model_workload_source(m)) {
+  case RSP_WORKLOAD_METADATA:
+    c->source = "metadata";
+    c->reason = g_strdup_printf("the workload rsp-record ran (%s.meta)", path);
+    break;
+  case RSP_WORKLOAD_PERF_EXEC:
+    c->source = "perf-exec";
+    c->reason = cmd ? g_strdup_printf("the child perf record forked (\"perf-exec\") to run its command: %s", cmd)
+                    : g_strdup("the child perf record forked (\"perf-exec\") to run its command");
+    break;
+  case RSP_WORKLOAD_RECORD_PID:
+    c->source = "record-pid";
+    c->reason = g_strdup_printf("the process perf record followed (-p %" PRId32 ")", c->pid);
+    break;
+  case RSP_WORKLOAD_COMMAND_EXEC:
+    c->source = "command-exec";
+    c->reason = g_strdup_printf("the first exec of perf record's command: %s", cmd ? cmd : "?");
+    break;
+  case RSP_WORKLOAD_FIRST_EXEC:
+    c->source = "first-exec";
+    c->reason = g_strdup("a guess: the first exec of the recording (no FILE.meta, no command in perf's header); "
+                         "give --pid PID or --comm NAME");
+    break;
+  default:
+    break;
+  }
+  if (c->pid < 0) {
+    fprintf(stderr, "rsp-summary: %s: no workload process recorded; give --pid PID or --comm NAME\n", path);
+    return false;
+  }
+  return true;
+}
+
+static void poi_clear(poi_choice *c)
+{
+  g_free(c->reason);
+  if (c->others)
+    g_array_free(c->others, TRUE);
 }
 
 static const char *const end_names[] = {
@@ -47,24 +196,7 @@ static const char *const end_names[] = {
   [RSP_SLEEP_END_PREEMPTED] = "preempted", [RSP_SLEEP_END_SIGNAL] = "signal",
 };
 #define N_ENDS (sizeof end_names / sizeof end_names[0])
-
-typedef struct wait_site {
-  const char *label;
-  uint64_t count, total_ns;
-  uint64_t by_end[N_ENDS];
-  /* the sleeps' own categories, as categories.c splits a sleep without children: before it could run by how it
-   * ended, after that scheduler overhead (children not taken out: an upper bound of the site's share) */
-  uint64_t by_cat[RSP_N_CATEGORIES];
-  uint64_t inferred_ns; /* of sleeps whose end cause was guessed (end_inferred) */
-} wait_site;
-
-static int by_total(const void *a, const void *b)
-{
-  const wait_site *x = *(wait_site *const *)a, *y = *(wait_site *const *)b;
-  if (x->total_ns != y->total_ns)
-    return x->total_ns < y->total_ns ? 1 : -1;
-  return strcmp(x->label, y->label);
-}
+_Static_assert(N_ENDS == RSP_N_SLEEP_ENDS, "a name for each end cause");
 
 static const char *site_label(const rsp_model *m, const rsp_sleep *s, char *buf, size_t size)
 {
@@ -75,61 +207,17 @@ static const char *site_label(const rsp_model *m, const rsp_sleep *s, char *buf,
   return buf;
 }
 
-/* The waits on the paths grouped by the label of their sleep's stack, longest total first. */
-static GPtrArray *collect_waits(const rsp_paths *p, GStringChunk *strings)
-{
-  const rsp_model *m = rsp_paths_model(p);
-  GHashTable *by_label = g_hash_table_new(g_str_hash, g_str_equal);
-  GPtrArray *sites = g_ptr_array_new_with_free_func(g_free);
-  for (rsp_elem_id i = 0; i < rsp_paths_n_elems(p); i++) {
-    const rsp_path_elem *e = rsp_paths_elem(p, i);
-    if (e->kind != RSP_ELEM_SLEEP)
-      continue;
-    const rsp_sleep *s = rsp_model_sleep(m, e->id);
-    char buf[512];
-    const char *label = g_string_chunk_insert_const(strings, site_label(m, s, buf, sizeof buf));
-    wait_site *w = g_hash_table_lookup(by_label, label);
-    if (!w) {
-      w = g_new0(wait_site, 1);
-      w->label = label;
-      g_hash_table_insert(by_label, (gpointer)label, w);
-      g_ptr_array_add(sites, w);
-    }
-    w->count += e->n_merged;
-    w->total_ns += e->end - e->start;
-    /* the end cause of the last merged poll */
-    rsp_sleep_id last_id = e->id;
-    for (rsp_sleep_id k = e->id + 1, seen = 1; seen < e->n_merged && k < rsp_model_n_sleeps(m); k++)
-      if (rsp_model_sleep(m, k)->task == e->task) {
-        last_id = k;
-        seen++;
-      }
-    const rsp_sleep *last = rsp_model_sleep(m, last_id);
-    unsigned cause = last->preempted ? RSP_SLEEP_END_PREEMPTED : last->end_cause;
-    w->by_end[cause < N_ENDS ? cause : 0] += e->end - e->start;
-    rsp_category own = rsp_category_of_sleep(m, last_id);
-    uint64_t ready = own == RSP_CAT_INVOLUNTARY || !last->wake_time ? e->end : CLAMP(last->wake_time, e->start, e->end);
-    w->by_cat[own] += ready - e->start;
-    w->by_cat[RSP_CAT_SCHEDULER] += e->end - ready;
-    if (last->end_inferred)
-      w->inferred_ns += e->end - e->start;
-  }
-  g_hash_table_destroy(by_label);
-  g_ptr_array_sort(sites, by_total);
-  return sites;
-}
-
 static int cat_key; /* the category by_category_total sorts on */
 
 static int by_category_total(const void *a, const void *b)
 {
-  const wait_site *x = *(wait_site *const *)a, *y = *(wait_site *const *)b;
+  const rsp_wait_site *x = *(const rsp_wait_site *const *)a, *y = *(const rsp_wait_site *const *)b;
   if (x->by_cat[cat_key] != y->by_cat[cat_key])
     return x->by_cat[cat_key] < y->by_cat[cat_key] ? 1 : -1;
   return strcmp(x->label, y->label);
 }
 
-static const char *dominant_end(const wait_site *w)
+static const char *dominant_end(const rsp_wait_site *w)
 {
   unsigned best = 0;
   for (unsigned c = 1; c < N_ENDS; c++)
@@ -154,6 +242,14 @@ static void print_tree(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *ou
     const rsp_sleep *s = rsp_model_sleep(m, e->id);
     char buf[512];
     fprintf(out, " [%s]", site_label(m, s, buf, sizeof buf));
+    /* how it ended; merged polls: each piece's own end */
+    fprintf(out, " ended:");
+    for (uint32_t i = 0; i < e->n_merged; i++) {
+      rsp_sleep_id sid = rsp_paths_elem_sleep(p, id, i);
+      const rsp_sleep *piece = sid != RSP_NO_ID ? rsp_model_sleep(m, sid) : NULL;
+      unsigned cause = !piece ? 0 : piece->preempted ? RSP_SLEEP_END_PREEMPTED : piece->end_cause;
+      fprintf(out, "%s%s", i ? "," : " ", end_names[cause < N_ENDS ? cause : 0]);
+    }
   }
   fprintf(out, "\n");
   uint32_t n;
@@ -182,33 +278,28 @@ static void print_paths(const rsp_paths *p, FILE *out)
 int summary_categories_print(const rsp_model *model, const char *path, const summary_categories_options *o,
                              FILE *out)
 {
-  int32_t pid = o->pid;
-  if (pid < 0 && o->comm) {
-    pid = pid_of_comm(model, o->comm);
-    if (pid < 0) {
-      fprintf(stderr, "rsp-summary: %s: no process named '%s'\n", path, o->comm);
-      return 1;
-    }
-  }
-  if (pid < 0)
-    pid = rsp_model_workload_pid(model);
-  if (pid < 0) {
-    fprintf(stderr, "rsp-summary: %s: no workload process recorded; give --pid PID or --comm NAME\n", path);
+  poi_choice choice;
+  if (!choose_process(model, path, o, &choice)) {
+    poi_clear(&choice);
     return 1;
   }
-  rsp_paths_options po = { .tolerance_ns = o->tolerance_ns, .poll_merge_gap_ns = o->poll_gap_ns };
+  int32_t pid = choice.pid;
+  rsp_paths_options po = { .tolerance_ns = o->tolerance_ns, .poll_merge_gap_ns = o->poll_gap_ns,
+                           .tolerance_set = o->tolerance_set, .poll_merge_gap_set = o->poll_gap_set };
+  uint64_t tolerance = o->tolerance_set ? o->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS;
+  uint64_t poll_gap = o->poll_gap_set ? o->poll_gap_ns : RSP_POLL_MERGE_GAP_NS;
   GError *error = NULL;
   rsp_paths *p = rsp_paths_build(model, pid, &po, &error);
   if (!p) {
     fprintf(stderr, "rsp-summary: %s: %s\n", path, error->message);
     g_error_free(error);
+    poi_clear(&choice);
     return 1;
   }
   rsp_categories c;
   rsp_categories_compute(p, &c);
   char **warnings = rsp_model_loss_warnings(model);
-  GStringChunk *strings = g_string_chunk_new(4096);
-  GPtrArray *waits = o->waits ? collect_waits(p, strings) : NULL;
+  rsp_wait_sites *waits = o->waits ? rsp_wait_sites_compute(p) : NULL;
   double pct = c.total_ns ? 100.0 * (double)c.accounted_ns / (double)c.total_ns : 0.0;
 
   if (o->paths && !o->json)
@@ -216,7 +307,23 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   if (o->json) {
     fprintf(out, "{\"file\": ");
     json_str(out, path);
-    fprintf(out, ", \"pid\": %" PRId32 ", \"n_processes\": %u, \"processes\": [", pid, c.n_processes);
+    fprintf(out, ", \"pid\": %" PRId32 ", \"process_of_interest\": {\"pid\": %" PRId32 ", \"chosen_by\": ", pid, pid);
+    json_str(out, choice.source);
+    fprintf(out, ", \"reason\": ");
+    json_str(out, choice.reason);
+    if (rsp_model_workload_command(model)) {
+      fprintf(out, ", \"recorded_command\": ");
+      json_str(out, rsp_model_workload_command(model));
+    }
+    if (choice.others) {
+      fprintf(out, ", \"others\": [");
+      for (guint i = 0; i < choice.others->len; i++) {
+        const poi_other *x = &g_array_index(choice.others, poi_other, i);
+        fprintf(out, "%s{\"pid\": %" PRId32 ", \"runtime_ms\": %.6f}", i ? ", " : "", x->pid, ms(x->runtime_ns));
+      }
+      fprintf(out, "]");
+    }
+    fprintf(out, "}, \"n_processes\": %u, \"processes\": [", c.n_processes);
     /* each process once, named by its latest generation, with every name its tasks had */
     GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
     bool first = true;
@@ -257,8 +364,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     fprintf(out, "}, \"accounted_ms\": %.6f, \"unaccounted_ms\": %.6f, \"percent_accounted\": %.3f",
             ms(c.accounted_ns), ms(c.ns[RSP_CAT_UNACCOUNTED]), pct);
     fprintf(out, ", \"tolerance_ns\": %" PRIu64 ", \"poll_gap_ns\": %" PRIu64,
-            o->tolerance_ns ? o->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS,
-            o->poll_gap_ns ? o->poll_gap_ns : RSP_POLL_MERGE_GAP_NS);
+            tolerance, poll_gap);
     const rsp_model_loss *l = rsp_model_loss_get(model);
     fprintf(out, ", \"lost_events\": {\"lost_records\": %" PRIu64 ", \"lost_events\": %" PRIu64
                  ", \"lost_samples\": %" PRIu64 ", \"inferred_switch_ins\": %" PRIu64
@@ -285,8 +391,8 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     fprintf(out, "]");
     if (waits) {
       fprintf(out, ", \"waits\": [");
-      for (guint i = 0; i < waits->len && i < TOP_WAITS; i++) {
-        const wait_site *w = g_ptr_array_index(waits, i);
+      for (uint32_t i = 0; i < rsp_wait_sites_n(waits) && i < TOP_WAITS; i++) {
+        const rsp_wait_site *w = rsp_wait_sites_get(waits, i);
         fprintf(out, "%s{\"site\": ", i ? ", " : "");
         json_str(out, w->label);
         fprintf(out, ", \"count\": %" PRIu64 ", \"total_ms\": %.6f, \"end\": \"%s\"}", w->count, ms(w->total_ns),
@@ -294,25 +400,25 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       }
       fprintf(out, "]");
       uint64_t inferred = 0;
-      for (guint i = 0; i < waits->len; i++)
-        inferred += ((const wait_site *)g_ptr_array_index(waits, i))->inferred_ns;
+      for (uint32_t i = 0; i < rsp_wait_sites_n(waits); i++)
+        inferred += rsp_wait_sites_get(waits, i)->inferred_ns;
       fprintf(out, ", \"inferred_end_ms\": %.6f", ms(inferred));
       /* per category, the sites whose sleeps' own time (children not taken out) went there, largest first */
       fprintf(out, ", \"wait_sites_by_category\": {");
       bool first_cat = true;
       for (int k = 0; k < RSP_N_CATEGORIES; k++) {
         GPtrArray *sorted = g_ptr_array_new();
-        for (guint i = 0; i < waits->len; i++) {
-          wait_site *w = g_ptr_array_index(waits, i);
+        for (uint32_t i = 0; i < rsp_wait_sites_n(waits); i++) {
+          const rsp_wait_site *w = rsp_wait_sites_get(waits, i);
           if (w->by_cat[k])
-            g_ptr_array_add(sorted, w);
+            g_ptr_array_add(sorted, (gpointer)w);
         }
         if (sorted->len) {
           cat_key = k;
           g_ptr_array_sort(sorted, by_category_total);
           fprintf(out, "%s\"%s\": [", first_cat ? "" : ", ", rsp_category_key(k));
           for (guint i = 0; i < sorted->len && i < TOP_WAITS; i++) {
-            const wait_site *w = g_ptr_array_index(sorted, i);
+            const rsp_wait_site *w = g_ptr_array_index(sorted, i);
             fprintf(out, "%s{\"site\": ", i ? ", " : "");
             json_str(out, w->label);
             fprintf(out, ", \"ms\": %.6f}", ms(w->by_cat[k]));
@@ -326,14 +432,15 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     }
     fprintf(out, "}\n");
   } else {
+    const rsp_task *t0 = NULL;
+    for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
+      const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
+      if (t->pid == pid && (!t0 || t->start > t0->start))
+        t0 = t;
+    }
+    fprintf(out, "Process of interest: pid %" PRId32 " (%s): %s\n", pid, t0 && *t0->comm ? t0->comm : "?",
+            choice.reason);
     if (o->categories) {
-      const rsp_task *t0 = NULL;
-      for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
-        const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
-        if (t->pid == pid && (!t0 || t->start > t0->start))
-          t0 = t;
-      }
-      fprintf(out, "Process of interest: pid %" PRId32 " (%s)\n", pid, t0 && *t0->comm ? t0->comm : "?");
       fprintf(out, "%-34s %12u\n", "Processes", c.n_processes);
       fprintf(out, "%-34s %12u\n", "Control paths", c.n_paths);
       fprintf(out, "%-34s %12.3f ms\n", "Wall time", ms(c.wall_ns));
@@ -348,19 +455,19 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
                                                                                 : "(no sampling event)");
     }
     if (waits) {
-      fprintf(out, "%sTop waits on the control paths, by wait site:\n", o->categories ? "\n" : "");
+      fprintf(out, "%sTop waits on the control paths, by wait site (time on the paths: nested waits of a site "
+                   "count once):\n", o->categories ? "\n" : "");
       fprintf(out, "%12s %8s  %-10s %s\n", "TOTAL ms", "COUNT", "END", "SITE");
-      for (guint i = 0; i < waits->len && i < TOP_WAITS; i++) {
-        const wait_site *w = g_ptr_array_index(waits, i);
+      for (uint32_t i = 0; i < rsp_wait_sites_n(waits) && i < TOP_WAITS; i++) {
+        const rsp_wait_site *w = rsp_wait_sites_get(waits, i);
         fprintf(out, "%12.3f %8" PRIu64 "  %-10s %s\n", ms(w->total_ns), w->count, dominant_end(w), w->label);
       }
     }
     for (char **w = warnings; *w; w++)
       fprintf(out, "note: %s\n", *w);
   }
-  if (waits)
-    g_ptr_array_free(waits, TRUE);
-  g_string_chunk_free(strings);
+  rsp_wait_sites_free(waits);
+  poi_clear(&choice);
   g_strfreev(warnings);
   rsp_paths_free(p);
   return 0;

@@ -9,7 +9,8 @@
 typedef struct summary_categories_options {
   int32_t pid;          /* -1: COMM, else the recording's workload */
   const char *comm;     /* NULL: none */
-  uint64_t tolerance_ns, poll_gap_ns; /* 0: the paper's */
+  uint64_t tolerance_ns, poll_gap_ns; /* when *_set (0 is zero), else the paper's */
+  bool tolerance_set, poll_gap_set;
   bool categories, waits, paths, json;
 } summary_categories_options;
 

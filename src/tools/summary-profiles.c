@@ -27,7 +27,7 @@ GOptionGroup *summary_profiles_option_group(void)
       NULL },
     { "resolution", 0, 0, G_OPTION_ARG_INT, &opt_resolution,
       "With --profiles: buckets per octave, 1 (default), 2 or 4", "R" },
-    { "pid", 0, 0, G_OPTION_ARG_INT, &opt_pid, "With --profiles: only the profiles of process PID; with --categories: the process of interest", "PID" },
+    { "pid", 0, 0, G_OPTION_ARG_INT, &opt_pid, "With --profiles: only the profiles of process PID; with --categories: the process of interest (a thread id: its process)", "PID" },
     { "time-slices", 0, 0, G_OPTION_ARG_DOUBLE, &opt_slices,
       "With --profiles: also each profile per time slice of SECONDS (OSprof's time-sampled profiles; a heat map "
       "of bucket x time)", "SECONDS" },

@@ -64,6 +64,15 @@ static void check_sum(const rsp_categories *c)
   CHECK_EQ(c->accounted_ns, c->total_ns - c->ns[RSP_CAT_UNACCOUNTED]);
 }
 
+/* The wait site of LABEL in SITES, else NULL. */
+static const rsp_wait_site *find_site(const rsp_wait_sites *sites, const char *label)
+{
+  for (uint32_t i = 0; i < rsp_wait_sites_n(sites); i++)
+    if (strcmp(rsp_wait_sites_get(sites, i)->label, label) == 0)
+      return rsp_wait_sites_get(sites, i);
+  return NULL;
+}
+
 /* A writes to a pipe B reads (waking B at 190), sleeps in read at 200; B works 195-400 (a sample
  * at 300) and wakes A at 390; A runs again at 410. B's run is the child of A's sleep (it starts
  * 5 us before the sleep, within the tolerance, and ends before A's sleep does); B's wait before
@@ -146,6 +155,22 @@ static void test_pipe_child(void)
   CHECK_EQ(el(p, ar)->parent, bs);
   CHECK_EQ(el(p, ar)->flags, 0);
   rsp_paths_free(p);
+  /* a tolerance of 0 set explicitly is zero, not the default: A's run, begun 10 us before B's sleep,
+   * is cut at the sleep's start (110) and, ending 5 us after the sleep, does not fit: a path of its
+   * own. Left unset (0 without tolerance_set), the paper's 100 us. */
+  rsp_paths_options zero = { .tolerance_ns = 0, .tolerance_set = true };
+  p = rsp_paths_build(m, B, &zero, &error);
+  CHECK(p != NULL);
+  CHECK_EQ(rsp_paths_n_paths(p), 2);
+  ar = ELEM(p, RSP_ELEM_RUN, A, 110, 200);
+  CHECK_EQ(el(p, ar)->parent, RSP_NO_ID);
+  CHECK_EQ(el(p, ar)->path, 1);
+  CHECK_EQ(el(p, ar)->flags, RSP_ELEM_CUT);
+  rsp_paths_free(p);
+  rsp_paths_options unset = { .tolerance_ns = 0 };
+  p = rsp_paths_build(m, B, &unset, &error);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, A, 100, 200))->parent, ELEM(p, RSP_ELEM_SLEEP, B, 110, 195));
+  rsp_paths_free(p);
 
   /* no such process */
   p = rsp_paths_build(m, 4242, NULL, &error);
@@ -184,7 +209,7 @@ static void test_child_does_not_fit(void)
   rsp_paths_children(p, as, &n);
   CHECK_EQ(n, 0);
   /* a wider tolerance lets it fit */
-  rsp_paths_options o = { .tolerance_ns = 700 * US };
+  rsp_paths_options o = { .tolerance_ns = 700 * US, .tolerance_set = true };
   rsp_paths *wide = rsp_paths_build(m, A, &o, NULL);
   CHECK_EQ(rsp_paths_n_paths(wide), 1);
   CHECK_EQ(el(wide, ELEM(wide, RSP_ELEM_RUN, B, 195, 1000))->parent, ELEM(wide, RSP_ELEM_SLEEP, A, 200, 410));
@@ -241,20 +266,50 @@ static void test_poll_merge(void)
   CHECK_EQ(rsp_paths_n_elems(p), 1 + 1 + 2 + 2 + 2 + 1);
   CHECK(rsp_paths_has_run(p, rsp_model_task_run(m, a, 1)));
   CHECK(rsp_paths_has_sleep(p, rsp_model_task_sleep(m, a, 2)));
-  /* timed out: the merged sleep up to its last wakeup (110-395), 500-695, 850-895, 950-990 (the read
-   * woken by a timer); scheduler 5 + 5 + 5 + 10 */
+  /* timed out: each merged poll up to its own timer wakeup (110-195, 210-295, 310-395), 500-695,
+   * 850-895, 950-990 (the read woken by a timer); scheduler 5 after each wakeup, 10 after the read's;
+   * the runs folded into the merged sleep (200-210, 300-310) are running time, like every other run
+   * of A: 10 + 10 + 10 + 100 + 150 + 50 + 100 */
   rsp_categories c;
   rsp_categories_compute(p, &c);
-  CHECK_EQ(c.ns[RSP_CAT_TIMED_OUT], (285 + 195 + 45 + 40) * US);
-  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 25 * US);
+  CHECK_EQ(c.ns[RSP_CAT_TIMED_OUT], (3 * 85 + 195 + 45 + 40) * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (5 * 5 + 10) * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (10 + 10 + 10 + 100 + 150 + 50 + 100) * US);
+  /* the merged element stands for A's first three sleeps, in order */
+  for (uint32_t i = 0; i < 3; i++)
+    CHECK_EQ(rsp_paths_elem_sleep(p, merged, i), rsp_model_task_sleep(m, a, i));
+  CHECK_EQ(rsp_paths_elem_sleep(p, merged, 3), RSP_NO_ID);
+  /* the poll site: 110-400, 500-700, 850-900, five polls, all timed out; its own time by piece as
+   * above (the folded runs as running time); the read's site apart */
+  rsp_wait_sites *ws = rsp_wait_sites_compute(p);
+  CHECK_EQ(rsp_wait_sites_n(ws), 2);
+  const rsp_wait_site *w = find_site(ws, "poll ([unknown])");
+  CHECK(w != NULL);
+  if (w) {
+    CHECK_EQ(w->count, 5);
+    CHECK_EQ(w->total_ns, (290 + 200 + 50) * US);
+    CHECK_EQ(w->by_end[RSP_SLEEP_END_TIMEOUT], (290 + 200 + 50) * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_TIMED_OUT], (3 * 85 + 195 + 45) * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_SCHEDULER], 5 * 5 * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_UNSAMPLED], 20 * US);
+  }
+  CHECK(rsp_wait_sites_get(ws, 0) == w); /* the longest first */
+  rsp_wait_sites_free(ws);
   CHECK_EQ(c.total_ns, 1000 * US);
   check_sum(&c);
   rsp_paths_free(p);
   /* a gap of 5 us: no merging */
-  rsp_paths_options o = { .poll_merge_gap_ns = 5 * US };
+  rsp_paths_options o = { .poll_merge_gap_ns = 5 * US, .poll_merge_gap_set = true };
   p = rsp_paths_build(m, A, &o, NULL);
   ELEM(p, RSP_ELEM_SLEEP, A, 110, 200);
   ELEM(p, RSP_ELEM_SLEEP, A, 310, 400);
+  rsp_paths_free(p);
+  /* a gap of 0 set explicitly: no merging at all (not the default's 100 us) */
+  rsp_paths_options none = { .poll_merge_gap_ns = 0, .poll_merge_gap_set = true };
+  p = rsp_paths_build(m, A, &none, NULL);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 110, 200))->n_merged, 1);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 210, 300))->n_merged, 1);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 310, 400))->n_merged, 1);
   rsp_paths_free(p);
   rsp_model_free(m);
 }
@@ -631,6 +686,92 @@ static void test_waker_forked_during_wait(void)
   rsp_model_free(m);
 }
 
+/* The issue's case: a 200 ms nanosleep ended by its timer, a 10 us run, then a 54 us preemption in
+ * the same syscall (the same stack). A preemption is no timed-out poll: two sleeps, not one ended
+ * "involuntarily". A runs 100-110, sleeps 110-200110 (timer at 200110, switch-in at 200115), runs
+ * to 200125, is preempted by B until 200179, runs to 200300. */
+static void test_sleep_then_preemption(void)
+{
+  static const char *const NANO = "schedule,do_nanosleep,hrtimer_nanosleep|clock_nanosleep";
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_next_stack(t, NANO);
+  sw(t, 110, 0, A, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 200110 * US, 0, IDLE, A, 0);
+  sw(t, 200115, 0, IDLE, "R", A);
+  tb_next_stack(t, NANO);
+  sw(t, 200125, 0, A, "R", B);
+  sw(t, 200179, 0, B, "S", A);
+  sw(t, 200300, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id nano = ELEM(p, RSP_ELEM_SLEEP, A, 110, 200115);
+  rsp_elem_id pre = ELEM(p, RSP_ELEM_SLEEP, A, 200125, 200179);
+  CHECK_EQ(el(p, nano)->n_merged, 1);
+  CHECK_EQ(el(p, pre)->n_merged, 1);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 200200 * US);
+  CHECK_EQ(c.ns[RSP_CAT_TIMED_OUT], 200000 * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], 5 * US);
+  CHECK_EQ(c.ns[RSP_CAT_INVOLUNTARY], 54 * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (10 + 10 + 121) * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
+/* make under make: A waits in wait4 110-1000 for B, which itself waits in wait4 120-900 for C (C runs
+ * 130-895, wakes B at 890; B runs 900-995, wakes A at 990). B's chain is the child of A's sleep and C's
+ * run the child of B's: the two wait4 sleeps are on the paths at depths 0 and 1, B's inside A's. The
+ * site's time is the paths' time in wait4, [110, 1000) = 890 us, not 890 + 780; both sleeps count; both
+ * were woken by another task. By category the sleeps' own times are summed, as the categories' total
+ * sums paths: A's 110-990 and B's 120-890 waits on another path, 990-1000 and 890-900 scheduler. */
+static void test_nested_waits(void)
+{
+  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", B);
+  tb_next_stack(t, WAIT);
+  sw(t, 110, 0, A, "S", IDLE);
+  tb_next_stack(t, WAIT);
+  sw(t, 120, 1, B, "S", IDLE);
+  sw(t, 130, 2, IDLE, "R", C);
+  tb_waking(t, 890 * US, 2, C, B, 1);
+  sw(t, 895, 2, C, "S", IDLE);
+  sw(t, 900, 1, IDLE, "R", B);
+  tb_waking(t, 990 * US, 1, B, A, 0);
+  sw(t, 995, 1, B, "S", IDLE);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 110, 1000);
+  rsp_elem_id bs = ELEM(p, RSP_ELEM_SLEEP, B, 120, 900);
+  CHECK_EQ(el(p, bs)->parent, as);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, C, 130, 895))->parent, bs);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 1000 * US);
+  rsp_wait_sites *ws = rsp_wait_sites_compute(p);
+  CHECK_EQ(rsp_wait_sites_n(ws), 1);
+  const rsp_wait_site *w = find_site(ws, "wait4 ([unknown])");
+  CHECK(w != NULL);
+  if (w) {
+    CHECK_EQ(w->count, 2);
+    CHECK_EQ(w->total_ns, 890 * US);
+    CHECK(w->total_ns <= c.total_ns);
+    CHECK_EQ(w->by_end[RSP_SLEEP_END_WOKEN], 890 * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_OTHER_PATH], (880 + 770) * US);
+    CHECK_EQ(w->by_cat[RSP_CAT_SCHEDULER], (10 + 10) * US);
+  }
+  rsp_wait_sites_free(ws);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_waker_forked_during_wait();
@@ -639,6 +780,8 @@ int main(void)
   test_pipe_child();
   test_child_does_not_fit();
   test_poll_merge();
+  test_sleep_then_preemption();
+  test_nested_waits();
   test_triangle();
   test_categories();
   test_parallel_children();

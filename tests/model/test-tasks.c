@@ -100,6 +100,7 @@ static void test_perf_exec_workload(void)
   tb_switch_out(t, 500 * US, 0, CHILD, IDLE, false);
   rsp_model *m = tb_finish(t);
   CHECK_EQ(rsp_model_workload_pid(m), CHILD);
+  CHECK_EQ(rsp_model_workload_source(m), RSP_WORKLOAD_PERF_EXEC);
   rsp_model_free(m);
   /* without perf-exec, the first exec stays the guess */
   t = tb_new(true);
@@ -108,6 +109,64 @@ static void test_perf_exec_workload(void)
   tb_switch_out(t, 300 * US, 0, STRANGER, IDLE, false);
   m = tb_finish(t);
   CHECK_EQ(rsp_model_workload_pid(m), STRANGER);
+  CHECK_EQ(rsp_model_workload_source(m), RSP_WORKLOAD_FIRST_EXEC);
+  CHECK(rsp_model_workload_command(m) == NULL);
+  rsp_model_free(m);
+}
+
+/* Without FILE.meta, perf's own command line (HEADER_CMDLINE) says what was recorded; the process
+ * of interest follows from it, and the model says which rule chose it. */
+static void test_workload_from_cmdline(void)
+{
+  enum { OTHER = 40, MAKE = 50 };
+  /* two perf-exec children (another perf ran beside; its child execs sleep first): the one that
+   * exec'd the recorded command is the workload */
+  tb *t = tb_new(true);
+  tb_cmdline(t, (const char *const[]){ "/usr/bin/perf", "record", "-e", "sched:sched_switch", "-o", "x.data",
+                                       "-F", "997", "-g", "-a", "--", "make", "-j2", NULL });
+  tb_comm(t, 0, 0, OTHER, "perf-exec", false);
+  tb_comm(t, 0, 0, MAKE, "perf-exec", false);
+  tb_switch_in(t, 100 * US, 0, OTHER, IDLE);
+  tb_comm(t, 150 * US, 0, OTHER, "sleep", true);
+  tb_switch_out(t, 200 * US, 0, OTHER, MAKE, false);
+  tb_switch_in(t, 200 * US, 0, MAKE, OTHER);
+  tb_comm(t, 250 * US, 0, MAKE, "make", true);
+  tb_switch_out(t, 300 * US, 0, MAKE, IDLE, false);
+  rsp_model *m = tb_finish(t);
+  CHECK_EQ(rsp_model_workload_pid(m), MAKE);
+  CHECK_EQ(rsp_model_workload_source(m), RSP_WORKLOAD_PERF_EXEC);
+  CHECK_STR(rsp_model_workload_command(m), "make -j2");
+  rsp_model_free(m);
+
+  /* no perf-exec in the stream (no "--" either: the command is the first word after the options,
+   * whose values are skipped): the first exec of the command's name, not the first exec */
+  t = tb_new(true);
+  tb_cmdline(t, (const char *const[]){ "perf", "record", "-e", "sched:sched_switch", "--call-graph", "fp", "-a",
+                                       "./run-all-tests-with-a-long-name.sh", "--fast", NULL });
+  tb_switch_in(t, 100 * US, 0, STRANGER, IDLE);
+  tb_comm(t, 150 * US, 0, STRANGER, "pyenv-which", true);
+  tb_switch_out(t, 200 * US, 0, STRANGER, MAKE, false);
+  tb_switch_in(t, 200 * US, 0, MAKE, STRANGER);
+  tb_comm(t, 250 * US, 0, MAKE, "run-all-tests-w", true); /* the kernel keeps 15 bytes of the name */
+  tb_switch_out(t, 300 * US, 0, MAKE, IDLE, false);
+  m = tb_finish(t);
+  CHECK_EQ(rsp_model_workload_pid(m), MAKE);
+  CHECK_EQ(rsp_model_workload_source(m), RSP_WORKLOAD_COMMAND_EXEC);
+  CHECK_STR(rsp_model_workload_command(m), "./run-all-tests-with-a-long-name.sh --fast");
+  rsp_model_free(m);
+
+  /* perf record -p PID: that process, though another one exec'd */
+  t = tb_new(true);
+  tb_cmdline(t, (const char *const[]){ "perf", "record", "-a", "-p", "50", NULL });
+  tb_switch_in(t, 100 * US, 0, STRANGER, IDLE);
+  tb_comm(t, 150 * US, 0, STRANGER, "pyenv-which", true);
+  tb_switch_out(t, 200 * US, 0, STRANGER, MAKE, false);
+  tb_switch_in(t, 200 * US, 0, MAKE, STRANGER);
+  tb_switch_out(t, 300 * US, 0, MAKE, IDLE, false);
+  m = tb_finish(t);
+  CHECK_EQ(rsp_model_workload_pid(m), MAKE);
+  CHECK_EQ(rsp_model_workload_source(m), RSP_WORKLOAD_RECORD_PID);
+  CHECK(rsp_model_workload_command(m) == NULL);
   rsp_model_free(m);
 }
 
@@ -115,6 +174,7 @@ int main(void)
 {
   test_tasks();
   test_perf_exec_workload();
+  test_workload_from_cmdline();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;

@@ -108,7 +108,7 @@ struct tb {
   uint64_t fed;
   uint8_t raw[96];
   GPtrArray *names;        /* function names; name i is at address SYM_BASE + 16 * i */
-  uint64_t next_chain[64]; /* tb_next_stack's callchain for the next sample */
+  uint64_t next_chain[256]; /* tb_next_stack's callchain for the next sample */
   uint32_t next_chain_nr;
 };
 
@@ -127,7 +127,7 @@ void tb_next_stack(tb *t, const char *frames)
   for (int h = 0; halves[h] && h < 2; h++) {
     t->next_chain[t->next_chain_nr++] = (uint64_t)(h ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL);
     char **parts = g_strsplit(halves[h], ",", -1);
-    for (char **p = parts; *p && t->next_chain_nr < 60; p++) {
+    for (char **p = parts; *p && t->next_chain_nr < 250; p++) {
       guint i;
       for (i = 0; i < t->names->len; i++)
         if (strcmp(g_ptr_array_index(t->names, i), *p) == 0)
@@ -216,6 +216,11 @@ uint64_t tb_next_event(const tb *t) { return t->fed; }
 void tb_thread(tb *t, int32_t pid, int32_t tid)
 {
   g_hash_table_insert(t->pids, GINT_TO_POINTER(tid), GINT_TO_POINTER(pid));
+}
+
+void tb_cmdline(tb *t, const char *const *argv)
+{
+  rsp_workload_set_cmdline(t->b, argv);
 }
 
 void tb_sample_tracepoints(tb *t)

@@ -21,6 +21,8 @@ rsp_model *tb_finish(tb *t);
 uint64_t tb_next_event(const tb *t);
 /* Declares TID a thread of process PID (by default a task's pid is its tid). */
 void tb_thread(tb *t, int32_t pid, int32_t tid);
+/* perf's HEADER_CMDLINE (NULL-terminated), as rsp_model_build passes it from the file's header. */
+void tb_cmdline(tb *t, const char *const *argv);
 /* Marks the sched_switch tracepoint sampled (freq mode): the model must say so. */
 void tb_sample_tracepoints(tb *t);
 
