@@ -12,6 +12,8 @@ packages=(
   clang libclang-rt-14-dev python3 jq
   # (xauth: xvfb-run needs it, and it is only a recommendation of xvfb)
   xvfb xauth x11-apps xdotool imagemagick at-spi2-core desktop-file-utils
+  # (GTK draws its theme's SVG assets through the pixbuf loader; both are only recommendations)
+  librsvg2-common shared-mime-info
   # test workloads (nginx-light, sqlite3, curl, make: tests/model/data/record-workloads.sh)
   zstd nginx-light sqlite3 curl make
 )

@@ -228,13 +228,16 @@ static const char *dominant_end(const rsp_wait_site *w)
 
 enum { TOP_WAITS = 20 };
 
-static void print_tree(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *out)
+static void print_elem(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *out)
 {
   static const char *const kinds[] = { "run", "sleep", "disk", "net" };
   const rsp_model *m = rsp_paths_model(p);
   const rsp_path_elem *e = rsp_paths_elem(p, id);
   const rsp_task *t = rsp_model_task(m, e->task);
-  fprintf(out, "%*s%-5s %s %" PRId32 "/%" PRId32 " %.3f-%.3f ms (%.3f)%s%s", 2 * e->depth + 2, "",
+  /* indented by depth; past 60 levels (a long relay) the depth is written instead */
+  if (e->depth > 60)
+    fprintf(out, "%*s[depth %u] ", 2 * 60 + 2, "", (unsigned)e->depth);
+  fprintf(out, "%*s%-5s %s %" PRId32 "/%" PRId32 " %.3f-%.3f ms (%.3f)%s%s", e->depth > 60 ? 0 : 2 * e->depth + 2, "",
           kinds[e->kind & 3], *t->comm ? t->comm : "?", t->pid, t->tid, ms(e->start - t0), ms(e->end - t0),
           ms(e->end - e->start), e->flags & RSP_ELEM_CUT ? " cut" : "",
           e->flags & RSP_ELEM_MERGED_POLLS ? " merged" : "");
@@ -252,10 +255,24 @@ static void print_tree(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *ou
     }
   }
   fprintf(out, "\n");
-  uint32_t n;
-  const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
-  for (uint32_t i = 0; i < n; i++)
-    print_tree(p, kids[i], t0, out);
+}
+
+/* ID and what it waited on, depth first, with a stack of our own: a relay of 70,000 wakeups is as
+ * many levels. */
+static void print_tree(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *out)
+{
+  GArray *todo = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
+  g_array_append_val(todo, id);
+  while (todo->len) {
+    rsp_elem_id e = g_array_index(todo, rsp_elem_id, todo->len - 1);
+    g_array_set_size(todo, todo->len - 1);
+    print_elem(p, e, t0, out);
+    uint32_t n;
+    const rsp_elem_id *kids = rsp_paths_children(p, e, &n);
+    for (uint32_t i = n; i-- > 0;)
+      g_array_append_val(todo, kids[i]);
+  }
+  g_array_free(todo, TRUE);
 }
 
 /* Every path's pseudo-stacks as an indented tree (times from the recording's first event). */
