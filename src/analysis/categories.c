@@ -5,8 +5,13 @@
  * span, what is left of the sleep is its own. A run is understood when a sample fell in it, else
  * unsampled; a disk request is queued until issued, then at the device (blocking I/O); a network
  * operation is network time. A sleep's own time is split at the moment it could run again (its
- * wakeup, or its last child's end): after it, scheduler overhead; before it, by how it ended. */
+ * wakeup, or its last child's end): after it, scheduler overhead; before it, by how it ended. A
+ * preempted sleep's own time goes to whoever ran on its cpu meanwhile (preemptors.c), a sampled
+ * run's to its samples' stacks (unknown-stacks.c). What is attributed under a guessed cause (an
+ * inferred end, a lost wakeup, an unknown waker, an inferred link or switch-in) is also counted as
+ * guessed; "accounted" is neither guessed, nor unknown_stack, nor unaccounted. */
 #include "analysis/analysis.h"
+#include "categories-private.h"
 #include "paths-private.h"
 
 #include <string.h>
@@ -18,6 +23,8 @@ static const char *const keys[RSP_N_CATEGORIES] = {
   [RSP_CAT_INVOLUNTARY] = "involuntary", [RSP_CAT_MISC_KERNEL] = "misc_kernel",
   [RSP_CAT_TIMED_OUT] = "timed_out",     [RSP_CAT_OTHER_PATH] = "other_path",
   [RSP_CAT_NETWORK] = "network",         [RSP_CAT_UNACCOUNTED] = "unaccounted",
+  [RSP_CAT_PREEMPTED_BY_PATH] = "preempted_by_path", [RSP_CAT_CONTENTION] = "contention",
+  [RSP_CAT_UNKNOWN_STACK] = "unknown_stack",
 };
 
 static const char *const labels[RSP_N_CATEGORIES] = {
@@ -27,13 +34,30 @@ static const char *const labels[RSP_N_CATEGORIES] = {
   [RSP_CAT_IO_QUEUE] = "I/O queue overhead",
   [RSP_CAT_SCHEDULER] = "Scheduler overhead",
   [RSP_CAT_HARDWARE] = "Waits \"for\" hardware",
-  [RSP_CAT_INVOLUNTARY] = "Involuntary sleeps",
+  [RSP_CAT_INVOLUNTARY] = "Preempted, no other task seen",
   [RSP_CAT_MISC_KERNEL] = "Miscellaneous kernel blocks",
   [RSP_CAT_TIMED_OUT] = "Waits that timed out",
   [RSP_CAT_OTHER_PATH] = "Waits on other control paths",
   [RSP_CAT_NETWORK] = "Waits on the network",
   [RSP_CAT_UNACCOUNTED] = "Unaccounted",
+  [RSP_CAT_PREEMPTED_BY_PATH] = "Preempted by tasks on the paths",
+  [RSP_CAT_CONTENTION] = "Preempted by others (contention)",
+  [RSP_CAT_UNKNOWN_STACK] = "Running in unknown functions",
 };
+
+static const rsp_category table_order[] = {
+  RSP_CAT_UNDERSTOOD,  RSP_CAT_BLOCKING_IO,       RSP_CAT_UNSAMPLED,  RSP_CAT_UNKNOWN_STACK,
+  RSP_CAT_IO_QUEUE,    RSP_CAT_SCHEDULER,         RSP_CAT_HARDWARE,   RSP_CAT_PREEMPTED_BY_PATH,
+  RSP_CAT_CONTENTION,  RSP_CAT_INVOLUNTARY,       RSP_CAT_MISC_KERNEL, RSP_CAT_TIMED_OUT,
+  RSP_CAT_OTHER_PATH,  RSP_CAT_NETWORK,           RSP_CAT_UNACCOUNTED,
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(table_order) == RSP_N_CATEGORIES);
+
+const rsp_category *rsp_category_table_order(uint32_t *n)
+{
+  *n = G_N_ELEMENTS(table_order);
+  return table_order;
+}
 
 const char *rsp_category_key(rsp_category cat)
 {
@@ -69,10 +93,42 @@ rsp_category rsp_category_of_sleep(const rsp_model *model, rsp_sleep_id sleep)
   }
 }
 
+void rsp_categories_add_ns(rsp_categories *out, rsp_category cat, uint64_t ns)
+{
+  out->ns[cat] += ns;
+  if (out->work_ && out->work_->guessing && cat != RSP_CAT_UNACCOUNTED && cat != RSP_CAT_UNKNOWN_STACK) {
+    out->guessed_ns[cat] += ns;
+    out->guessed_total_ns += ns;
+  }
+}
+
 static void add(rsp_categories *out, rsp_category cat, uint64_t a, uint64_t b)
 {
   if (b > a)
-    out->ns[cat] += b - a;
+    rsp_categories_add_ns(out, cat, b - a);
+}
+
+/* Whether the cause of sleep S's end is a guess: its end cause inferred, a blocked sleep whose
+ * wakeup was lost, woken by no known run, ended by an inferred link, or at a switch-in that was
+ * inferred (its next run's start). */
+static bool sleep_guessed(const rsp_model *m, const rsp_sleep *s)
+{
+  if (s->end_inferred)
+    return true;
+  bool blocked = !s->preempted && s->end_cause != RSP_SLEEP_END_PREEMPTED && s->state != 'X' && s->state != 'Z';
+  if (blocked && !s->wake_time)
+    return true;
+  if (s->wake_link != RSP_NO_ID && s->wake_link < rsp_model_n_links(m)) {
+    const rsp_link *l = rsp_model_link(m, s->wake_link);
+    if (l->flags & RSP_LINK_INFERRED)
+      return true;
+    if (s->end_cause == RSP_SLEEP_END_WOKEN && l->from_run == RSP_NO_ID)
+      return true;
+  } else if (s->end_cause == RSP_SLEEP_END_WOKEN || s->end_cause == RSP_SLEEP_END_SIGNAL) {
+    return true; /* woken, by nobody known */
+  }
+  rsp_run_id next = rsp_model_run_at(m, s->task, s->end);
+  return next != RSP_NO_ID && (rsp_model_run(m, next)->flags & RSP_RUN_START_INFERRED);
 }
 
 static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out);
@@ -88,10 +144,16 @@ static int rank(uint8_t kind)
   return kind == RSP_ELEM_DISK ? 3 : kind == RSP_ELEM_NET ? 2 : 1;
 }
 
-/* [A, B) of a sleep's own time: before READY by how it ended, after it scheduler overhead. */
-static void sleep_own(rsp_categories *out, rsp_category own, uint64_t ready, uint64_t a, uint64_t b)
+/* [A, B) of sleep S's own time: before READY by how it ended, after it scheduler overhead; a
+ * preempted sleep's to whoever ran on its cpu. */
+static void sleep_own(rsp_categories *out, const rsp_sleep *s, rsp_category own, uint64_t ready, uint64_t a,
+                      uint64_t b)
 {
-  if (own == RSP_CAT_INVOLUNTARY || !ready) {
+  if (own == RSP_CAT_INVOLUNTARY) {
+    rsp_preemptors_attribute(out, s, a, b);
+    return;
+  }
+  if (!ready) {
     add(out, own, a, b);
     return;
   }
@@ -120,7 +182,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   uint32_t n;
   const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
   if (n == 0) {
-    sleep_own(out, own, ready, a, b);
+    sleep_own(out, s, own, ready, a, b);
     return;
   }
   /* Children may overlap (the sleeper's own disk requests and the chain of the task that woke it):
@@ -201,11 +263,23 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
     else if (chain && y <= chain_start)
       add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running */
     else
-      sleep_own(out, own, ready, x, y);
+      sleep_own(out, s, own, ready, x, y);
   }
   g_free(cuts);
   g_free(ops);
   g_free(links);
+}
+
+/* The sleep whose end says how element E (a sleep, or merged polls) ended: the last merged one. */
+static rsp_sleep_id guess_sleep(const rsp_model *m, const rsp_path_elem *e)
+{
+  rsp_sleep_id last = e->id;
+  for (rsp_sleep_id s = e->id + 1, seen = 1; seen < e->n_merged && s < rsp_model_n_sleeps(m); s++)
+    if (rsp_model_sleep(m, s)->task == e->task) {
+      last = s;
+      seen++;
+    }
+  return last;
 }
 
 static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out)
@@ -216,9 +290,14 @@ static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t 
     return;
   const rsp_model *m = rsp_paths_model(p);
   switch (e->kind) {
-  case RSP_ELEM_RUN:
-    add(out, rsp_model_run(m, e->id)->n_samples ? RSP_CAT_UNDERSTOOD : RSP_CAT_UNSAMPLED, a, b);
+  case RSP_ELEM_RUN: {
+    const rsp_run *r = rsp_model_run(m, e->id);
+    if (r->n_samples)
+      rsp_unknown_stacks_attribute_run(out, r, a, b);
+    else
+      add(out, RSP_CAT_UNSAMPLED, a, b);
     break;
+  }
   case RSP_ELEM_DISK: {
     const rsp_disk_op *d = rsp_model_disk_op(m, e->id);
     uint64_t issue = CLAMP(d->issue_time, a, b);
@@ -229,15 +308,23 @@ static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t 
   case RSP_ELEM_NET:
     add(out, RSP_CAT_NETWORK, a, b);
     break;
-  default:
+  default: {
+    /* a sleep whose end cause was guessed: its own time, and what its children take of it */
+    bool guessed = sleep_guessed(m, rsp_model_sleep(m, guess_sleep(m, e)));
+    out->work_->guessing += guessed;
     attribute_sleep(p, id, e, a, b, out);
+    out->work_->guessing -= guessed;
     break;
+  }
   }
 }
 
 void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
 {
   memset(out, 0, sizeof *out);
+  rsp_categories_work work = { .paths = p };
+  out->work_ = &work;
+  rsp_preemptors_init(&work, p);
   out->n_paths = rsp_paths_n_paths(p);
   out->n_processes = rsp_paths_n_processes(p);
   const rsp_path *base = rsp_paths_path(p, 0);
@@ -254,5 +341,9 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
       attribute(p, id, e->start, e->end, out);
     }
   }
-  out->accounted_ns = out->total_ns - out->ns[RSP_CAT_UNACCOUNTED];
+  rsp_preemptors_finish(out);
+  rsp_unknown_stacks_finish(out);
+  out->work_ = NULL;
+  out->accounted_ns =
+    out->total_ns - out->ns[RSP_CAT_UNACCOUNTED] - out->ns[RSP_CAT_UNKNOWN_STACK] - out->guessed_total_ns;
 }
