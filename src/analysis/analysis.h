@@ -203,8 +203,11 @@ typedef enum {
   RSP_UNKNOWN_STACK_NONE,     /* a function is named: not unknown */
   RSP_UNKNOWN_STACK_NO_MAP,   /* user addresses in no recorded mapping (a JIT without a perf map, a
                                  lost MMAP record) */
-  RSP_UNKNOWN_STACK_NO_SYMBOL,/* user addresses in a mapped file that gave no symbol (the binary
-                                 missing on this host, stripped, or not the build recorded) */
+  RSP_UNKNOWN_STACK_NO_SYMBOL,/* user addresses in a mapped file that gave no symbol although read
+                                 with its symbol table, or not read (files of another host) */
+  RSP_UNKNOWN_STACK_BINARY_MISSING,   /* ... in a file not found where it was looked for */
+  RSP_UNKNOWN_STACK_STRIPPED,         /* ... in a stripped file (its exported symbols at most) */
+  RSP_UNKNOWN_STACK_BUILD_ID_MISMATCH,/* ... in a file that is another build than the one recorded */
   RSP_UNKNOWN_STACK_KERNEL,   /* kernel addresses only, none in the kallsyms used */
   RSP_UNKNOWN_STACK_LOOP,     /* a chain that loops on itself (the unwinder went round a cycle to
                                  the depth limit) */
@@ -214,7 +217,8 @@ typedef enum {
 /* Whether STACK names no function, and why (RSP_UNKNOWN_STACK_NONE when it names one, or is
  * RSP_NO_ID: a sample without a callchain is not judged). */
 rsp_unknown_stack_reason rsp_unknown_stack_classify(const rsp_model *model, rsp_stack_id stack);
-/* "no_map", "no_symbol", "kernel", "loop" ("none"); and a sentence for the table. */
+/* "no_map", "no_symbol", "binary_missing", "stripped", "build_id_mismatch", "kernel", "loop" ("none");
+ * and a few words for the table. */
 const char *rsp_unknown_stack_reason_key(rsp_unknown_stack_reason reason);
 const char *rsp_unknown_stack_reason_label(rsp_unknown_stack_reason reason);
 

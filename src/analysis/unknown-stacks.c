@@ -4,8 +4,8 @@
  * "[unknown]" when no recorded mapping held it), or when it loops on itself: the unwinder went round
  * a cycle of frames to the depth limit, so what it shows is not the stack. Why, as far as the
  * frames say: user addresses outside every mapping (a JIT without a perf map, a lost MMAP), inside a
- * mapped file that gave no symbol (the binary is missing where it was looked for, stripped, or not
- * the build recorded: rsp-summary's notes and the symbolizer's build-id count tell which), kernel
+ * mapped file that gave no symbol (the binary missing where it was looked for, stripped, or not the
+ * build recorded, as the symbolizer found it: rsp_model_dso_status of the innermost such frame), kernel
  * addresses the kallsyms used does not hold. */
 #include "categories-private.h"
 
@@ -54,30 +54,43 @@ rsp_unknown_stack_reason rsp_unknown_stack_classify(const rsp_model *m, rsp_stac
     return RSP_UNKNOWN_STACK_NONE;
   if (loops(f, n))
     return RSP_UNKNOWN_STACK_LOOP;
-  bool user = false, mapped = false;
+  bool user = false;
+  const char *mapped = NULL; /* the innermost user frame's file */
   for (uint32_t i = 0; i < n; i++) {
     if (resolved(&f[i]))
       return RSP_UNKNOWN_STACK_NONE;
     if (!f[i].kernel) {
       user = true;
-      mapped |= f[i].dso && *f[i].dso && strcmp(f[i].dso, "[unknown]") != 0;
+      if (!mapped && f[i].dso && *f[i].dso && strcmp(f[i].dso, "[unknown]") != 0)
+        mapped = f[i].dso;
     }
   }
   if (!user)
     return RSP_UNKNOWN_STACK_KERNEL;
-  return mapped ? RSP_UNKNOWN_STACK_NO_SYMBOL : RSP_UNKNOWN_STACK_NO_MAP;
+  if (!mapped)
+    return RSP_UNKNOWN_STACK_NO_MAP;
+  switch (rsp_model_dso_status(m, mapped)) {
+  case RSP_DSO_MISSING: return RSP_UNKNOWN_STACK_BINARY_MISSING;
+  case RSP_DSO_STRIPPED: return RSP_UNKNOWN_STACK_STRIPPED;
+  case RSP_DSO_BUILD_ID_MISMATCH: return RSP_UNKNOWN_STACK_BUILD_ID_MISMATCH;
+  default: return RSP_UNKNOWN_STACK_NO_SYMBOL;
+  }
 }
 
 static const char *const reason_keys[RSP_N_UNKNOWN_STACK_REASONS] = {
   [RSP_UNKNOWN_STACK_NONE] = "none",           [RSP_UNKNOWN_STACK_NO_MAP] = "no_map",
   [RSP_UNKNOWN_STACK_NO_SYMBOL] = "no_symbol", [RSP_UNKNOWN_STACK_KERNEL] = "kernel",
-  [RSP_UNKNOWN_STACK_LOOP] = "loop",
+  [RSP_UNKNOWN_STACK_LOOP] = "loop",                  [RSP_UNKNOWN_STACK_BINARY_MISSING] = "binary_missing",
+  [RSP_UNKNOWN_STACK_STRIPPED] = "stripped",         [RSP_UNKNOWN_STACK_BUILD_ID_MISMATCH] = "build_id_mismatch",
 };
 
 static const char *const reason_labels[RSP_N_UNKNOWN_STACK_REASONS] = {
   [RSP_UNKNOWN_STACK_NONE] = "a function is named",
   [RSP_UNKNOWN_STACK_NO_MAP] = "user addresses in no recorded mapping (JIT without a perf map, lost MMAP)",
-  [RSP_UNKNOWN_STACK_NO_SYMBOL] = "no symbol in the mapped binary (missing, stripped or another build)",
+  [RSP_UNKNOWN_STACK_NO_SYMBOL] = "no symbol of the mapped file holds them (or the file was not read)",
+  [RSP_UNKNOWN_STACK_BINARY_MISSING] = "the mapped binary is missing",
+  [RSP_UNKNOWN_STACK_STRIPPED] = "the mapped binary is stripped",
+  [RSP_UNKNOWN_STACK_BUILD_ID_MISMATCH] = "the binary found is another build (build id)",
   [RSP_UNKNOWN_STACK_KERNEL] = "kernel addresses not in the kallsyms used",
   [RSP_UNKNOWN_STACK_LOOP] = "the callchain loops on itself",
 };

@@ -30,6 +30,8 @@ struct rsp_model {
   GArray *disk_ops;     /* rsp_disk_op, in insert (first seen) order */
   GArray *net_ops;      /* rsp_net_op, in start order */
   int32_t workload_pid; /* from the metadata, else -1 (then the first exec) */
+  /* dso-status.c */
+  GHashTable *dso_status; /* dso of an unresolved user frame -> rsp_dso_status + 1; NULL: none known */
 };
 
 typedef struct rsp_stack_span {
@@ -211,6 +213,11 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev);
 rsp_stack_id rsp_stacks_intern_names(rsp_model_builder *b, const char *const *names, uint32_t n, bool kernel);
 /* The RSP_FRAMES_* classes of STACK's frames (0 for RSP_NO_ID). */
 uint32_t rsp_stack_classes(const rsp_model *m, rsp_stack_id stack);
+
+/* dso-status.c: keeps what SYM found of the files of the model's unresolved user frames (SYM may be
+ * NULL: nothing kept). */
+void rsp_dso_status_collect(rsp_model *m, const rsp_symbolizer *sym);
+void rsp_dso_status_free(rsp_model *m);
 
 /* disk-io.c */
 typedef enum { DISK_INSERT, DISK_ISSUE, DISK_COMPLETE } rsp_disk_kind;
