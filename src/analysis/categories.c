@@ -108,25 +108,27 @@ static void add(rsp_categories *out, rsp_category cat, uint64_t a, uint64_t b)
     rsp_categories_add_ns(out, cat, b - a);
 }
 
-/* Whether the cause of sleep S's end is a guess: its end cause inferred, a blocked sleep whose
- * wakeup was lost, woken by no known run, ended by an inferred link, or at a switch-in that was
- * inferred (its next run's start). */
-static bool sleep_guessed(const rsp_model *m, const rsp_sleep *s)
+/* Whether what ended sleep S is a guess, and with it what its children (the disk request, the waker's
+ * chain) explain: its end cause inferred, woken by no known run, ended by an inferred link. */
+static bool sleep_cause_guessed(const rsp_model *m, const rsp_sleep *s)
 {
   if (s->end_inferred)
     return true;
+  if (s->wake_link != RSP_NO_ID && s->wake_link < rsp_model_n_links(m)) {
+    const rsp_link *l = rsp_model_link(m, s->wake_link);
+    return (l->flags & RSP_LINK_INFERRED) || (s->end_cause == RSP_SLEEP_END_WOKEN && l->from_run == RSP_NO_ID);
+  }
+  return s->end_cause == RSP_SLEEP_END_WOKEN || s->end_cause == RSP_SLEEP_END_SIGNAL; /* by nobody known */
+}
+
+/* Whether the split of sleep S's own time is a guess though its cause is not: a blocked sleep whose
+ * wakeup was lost (when it could run is not known), or one that ended at a switch-in the model
+ * inferred (its next run's start). */
+static bool sleep_own_guessed(const rsp_model *m, const rsp_sleep *s)
+{
   bool blocked = !s->preempted && s->end_cause != RSP_SLEEP_END_PREEMPTED && s->state != 'X' && s->state != 'Z';
   if (blocked && !s->wake_time)
     return true;
-  if (s->wake_link != RSP_NO_ID && s->wake_link < rsp_model_n_links(m)) {
-    const rsp_link *l = rsp_model_link(m, s->wake_link);
-    if (l->flags & RSP_LINK_INFERRED)
-      return true;
-    if (s->end_cause == RSP_SLEEP_END_WOKEN && l->from_run == RSP_NO_ID)
-      return true;
-  } else if (s->end_cause == RSP_SLEEP_END_WOKEN || s->end_cause == RSP_SLEEP_END_SIGNAL) {
-    return true; /* woken, by nobody known */
-  }
   rsp_run_id next = rsp_model_run_at(m, s->task, s->end);
   return next != RSP_NO_ID && (rsp_model_run(m, next)->flags & RSP_RUN_START_INFERRED);
 }
@@ -149,17 +151,18 @@ static int rank(uint8_t kind)
 static void sleep_own(rsp_categories *out, const rsp_sleep *s, rsp_category own, uint64_t ready, uint64_t a,
                       uint64_t b)
 {
+  bool guessed = b > a && sleep_own_guessed(rsp_paths_model(out->work_->paths), s);
+  out->work_->guessing += guessed;
   if (own == RSP_CAT_INVOLUNTARY) {
     rsp_preemptors_attribute(out, s, a, b);
-    return;
-  }
-  if (!ready) {
+  } else if (!ready) {
     add(out, own, a, b);
-    return;
+  } else {
+    uint64_t mid = CLAMP(ready, a, b);
+    add(out, own, a, mid);
+    add(out, RSP_CAT_SCHEDULER, mid, b);
   }
-  uint64_t mid = CLAMP(ready, a, b);
-  add(out, own, a, mid);
-  add(out, RSP_CAT_SCHEDULER, mid, b);
+  out->work_->guessing -= guessed;
 }
 
 static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, uint64_t a, uint64_t b,
@@ -310,7 +313,7 @@ static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t 
     break;
   default: {
     /* a sleep whose end cause was guessed: its own time, and what its children take of it */
-    bool guessed = sleep_guessed(m, rsp_model_sleep(m, guess_sleep(m, e)));
+    bool guessed = sleep_cause_guessed(m, rsp_model_sleep(m, guess_sleep(m, e)));
     out->work_->guessing += guessed;
     attribute_sleep(p, id, e, a, b, out);
     out->work_->guessing -= guessed;
