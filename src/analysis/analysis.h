@@ -201,8 +201,8 @@ const rsp_category *rsp_category_table_order(uint32_t *n);
 /* Why a sample's stack names no function (src/analysis/unknown-stacks.c). */
 typedef enum {
   RSP_UNKNOWN_STACK_NONE,     /* a function is named: not unknown */
-  RSP_UNKNOWN_STACK_NO_MAP,   /* user addresses in no recorded mapping (a JIT without a perf map, a
-                                 lost MMAP record) */
+  RSP_UNKNOWN_STACK_NO_MAP,   /* user addresses in no file: anonymous memory (a JIT without a perf
+                                 map) or no mapping recorded (a lost MMAP record) */
   RSP_UNKNOWN_STACK_NO_SYMBOL,/* user addresses in a mapped file that gave no symbol although read
                                  with its symbol table, or not read (files of another host) */
   RSP_UNKNOWN_STACK_BINARY_MISSING,   /* ... in a file not found where it was looked for */

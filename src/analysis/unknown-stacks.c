@@ -22,6 +22,13 @@ static bool resolved(const rsp_model_frame *f)
   return fn && *fn && !(fn[0] == '0' && fn[1] == 'x') && strcmp(fn, "[unknown]") != 0;
 }
 
+/* A dso that is no file: no mapping recorded, or anonymous memory (JIT code without a perf map) */
+static bool anonymous(const char *dso)
+{
+  return strcmp(dso, "[unknown]") == 0 || g_str_has_prefix(dso, "//anon") || g_str_has_prefix(dso, "[anon") ||
+         g_str_has_prefix(dso, "/memfd:") || g_str_has_prefix(dso, "/anon_hugepage");
+}
+
 static bool same(const rsp_model_frame *x, const rsp_model_frame *y)
 {
   return x->function == y->function && x->dso == y->dso && x->kernel == y->kernel &&
@@ -61,7 +68,7 @@ rsp_unknown_stack_reason rsp_unknown_stack_classify(const rsp_model *m, rsp_stac
       return RSP_UNKNOWN_STACK_NONE;
     if (!f[i].kernel) {
       user = true;
-      if (!mapped && f[i].dso && *f[i].dso && strcmp(f[i].dso, "[unknown]") != 0)
+      if (!mapped && f[i].dso && *f[i].dso && !anonymous(f[i].dso))
         mapped = f[i].dso;
     }
   }
@@ -86,7 +93,7 @@ static const char *const reason_keys[RSP_N_UNKNOWN_STACK_REASONS] = {
 
 static const char *const reason_labels[RSP_N_UNKNOWN_STACK_REASONS] = {
   [RSP_UNKNOWN_STACK_NONE] = "a function is named",
-  [RSP_UNKNOWN_STACK_NO_MAP] = "user addresses in no recorded mapping (JIT without a perf map, lost MMAP)",
+  [RSP_UNKNOWN_STACK_NO_MAP] = "user code in no file (JIT without a perf map, or no MMAP recorded)",
   [RSP_UNKNOWN_STACK_NO_SYMBOL] = "no symbol of the mapped file holds them (or the file was not read)",
   [RSP_UNKNOWN_STACK_BINARY_MISSING] = "the mapped binary is missing",
   [RSP_UNKNOWN_STACK_STRIPPED] = "the mapped binary is stripped",
