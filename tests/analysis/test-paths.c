@@ -710,6 +710,45 @@ static void test_guessed(void)
   rsp_model_free(m);
 }
 
+/* Issue 15, item 6: a guessed end is not a guessed cause. A sleeps in read at 200 (C takes cpu 0 until
+ * 280); B, woken from an interrupt on cpu 1 at 215, runs 220-260 and wakes A at 250; A's switch-in is
+ * not recorded: its first event on cpu 0 is at 300, where the model starts its run (inferred). Truth:
+ * the read [200, 300): B not yet running 200-220 (scheduler), B's run 220-260 (unsampled), A runnable
+ * 260-300 (scheduler): only this last part hangs on the inferred switch-in, so 40 us are guessed; the
+ * wakeup and B's run are recorded, not guessed. */
+static void test_guessed_own_time(void)
+{
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 200, 0, A, "S", C);
+  tb_waking(t, 215 * US, 1, IDLE, B, 1);
+  sw(t, 220, 1, IDLE, "R", B);
+  tb_waking(t, 250 * US, 1, B, A, 0);
+  sw(t, 260, 1, B, "S", IDLE);
+  sw(t, 280, 0, C, "S", IDLE);
+  tb_tracepoint(t, 300 * US, 0, A);
+  sw(t, 350, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0);
+  CHECK_EQ(rsp_model_task(m, a)->n_runs, 2);
+  const rsp_run *r1 = rsp_model_run(m, rsp_model_task_run(m, a, 1));
+  CHECK_EQ(r1->start, 300 * US);
+  CHECK(r1->flags & RSP_RUN_START_INFERRED);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, 250 * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (20 + 40) * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (100 + 40 + 50) * US);
+  CHECK_EQ(c.guessed_ns[RSP_CAT_SCHEDULER], 40 * US);
+  CHECK_EQ(c.guessed_total_ns, 40 * US);
+  CHECK_EQ(c.accounted_ns, 210 * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* Issue 15, item 6: running time whose samples' stacks name no function. A runs 100-200 with four
  * samples: two in user code at an address no mapping holds ("?"), one in the kernel at an address
  * kallsyms does not hold, one in main; then 300-400 with one sample whose user chain loops (f, then
@@ -777,6 +816,7 @@ int main(void)
   test_parallel_children();
   test_preemptors();
   test_guessed();
+  test_guessed_own_time();
   test_unknown_stacks();
   if (failures)
     fprintf(stderr, "%d failures\n", failures);
