@@ -184,9 +184,9 @@ typedef enum {
   RSP_CAT_OTHER_PATH,   /* waiting on another control path */
   RSP_CAT_NETWORK,      /* waiting on a network peer outside the recording (not in the paper's table:
                            the paper's peers were all on the host) */
-  RSP_CAT_PREEMPTED_BY_PATH, /* preempted, a task on the paths (the process itself, a task it woke
-                           or that woke it) running on the cpu it was switched out from */
-  RSP_CAT_CONTENTION,   /* preempted, a task outside the paths running on that cpu */
+  RSP_CAT_PREEMPTED_BY_PATH, /* preempted, a task of a process on the paths (the process itself, one
+                           it woke or that woke it) running on the cpu it was switched out from */
+  RSP_CAT_CONTENTION,   /* preempted, a task of a process not on the paths running on that cpu */
   RSP_CAT_UNKNOWN_STACK,/* running, its samples' stacks name no function (see rsp_unknown_stack_reason) */
   RSP_CAT_UNACCOUNTED,
   RSP_N_CATEGORIES
@@ -226,7 +226,7 @@ const char *rsp_unknown_stack_reason_label(rsp_unknown_stack_reason reason);
 typedef struct rsp_preemptor {
   rsp_task_id task;
   uint64_t ns;   /* of the paths' preempted time it ran over */
-  bool on_path;  /* the task is on the paths (its time is in RSP_CAT_PREEMPTED_BY_PATH, else CONTENTION) */
+  bool on_path;  /* its process is on the paths (its time is in RSP_CAT_PREEMPTED_BY_PATH, else CONTENTION) */
 } rsp_preemptor;
 #define RSP_TOP_PREEMPTORS 10
 

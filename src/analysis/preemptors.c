@@ -1,8 +1,8 @@
 /* Who took the cpu from a preempted sleep (issue 15, item 3). A preempted task is runnable: its
  * time off the cpu is spent behind whatever ran on the cpu it was switched out from, until it runs
  * again (on that cpu or another). Over that stretch, the runs of other tasks on that cpu are the
- * preemptors: tasks on the process of interest's paths (a hand-off: it had just woken them, or they
- * are its own threads) give RSP_CAT_PREEMPTED_BY_PATH, the others RSP_CAT_CONTENTION. What no run
+ * preemptors: tasks of the processes on the process of interest's paths (a hand-off: it had just woken
+ * them, or they are its own threads) give RSP_CAT_PREEMPTED_BY_PATH, the others RSP_CAT_CONTENTION. What no run
  * covers (the cpu idle while it waited elsewhere, or runs the trace did not record) stays
  * RSP_CAT_INVOLUNTARY. */
 #include "categories-private.h"
@@ -33,9 +33,22 @@ void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *p)
       w->cpu_runs[fill[c]++] = r;
   }
   g_free(fill);
+  /* on the paths: a task of a process that has a task on them (the generation before a child's exec,
+   * a thread that woke no one, are that process too) */
   w->on_path = g_new0(uint8_t, n_tasks ? n_tasks : 1);
-  for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++)
-    w->on_path[rsp_paths_task(p, i)] = 1;
+  GHashTable *pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
+    rsp_task_id t = rsp_paths_task(p, i);
+    w->on_path[t] = 1;
+    if (rsp_model_task(m, t)->pid >= 0)
+      g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, t)->pid));
+  }
+  for (rsp_task_id t = 0; t < n_tasks; t++) {
+    int32_t pid = rsp_model_task(m, t)->pid;
+    if (pid >= 0 && g_hash_table_contains(pids, GINT_TO_POINTER(pid)))
+      w->on_path[t] = 1;
+  }
+  g_hash_table_destroy(pids);
   w->preempt_ns = g_new0(uint64_t, n_tasks ? n_tasks : 1);
 }
 
