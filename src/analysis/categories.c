@@ -109,10 +109,11 @@ static void add(rsp_categories *out, rsp_category cat, uint64_t a, uint64_t b)
 }
 
 /* Whether what ended sleep S is a guess, and with it what its children (the disk request, the waker's
- * chain) explain: its end cause inferred, woken by no known run, ended by an inferred link. */
+ * chain) explain: its end cause inferred, or unknown (a fallback category holds it: misc_kernel for a
+ * D sleep), woken by no known run, ended by an inferred link. */
 static bool sleep_cause_guessed(const rsp_model *m, const rsp_sleep *s)
 {
-  if (s->end_inferred)
+  if (s->end_inferred || s->end_cause == RSP_SLEEP_END_UNKNOWN)
     return true;
   if (s->wake_link != RSP_NO_ID && s->wake_link < rsp_model_n_links(m)) {
     const rsp_link *l = rsp_model_link(m, s->wake_link);
