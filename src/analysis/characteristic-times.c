@@ -111,7 +111,7 @@ void rsp_characteristic_times_measure(const rsp_model *m, rsp_characteristic_tim
 
   for (rsp_run_id r = 0; r < n_runs; r++) { /* runs are in start order */
     const rsp_run *run = rsp_model_run(m, r);
-    gpointer cpu_key = GINT_TO_POINTER(run->cpu + 1);
+    gpointer cpu_key = (gpointer)((uintptr_t)(uint32_t)run->cpu + 1); /* any int, even INT_MAX: no overflow */
     guint prev_plus = GPOINTER_TO_UINT(g_hash_table_lookup(last_on_cpu, cpu_key));
     g_hash_table_insert(last_on_cpu, cpu_key, GUINT_TO_POINTER(r + 1));
     if (!prev_plus || before[r] == RSP_NO_ID || (run->flags & RSP_RUN_START_INFERRED))

@@ -275,6 +275,35 @@ static void add_earlier_part(rsp_paths *p, rsp_path_id parent_path, rsp_task_id 
   }
 }
 
+/* A waker that did not exist when the sleep began was created during it, and what made the wakeup
+ * possible began in its creator: the item of its parent's timeline that forked it (*CLIP: the fork's
+ * time, where that item's part on the chain ends), so that the chain goes on back from there (the
+ * dovecot master forking imap after imap-login, woken by auth, told it the login was good). */
+static bool creator_item(const rsp_paths *p, rsp_task_id task, uint64_t s0, rsp_task_id *parent, uint32_t *idx,
+                         uint64_t *clip)
+{
+  const rsp_model *m = p->model;
+  const rsp_task *t = rsp_model_task(m, task);
+  if (t->parent == RSP_NO_ID || t->parent >= rsp_model_n_tasks(m) || t->prev_generation != RSP_NO_ID ||
+      !t->start || t->start <= s0)
+    return false;
+  const timeline *tl = &p->timelines[t->parent];
+  uint32_t lo = 0, hi = tl->n; /* the last item starting at or before the fork */
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (tl->items[mid].start <= t->start)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return false;
+  *parent = t->parent;
+  *idx = lo - 1;
+  *clip = t->start;
+  return true;
+}
+
 static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
 {
   rsp_path_elem se = g_array_index(p->elems, rsp_path_elem, sid);
@@ -317,17 +346,18 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     return; /* folded into a poll loop */
   /* the chain: back from the waking run to the de facto start, cut there; through execs into the
    * generation before (an exec'd process's work began before its exec) */
-  typedef struct link_ { rsp_task_id task; uint32_t idx; uint64_t start; } link_;
+  typedef struct link_ { rsp_task_id task; uint32_t idx; uint64_t start, end; } link_;
   GArray *chain = g_array_new(FALSE, FALSE, sizeof(link_));
   rsp_task_id ct = wt;
   uint32_t idx = k;
+  uint64_t clip = UINT64_MAX; /* the item's part after this is not on the chain (its creator's, after the fork) */
   rsp_task_id cut_task = RSP_NO_ID;
   uint32_t cut_idx = 0;
   for (;;) {
     const tl_item *it = &p->timelines[ct].items[idx];
     if (it->start + p->tolerance < s0 || it->start < p->lo) {
-      link_ l = { ct, idx, MAX(s0, p->lo) };
-      if (it->end > l.start)
+      link_ l = { ct, idx, MAX(s0, p->lo), clip };
+      if (MIN(it->end, clip) > l.start)
         g_array_append_val(chain, l);
       if (it->start < s0 && s0 > p->lo) {
         cut_task = ct;
@@ -335,17 +365,20 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
       }
       break;
     }
-    link_ l = { ct, idx, it->start };
+    link_ l = { ct, idx, it->start, clip };
     g_array_append_val(chain, l);
+    clip = UINT64_MAX;
     rsp_task_id nt = ct;
     uint32_t ni;
     if (idx > 0) {
       ni = idx - 1;
     } else {
       nt = rsp_model_task(p->model, ct)->prev_generation;
-      if (nt == RSP_NO_ID || nt >= rsp_model_n_tasks(p->model) || p->timelines[nt].n == 0)
+      if (nt != RSP_NO_ID && nt < rsp_model_n_tasks(p->model) && p->timelines[nt].n > 0) {
+        ni = p->timelines[nt].n - 1;
+      } else if (!creator_item(p, ct, s0, &nt, &ni, &clip)) {
         break;
-      ni = p->timelines[nt].n - 1;
+      }
     }
     const tl_item *prev = &p->timelines[nt].items[ni];
     if (claimed(p, prev) || prev->end <= s0)
@@ -370,7 +403,7 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
   for (guint i = chain->len; i-- > 0;) {
     const link_ *l = &g_array_index(chain, link_, i);
     const tl_item *it = &p->timelines[l->task].items[l->idx];
-    uint64_t b = MIN(it->end, p->hi);
+    uint64_t b = MIN(MIN(it->end, l->end), p->hi);
     if (b <= l->start)
       continue;
     rsp_elem_id e = add_elem(p, it, l->start, b, l->task, path, parent, depth);

@@ -66,6 +66,26 @@ char **rsp_model_loss_warnings(const rsp_model *m)
   if (l->lost_samples_records)
     g_ptr_array_add(w, g_strdup_printf("perf lost %" PRIu64 " samples (%" PRIu64 " LOST_SAMPLES records)",
                                        l->lost_samples, l->lost_samples_records));
+  if (!m->sample_event && m->runs->len)
+    g_ptr_array_add(w, g_strdup(
+        "the recording has no sampling event (cpu-clock, cycles...): no run has a stack, every run is "
+        "\"running but not sampled\"; record with -e cycles or -e cpu-clock and -g"));
+  if (m->sample_event && m->other_sample_events->len) {
+    GString *others = g_string_new(NULL);
+    for (unsigned i = 0; i < m->other_sample_events->len; i++)
+      g_string_append_printf(others, "%s%s", i ? ", " : "", (const char *)g_ptr_array_index(m->other_sample_events, i));
+    g_ptr_array_add(w, g_strdup_printf("runs are sampled by %s; the other sampling events (%s) are not used "
+                                       "for runs and categories", m->sample_event, others->str));
+    g_string_free(others, TRUE);
+  }
+  if (l->overlaps_cut)
+    g_ptr_array_add(w, g_strdup_printf(
+        "%" PRIu64 " runs or sleeps went past the start of their task's next one (records out of order or "
+        "with a stray timestamp) and were cut there", l->overlaps_cut));
+  if (l->events_before_start)
+    g_ptr_array_add(w, g_strdup_printf(
+        "%" PRIu64 " records were stamped before the recording's first sample or switch (a stray timestamp, an "
+        "exec at time 0): they name tasks but start no run", l->events_before_start));
   if (l->out_of_order_events)
     g_ptr_array_add(w, g_strdup_printf(
         "%" PRIu64 " events arrived after later ones had been handed out: the model saw them out of "
@@ -85,7 +105,7 @@ char **rsp_model_loss_warnings(const rsp_model *m)
         l->unmatched_switch_outs, l->implicit_switch_outs));
   if (l->orphan_samples)
     g_ptr_array_add(w, g_strdup_printf(
-        "%" PRIu64 " cpu-clock samples fell in no run of their task (nor within the attach window) "
+        "%" PRIu64 " samples fell in no run of their task (nor within the attach window) "
         "and were dropped", l->orphan_samples));
   if (l->sleeps_without_wakeup)
     g_ptr_array_add(w, g_strdup_printf(

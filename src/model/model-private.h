@@ -30,6 +30,9 @@ struct rsp_model {
   GArray *disk_ops;     /* rsp_disk_op, in insert (first seen) order */
   GArray *net_ops;      /* rsp_net_op, in start order */
   int32_t workload_pid; /* from the metadata, else -1 (then the first exec) */
+  /* sample-source.c */
+  const char *sample_event;       /* interned name of the sampling event runs' samples come from */
+  GPtrArray *other_sample_events; /* interned names of the other sampling events (not used) */
   /* dso-status.c */
   GHashTable *dso_status; /* dso of an unresolved user frame -> rsp_dso_status + 1; NULL: none known */
 };
@@ -51,6 +54,20 @@ enum {
                                       get_signal, do_exit... */
   RSP_FRAMES_IN_IRQ = 1 << 7,      /* a stack's innermost IRQ frame comes before (inside) any TASK_PATH
                                       one: its top runs in interrupt context (per stack, not per frame) */
+  RSP_FRAMES_HARDIRQ = 1 << 8,     /* a hardware interrupt's entry or exit: common_interrupt, sysvec_* */
+  RSP_FRAMES_BH_ENABLE = 1 << 9,   /* a task ran pending softirqs itself: __local_bh_enable_ip, do_softirq */
+  RSP_FRAMES_IN_TASK_SOFTIRQ = 1 << 10, /* IN_IRQ, but the softirq runs in the task's own context, reached from
+                                      its syscall when it re-enabled bottom halves (no hardware interrupt
+                                      on the stack): on loopback, the sender delivering its own packet */
+};
+
+/* Interrupt context of an event, from irq:irq_handler_entry/exit and irq:softirq_entry/exit on its
+ * cpu: for wake events that carry no callchain (the ftrace capture's, perf record without -g). */
+enum {
+  RSP_IRQ_CTX_NONE = 0,      /* no interrupt tracepoint open on the cpu (or none recorded) */
+  RSP_IRQ_CTX_HARDIRQ = 1,   /* inside irq_handler_entry .. exit */
+  RSP_IRQ_CTX_SOFTIRQ = 2,   /* inside a softirq run at the end of a hardware interrupt */
+  RSP_IRQ_CTX_TASK_SOFTIRQ = 3, /* inside a softirq the running task ran itself (no hardirq just before) */
 };
 
 /* The context of a wake event (sched_waking or sched_wakeup) of a sleep. */
@@ -59,6 +76,7 @@ typedef struct rsp_wake_ctx {
   rsp_task_id waker;      /* the task in whose context it fired, RSP_NO_ID: the idle task */
   rsp_run_id waker_run;   /* that task's open run then (builder ids before finish: remapped) */
   rsp_stack_id stack;     /* its callchain */
+  uint8_t irq;            /* RSP_IRQ_CTX_* per the interrupt tracepoints of its cpu */
 } rsp_wake_ctx;
 
 /* Builder-side facts about a sleep, parallel to model->sleeps (before trailing sleeps are dropped):
@@ -107,6 +125,11 @@ typedef struct rsp_cpu_state {
   /* Switch records: the task an OUT record named as next, not switched in yet (0: none) */
   int32_t next_tid;
   uint64_t next_time;
+  /* Interrupt tracepoints (model.c): nesting of hardirq handlers, the softirq running */
+  uint8_t hardirq_depth;
+  bool in_softirq;
+  uint8_t softirq_ctx;        /* RSP_IRQ_CTX_SOFTIRQ or _TASK_SOFTIRQ while in_softirq */
+  uint64_t last_hardirq_exit;
 } rsp_cpu_state;
 
 typedef struct rsp_model_builder {
@@ -114,6 +137,7 @@ typedef struct rsp_model_builder {
   rsp_model_options opts;
   bool use_switch_records;
   bool sampling;         /* a sample was fed: perf enabled the sampled events (tracepoints too) */
+  bool started;          /* a sample or switch record with a time was fed (model.c, before_start) */
   uint64_t event;        /* ordinal of the event being fed (rsp_sleep.switch_event) */
   GArray *tstate;        /* rsp_task_state, by task id */
   GHashTable *tid_task;  /* tid -> current generation's task id + 1 */
@@ -124,6 +148,7 @@ typedef struct rsp_model_builder {
   /* The context of the event being fed (model.c sets them before dispatching a sample). */
   rsp_task_id cur_task;  /* the task in whose context it fired, RSP_NO_ID: idle */
   rsp_stack_id cur_stack;/* its interned callchain, RSP_NO_ID: none or not wanted */
+  uint8_t cur_irq;       /* RSP_IRQ_CTX_* of its cpu */
   /* stacks.c */
   struct rsp_symbolizer *sym; /* not owned; NULL: no symbolization (tests may set fake_symbol) */
   const char *(*fake_symbol)(uint64_t addr, void *data); /* tests: names an address */
@@ -144,6 +169,9 @@ typedef struct rsp_model_builder {
   /* tasks: the first exec seen (for the workload pid) */
   int32_t first_exec_pid;
   int32_t perf_exec_pid;  /* the child perf record -- CMD forked ("perf-exec"), -1 if none */
+  /* sample-source.c */
+  GPtrArray *sample_candidates;   /* const rsp_evsel * that sample running code */
+  const rsp_evsel *sample_source; /* the one whose samples go to runs, chosen at the first sample */
 } rsp_model_builder;
 
 /* model.c: the internal entry point, also used by the unit tests with fabricated events: feed
@@ -152,6 +180,14 @@ typedef struct rsp_model_builder {
 rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool use_switch_records);
 void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev);
 rsp_model *rsp_model_builder_finish(rsp_model_builder *b); /* frees B */
+
+/* sample-source.c: -1 when EVSEL's samples say nothing of running code (tracepoints, dummy...),
+ * else its rank as a source of run samples (0 best: cpu-clock). */
+int rsp_sample_source_rank(const rsp_evsel *evsel);
+void rsp_sample_source_note(rsp_model_builder *b, const rsp_evsel *evsel); /* at classify time */
+/* Whether a sample of EVSEL (a sampling event) goes to runs; chooses the source at the first. */
+bool rsp_sample_source_is_chosen(rsp_model_builder *b, const rsp_evsel *evsel);
+void rsp_sample_source_finish(rsp_model_builder *b); /* names them in the model */
 
 /* tasks.c */
 const char *rsp_model_intern(rsp_model *m, const char *s);
@@ -197,12 +233,12 @@ void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint
  * switch-in; with switch records, a task seen on a cpu before its first switch record was
  * running when the recording began. */
 void rsp_runs_evidence(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time);
-/* A cpu-clock sample of TASK on CPU at TIME. */
+/* A sample of the sample source (cpu-clock, cycles...) of TASK on CPU at TIME. */
 void rsp_runs_sample(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time);
 /* Closes open runs at the last event, drops trailing sleeps, builds the per-task indexes. */
 void rsp_runs_finish(rsp_model_builder *b);
 
-/* runs.c: a cpu-clock sample's stack is b->cur_stack. */
+/* runs.c: a sample's stack is b->cur_stack. */
 
 /* stacks.c */
 void rsp_stacks_init(rsp_model_builder *b);

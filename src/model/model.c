@@ -5,9 +5,10 @@
 #include <string.h>
 
 typedef enum {
-  EV_OTHER, EV_SCHED_SWITCH, EV_WAKE, EV_CPU_CLOCK,
+  EV_OTHER, EV_SCHED_SWITCH, EV_WAKE, EV_SAMPLE, /* EV_SAMPLE: a sampling event (cpu-clock, cycles...) */
   EV_DISK_INSERT, EV_DISK_ISSUE, EV_DISK_COMPLETE,
   EV_NET_SEND, EV_NET_RECV, EV_NET_DATA_READY, EV_NET_STATE,
+  EV_IRQ_ENTRY, EV_IRQ_EXIT, EV_SOFTIRQ_ENTRY, EV_SOFTIRQ_EXIT,
 } evsel_kind;
 
 typedef struct evsel_info {
@@ -110,8 +111,15 @@ static evsel_info *classify(rsp_model_builder *b, const rsp_evsel *evsel)
       if (info->pid)
         info->kind = EV_WAKE;
     }
-  } else if (evsel->attr.type == PERF_TYPE_SOFTWARE && evsel->attr.config == PERF_COUNT_SW_CPU_CLOCK) {
-    info->kind = EV_CPU_CLOCK;
+  } else if (evsel->tp_system && strcmp(evsel->tp_system, "irq") == 0 && evsel->tp_name) {
+    const char *n = evsel->tp_name;
+    info->kind = strcmp(n, "irq_handler_entry") == 0 ? EV_IRQ_ENTRY
+                 : strcmp(n, "irq_handler_exit") == 0 ? EV_IRQ_EXIT
+                 : strcmp(n, "softirq_entry") == 0 ? EV_SOFTIRQ_ENTRY
+                 : strcmp(n, "softirq_exit") == 0 ? EV_SOFTIRQ_EXIT : EV_OTHER;
+  } else if (rsp_sample_source_rank(evsel) >= 0) {
+    info->kind = EV_SAMPLE;
+    rsp_sample_source_note(b, evsel);
   } else {
     classify_io(info, evsel);
   }
@@ -174,6 +182,8 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
   b->net_events = g_array_new(FALSE, FALSE, sizeof(rsp_net_event));
   b->first_exec_pid = -1;
   b->perf_exec_pid = -1;
+  b->sample_candidates = g_ptr_array_new();
+  m->other_sample_events = g_ptr_array_new();
   return b;
 }
 
@@ -294,6 +304,58 @@ static void feed_net(rsp_model_builder *b, const rsp_event *ev, const evsel_info
     rsp_net_event_add(b, &ne);
 }
 
+/* How long after a hardware interrupt's handler returned a softirq still counts as run at that
+ * interrupt's exit (irq_exit -> invoke_softirq follows the handler at once). */
+#define SOFTIRQ_AFTER_HARDIRQ_NS 20000u
+
+/* Interrupt tracepoints: which context the cpu is in, for wake events without a callchain. A softirq
+ * entered right after a hardware interrupt is that device's; one entered with none before is run
+ * by the task itself when it re-enabled bottom halves (on loopback: the sender's own packet). */
+static bool in_ksoftirqd(rsp_model_builder *b, const rsp_event *ev)
+{
+  rsp_task_id t = rsp_tasks_lookup(b, ev->tid);
+  /* ksoftirqd runs the softirqs the interrupts left over: theirs, not its own */
+  return t != RSP_NO_ID && g_str_has_prefix(rsp_task_at(b->m, t)->comm, "ksoftirqd/");
+}
+
+static void feed_irq(rsp_model_builder *b, const rsp_event *ev, evsel_kind kind)
+{
+  rsp_cpu_state *c = rsp_runs_cpu(b, ev->cpu);
+  if (!c)
+    return;
+  switch (kind) {
+  case EV_IRQ_ENTRY:
+    if (c->hardirq_depth < UINT8_MAX)
+      c->hardirq_depth++;
+    break;
+  case EV_IRQ_EXIT:
+    if (c->hardirq_depth)
+      c->hardirq_depth--;
+    c->last_hardirq_exit = ev->time;
+    break;
+  case EV_SOFTIRQ_ENTRY:
+    c->in_softirq = true;
+    c->softirq_ctx = c->hardirq_depth || (c->last_hardirq_exit && ev->time - c->last_hardirq_exit <=
+                                                                      SOFTIRQ_AFTER_HARDIRQ_NS) ||
+                             ev->tid <= 0 || in_ksoftirqd(b, ev)
+                         ? RSP_IRQ_CTX_SOFTIRQ : RSP_IRQ_CTX_TASK_SOFTIRQ;
+    break;
+  default:
+    c->in_softirq = false;
+    break;
+  }
+}
+
+static uint8_t irq_context(rsp_model_builder *b, int32_t cpu)
+{
+  rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
+  if (!c)
+    return RSP_IRQ_CTX_NONE;
+  if (c->hardirq_depth)
+    return RSP_IRQ_CTX_HARDIRQ;
+  return c->in_softirq ? c->softirq_ctx : RSP_IRQ_CTX_NONE;
+}
+
 static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
 {
   if (!ev->evsel)
@@ -310,7 +372,14 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
     rsp_runs_evidence(b, self, ev->cpu, ev->time);
   }
   b->cur_task = self;
-  b->cur_stack = info->kind == EV_WAKE || info->kind == EV_CPU_CLOCK ? rsp_stacks_of_event(b, ev) : RSP_NO_ID;
+  if (info->kind >= EV_IRQ_ENTRY && info->kind <= EV_SOFTIRQ_EXIT) {
+    feed_irq(b, ev, info->kind);
+    return;
+  }
+  b->cur_irq = info->kind == EV_WAKE ? irq_context(b, ev->cpu) : RSP_IRQ_CTX_NONE;
+  if (info->kind == EV_SAMPLE && !rsp_sample_source_is_chosen(b, ev->evsel))
+    return; /* another sampling event's: the same instants would count twice */
+  b->cur_stack = info->kind == EV_WAKE || info->kind == EV_SAMPLE ? rsp_stacks_of_event(b, ev) : RSP_NO_ID;
   if (info->kind >= EV_DISK_INSERT && info->kind <= EV_DISK_COMPLETE) {
     char rwbs[8] = "";
     if (info->rwbs) {
@@ -343,7 +412,7 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
       name_from_field(b, task, ev, info->comm);
       rsp_runs_wakeup(b, task, ev->time, info->wake_kind, target_cpu);
     }
-  } else if (info->kind == EV_CPU_CLOCK) {
+  } else if (info->kind == EV_SAMPLE) {
     if (self == RSP_NO_ID)
       b->m->loss.idle_samples++;
     else
@@ -356,8 +425,25 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
  * perf's synthesized records, for what existed before the recording, have no time. */
 static void record_context(rsp_model_builder *b, const rsp_event *ev)
 {
-  if (ev->time && ev->time != UINT64_MAX && ev->tid > 0 && ev->cpu >= 0 && (ev->present & PERF_SAMPLE_TID))
+  if (ev->time && ev->time != UINT64_MAX && b->started && ev->tid > 0 && ev->cpu >= 0 &&
+      (ev->present & PERF_SAMPLE_TID))
     rsp_runs_evidence(b, rsp_tasks_for_tid(b, ev->pid, ev->tid), ev->cpu, ev->time);
+}
+
+/* The recording starts at its first sample or switch record: perf enables its events, then writes
+ * what it saw. A record stamped before that (a synthesized COMM with a stray time, an exec at time
+ * 0 delivered out of order) is no evidence of a run and does not stretch the recording's span. */
+static bool before_start(rsp_model_builder *b, const rsp_event *ev)
+{
+  bool timed = ev->time && ev->time != UINT64_MAX;
+  if (ev->type == PERF_RECORD_SAMPLE || ev->type == PERF_RECORD_SWITCH || ev->type == PERF_RECORD_SWITCH_CPU_WIDE) {
+    if (timed)
+      b->started = true;
+    return false;
+  }
+  if (!timed)
+    return false; /* synthesized: no time at all, as it should */
+  return !b->started || ev->time < b->m->time_first;
 }
 
 void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
@@ -368,8 +454,11 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
   b->cur_stack = RSP_NO_ID;
   if (b->sym)
     rsp_symbolizer_observe(b->sym, ev);
+  bool early = before_start(b, ev);
+  if (early)
+    m->loss.events_before_start++;
   /* Synthesized records (perf's view of the threads that existed) carry no time. */
-  if (ev->time && ev->time != UINT64_MAX) {
+  if (ev->time && ev->time != UINT64_MAX && !early) {
     if (!m->time_first || ev->time < m->time_first)
       m->time_first = ev->time;
     if (ev->time > m->time_last)
@@ -392,7 +481,10 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
     if (b->perf_exec_pid < 0 && ev->u.comm.comm && strcmp(ev->u.comm.comm, "perf-exec") == 0)
       b->perf_exec_pid = ev->u.comm.pid;
     nid = rsp_tasks_comm(b, ev, &old);
-    if (nid != RSP_NO_ID) {
+    if (nid != RSP_NO_ID && (!ev->time || early)) {
+      if (!ev->time && b->started)
+        m->loss.events_before_start++; /* an exec at time 0 amid the recording */
+    } else if (nid != RSP_NO_ID) {
       rsp_runs_exec(b, old, nid, ev->cpu, ev->time);
       if (b->first_exec_pid < 0 && ev->time && ev->time != UINT64_MAX)
         b->first_exec_pid = ev->u.comm.pid;
@@ -432,6 +524,8 @@ rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
   rsp_links_finish(b);
   if (m->workload_pid < 0)
     m->workload_pid = b->perf_exec_pid >= 0 ? b->perf_exec_pid : b->first_exec_pid;
+  rsp_sample_source_finish(b);
+  g_ptr_array_free(b->sample_candidates, TRUE);
   rsp_stacks_free_builder(b);
   g_array_free(b->sleep_facts, TRUE);
   g_array_free(b->run_remap, TRUE);
@@ -546,6 +640,7 @@ void rsp_model_free(rsp_model *m)
   g_array_free(m->run_out, TRUE);
   g_array_free(m->disk_ops, TRUE);
   g_array_free(m->net_ops, TRUE);
+  g_ptr_array_free(m->other_sample_events, TRUE);
   g_free(m);
 }
 

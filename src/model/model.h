@@ -20,7 +20,7 @@ typedef uint32_t rsp_task_id;
 typedef uint32_t rsp_run_id;
 typedef uint32_t rsp_sleep_id;
 typedef uint32_t rsp_stack_id;   /* an interned, symbolized callchain */
-typedef uint32_t rsp_sample_id;  /* a cpu-clock sample attached to a run */
+typedef uint32_t rsp_sample_id;  /* a sample (cpu-clock, cycles...) attached to a run */
 typedef uint32_t rsp_link_id;
 typedef uint32_t rsp_disk_op_id;
 typedef uint32_t rsp_net_op_id;
@@ -69,13 +69,14 @@ typedef struct rsp_run {
   uint64_t start, end;
   rsp_task_id task;
   int32_t cpu;
-  uint32_t n_samples; /* cpu-clock samples inside (or at most the attach window after) */
+  uint32_t n_samples; /* samples of the sample source inside (or at most the attach window after) */
   uint32_t flags;     /* RSP_RUN_* */
   rsp_sample_id first_sample; /* its samples are first_sample .. first_sample + n_samples - 1 */
   rsp_link_id first_link_in;  /* the links that end at this run: rsp_model_run_links_in() */
 } rsp_run;
 
-/* A cpu-clock sample, attached to a run (paper, "Runs and Sleeps"). */
+/* A sample of the sample source (rsp_model_sample_event: cpu-clock, cycles...), attached to a run
+ * (paper, "Runs and Sleeps"). */
 typedef struct rsp_sample {
   uint64_t time;
   rsp_run_id run;
@@ -261,7 +262,7 @@ typedef enum {
  * What the model could not see, or had to infer, counted. */
 typedef struct rsp_model_loss {
   uint64_t inferred_switch_ins;   /* runs whose start was inferred (RSP_RUN_START_INFERRED) */
-  uint64_t orphan_samples;        /* cpu-clock samples in no run (nor within the attach window) */
+  uint64_t orphan_samples;        /* samples in no run (nor within the attach window) */
   uint64_t unmatched_switch_outs; /* switch-outs of a task with no run open (no switch-in seen),
                                      other than the first switch-out of each cpu */
   uint64_t implicit_switch_outs;  /* runs ended because another task was seen on their cpu, or
@@ -278,7 +279,11 @@ typedef struct rsp_model_loss {
   uint64_t disk_no_insert, disk_issue_inferred, disk_no_complete, disk_complete_inferred;
   uint64_t sleeps_end_inferred;   /* sleeps whose end cause was guessed (rsp_sleep.end_inferred) */
   uint64_t sleeps_end_unknown;    /* blocked sleeps with no wakeup and nothing to guess from */
-  uint64_t idle_samples;          /* cpu-clock samples of the idle task (not a loss; for totals) */
+  uint64_t overlaps_cut;          /* runs or sleeps that went past the start of the task's next one
+                                     (records out of order, stray timestamps) and were cut there */
+  uint64_t events_before_start;   /* records stamped before the first sample or switch (a stray time,
+                                     an exec at time 0): not taken as runs or evidence */
+  uint64_t idle_samples;          /* samples of the idle task (not a loss; for totals) */
   bool sampled_tracepoints;       /* some tracepoint was in frequency mode or period > 1: the
                                      kernel kept only some of its events, runs and sleeps are wrong */
   const char *sampled_tracepoint; /* the first such evsel's name, interned */
@@ -316,6 +321,13 @@ uint64_t rsp_model_time_first(const rsp_model *model); /* first and last event t
 uint64_t rsp_model_time_last(const rsp_model *model);
 
 const rsp_model_loss *rsp_model_loss_get(const rsp_model *model);
+/* The sampling event whose samples are attached to runs ("cpu-clock/freq=997/", "cycles"...), NULL
+ * when the recording sampled nothing. When several events sampled running code, one is used (a
+ * clock, else cycles, else another hardware event, else a raw/PMU event; see sample-source.c) and
+ * the others are listed here. */
+const char *rsp_model_sample_event(const rsp_model *model);
+uint32_t rsp_model_n_other_sample_events(const rsp_model *model);
+const char *rsp_model_other_sample_event(const rsp_model *model, uint32_t i);
 /* What the user must be told about this recording, one sentence each, the gravest first (sampled
  * tracepoints, LOST records, inferred runs...); NULL-terminated, free with g_strfreev(). */
 char **rsp_model_loss_warnings(const rsp_model *model);

@@ -254,6 +254,7 @@ void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint
     facts->wake.waker = b->cur_task;
     facts->wake.waker_run = b->cur_task != RSP_NO_ID ? rsp_tstate_at(b, b->cur_task)->open_run : RSP_NO_ID;
     facts->wake.stack = b->cur_stack;
+    facts->wake.irq = b->cur_irq;
   }
   /* Runnable from the first sched_wakeup; a sched_waking (try_to_wake_up began) stands in for it
    * when it was not recorded. */
@@ -432,6 +433,42 @@ static void remap_facts_and_samples(rsp_model_builder *b)
       run_at(m, i)->first_sample = m->samples->len;
 }
 
+/* A task is in one place at a time: its runs and sleeps, in start order, each end by the next one's
+ * start. Records stamped out of order or with a stray time (a switch-in moved seconds early) would
+ * otherwise make a sleep that spans the task's later runs and sleeps, counted twice: cut it there,
+ * and count it. */
+static void clip_overlaps(rsp_model *m)
+{
+  for (guint t = 0; t < m->tasks->len; t++) {
+    const rsp_task *task = &g_array_index(m->tasks, rsp_task, t);
+    uint32_t ri = 0, si = 0;
+    uint64_t *prev_end = NULL; /* the end of the item before, to cut */
+    uint64_t *prev_wake = NULL;
+    while (ri < task->n_runs || si < task->n_sleeps) {
+      rsp_run *r = ri < task->n_runs ? run_at(m, g_array_index(m->task_runs, uint32_t, task->first_run_ + ri)) : NULL;
+      rsp_sleep *sl = si < task->n_sleeps
+                          ? sleep_at(m, g_array_index(m->task_sleeps, uint32_t, task->first_sleep_ + si)) : NULL;
+      bool take_run = r && (!sl || r->start <= sl->start);
+      uint64_t start = take_run ? r->start : sl->start;
+      if (prev_end && *prev_end > start) {
+        *prev_end = start;
+        if (prev_wake && *prev_wake > start)
+          *prev_wake = start;
+        m->loss.overlaps_cut++;
+      }
+      if (take_run) {
+        prev_end = &r->end;
+        prev_wake = NULL;
+        ri++;
+      } else {
+        prev_end = &sl->end;
+        prev_wake = &sl->wake_time;
+        si++;
+      }
+    }
+  }
+}
+
 void rsp_runs_finish(rsp_model_builder *b)
 {
   rsp_model *m = b->m;
@@ -509,6 +546,7 @@ void rsp_runs_finish(rsp_model_builder *b)
   group_by_task(m, m->comms, sizeof(rsp_comm_change), G_STRUCT_OFFSET(rsp_comm_change, task),
                 m->task_comms, G_STRUCT_OFFSET(rsp_task, first_comm_),
                 G_STRUCT_OFFSET(rsp_task, n_comms));
+  clip_overlaps(m);
 }
 
 rsp_run_id rsp_model_task_run(const rsp_model *model, rsp_task_id task, uint32_t i)

@@ -138,7 +138,11 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
     }
     rsp_stack_id ws = ctx->stack;
     rsp_task_id waker = ctx->waker;
-    bool in_irq = stack_has(m, ws, RSP_FRAMES_IN_IRQ);
+    /* Fired inside an interrupt: a device's (or a timer's) doing, never the interrupted task's. The
+     * callchain says so when there is one; else the interrupt tracepoints of its cpu. A softirq the
+     * task ran itself when it re-enabled bottom halves is the task's doing (loopback: the sender). */
+    bool in_irq = ws != RSP_NO_ID ? stack_has(m, ws, RSP_FRAMES_IN_IRQ) && !stack_has(m, ws, RSP_FRAMES_IN_TASK_SOFTIRQ)
+                                  : ctx->irq == RSP_IRQ_CTX_HARDIRQ || ctx->irq == RSP_IRQ_CTX_SOFTIRQ;
     uint64_t waker_exit = waker != RSP_NO_ID ? g_array_index(m->tasks, rsp_task, waker).exit_time : 0;
     if (waker != RSP_NO_ID && waker != sl->task && !in_irq && waker_exit && ctx->time >= waker_exit &&
         is_child_of(m, waker, sl->task)) {
@@ -151,6 +155,16 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
     if (stack_has(m, ws, RSP_FRAMES_TIMER)) {
       sl->end_cause = RSP_SLEEP_END_TIMEOUT;
       add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, false, true);
+      continue;
+    }
+    if (ws == RSP_NO_ID && stack_has(m, sl->stack, RSP_FRAMES_TIMED_SLEEP) && ctx->irq != RSP_IRQ_CTX_TASK_SOFTIRQ) {
+      /* A nanosleep ends by its timer or by a signal. With no callchain on the wakeup, the task that
+       * happened to run when the timer interrupt fired is no waker (a loaded machine): a timeout,
+       * guessed. */
+      sl->end_cause = RSP_SLEEP_END_TIMEOUT;
+      sl->end_inferred = true;
+      m->loss.sleeps_end_inferred++;
+      add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, true, true);
       continue;
     }
     if (in_irq || waker == RSP_NO_ID || ctx->waker_run == RSP_NO_ID || waker == sl->task) {

@@ -23,6 +23,17 @@ static const char *const irq_names[] = {
   "flush_smp_call_function_queue", "sched_ttwu_pending", "vring_interrupt", "blk_done_softirq",
   NULL,
 };
+/* Of those, the hardware interrupt's own entry and exit (a softirq reached from them is the device's). */
+static const char *const hardirq_names[] = {
+  "do_IRQ", "common_interrupt", "asm_common_interrupt", "irq_exit", "irq_exit_rcu", "__irq_exit_rcu",
+  "handle_irq_event", "handle_edge_irq", "handle_fasteoi_irq", "vring_interrupt", "run_ksoftirqd",
+  NULL,
+};
+/* A task running the softirqs pending on its cpu itself, when it re-enables bottom halves. */
+static const char *const bh_enable_names[] = {
+  "__local_bh_enable_ip", "local_bh_enable", "do_softirq", "_raw_spin_unlock_bh", "rcu_read_unlock_bh",
+  NULL,
+};
 static const char *const signal_names[] = {
   "kill_pid_info", "kill_pid_info_type", "__x64_sys_kill", "__x64_sys_tgkill", "__x64_sys_tkill", "do_tkill",
   "do_send_sig_info", "send_signal_locked", "__send_signal_locked", "signal_wake_up_state", "complete_signal",
@@ -60,6 +71,7 @@ static GHashTable *class_table(void)
       { timer_names, RSP_FRAMES_TIMER }, { irq_names, RSP_FRAMES_IRQ }, { signal_names, RSP_FRAMES_SIGNAL },
       { timed_sleep_names, RSP_FRAMES_TIMED_SLEEP }, { wait_names, RSP_FRAMES_WAIT },
       { disk_wake_names, RSP_FRAMES_DISK_WAKE }, { task_path_names, RSP_FRAMES_TASK_PATH },
+      { hardirq_names, RSP_FRAMES_HARDIRQ }, { bh_enable_names, RSP_FRAMES_BH_ENABLE },
     };
     for (unsigned i = 0; i < G_N_ELEMENTS(sets); i++)
       for (const char *const *n = sets[i].names; *n; n++) {
@@ -76,7 +88,7 @@ static uint32_t classes_of(const char *function)
   uint32_t c = GPOINTER_TO_UINT(g_hash_table_lookup(class_table(), function));
   if (g_str_has_prefix(function, "asm_sysvec_") || g_str_has_prefix(function, "sysvec_") ||
       g_str_has_prefix(function, "__sysvec_"))
-    c |= RSP_FRAMES_IRQ;
+    c |= RSP_FRAMES_IRQ | RSP_FRAMES_HARDIRQ;
   return c;
 }
 
@@ -220,6 +232,9 @@ static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32
       break;
     }
   }
+  if ((span.classes & RSP_FRAMES_IN_IRQ) && (span.classes & RSP_FRAMES_BH_ENABLE) &&
+      !(span.classes & RSP_FRAMES_HARDIRQ))
+    span.classes |= RSP_FRAMES_IN_TASK_SOFTIRQ;
   g_array_append_val(m->stacks, span);
   rsp_stack_id id = m->stacks->len - 1;
   g_hash_table_insert(b->stack_ids, k, GUINT_TO_POINTER(id + 1));

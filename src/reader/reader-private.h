@@ -226,6 +226,13 @@ struct rsp_reader {
   size_t scratch_cap;
   bool flushed_all;
   GKeyFile *metadata;      /* FILE.meta, when rsp-record wrote one */
+  /* A group read being split into one sample per member (reader.c, next_group_member) */
+  uint8_t *group_rec;      /* a copy of the leader's sample record */
+  size_t group_rec_cap;
+  uint64_t group_offset;
+  uint32_t group_evsel;    /* the leader's evsel index */
+  uint32_t group_next;     /* the member to deliver next; 0: no split in progress */
+  GHashTable *group_counts;/* id -> the member's last count (uint64 in a pointer-sized box) */
 };
 
 /* Called once the attrs (and names) are known: binds names, tracepoints, id layout. */

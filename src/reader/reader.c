@@ -177,6 +177,9 @@ void rsp_reader_finish_evsels(rsp_reader *r)
     n += ((rsp_evsel *)g_ptr_array_index(r->evsels, i))->n_ids;
   g_free(r->id_keys);
   g_free(r->id_vals);
+  g_free(r->group_rec);
+  if (r->group_counts)
+    g_hash_table_destroy(r->group_counts);
   r->id_keys = g_new(uint64_t, n * 2 + 2);
   r->id_vals = g_new(rsp_evsel *, n + 1);
   uint64_t *pairs = r->id_keys; /* (id, index) pairs, sorted, then split */
@@ -1116,7 +1119,117 @@ const rsp_event *rsp_reader_next_to(rsp_reader *r, rsp_event *out, GError **erro
   return ev;
 }
 
+/* ---- group reads ---------------------------------------------------------------------------
+ * perf record -e '{cycles,instructions}:S': the leader samples and each of its samples carries
+ * every member's count (PERF_SAMPLE_READ with PERF_FORMAT_GROUP); the members sample nothing
+ * themselves. perf hands such a sample out once per member whose count moved since that id's last
+ * sample, with the member's evsel and the count's difference as the period (session.c,
+ * deliver_sample_group). So does the reader: the record is kept and decoded again per member. */
+static bool group_read(const rsp_event *ev, uint64_t *nr, uint32_t *first, uint32_t *stride)
+{
+  if (ev->type != PERF_RECORD_SAMPLE || !ev->evsel || !ev->read_values ||
+      !(ev->present & PERF_SAMPLE_READ))
+    return false;
+  uint64_t rf = ev->evsel->attr.read_format;
+  if (!(rf & PERF_FORMAT_GROUP) || !(rf & PERF_FORMAT_ID) || ev->read_words < 1)
+    return false;
+  *nr = ev->read_values[0];
+  *first = 1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+  *stride = 2 + !!(rf & PERF_FORMAT_LOST);
+  return *first + *nr * *stride <= ev->read_words;
+}
+
+/* Makes EV the sample of the next member from r->group_next on whose count moved; false when none
+ * is left (the split is over). */
+static bool next_group_member(rsp_reader *r, rsp_event *ev)
+{
+  uint64_t nr;
+  uint32_t first, stride;
+  if (!group_read(ev, &nr, &first, &stride))
+    return false;
+  while (r->group_next < nr) {
+    const uint64_t *v = ev->read_values + first + (size_t)r->group_next * stride;
+    r->group_next++;
+    rsp_evsel *member = evsel_for_id(r, v[1]);
+    if (!member)
+      continue; /* perf counts it as an unknown id and delivers nothing */
+    if (!r->group_counts)
+      r->group_counts = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    uint64_t *last = g_hash_table_lookup(r->group_counts, &v[1]);
+    uint64_t delta = v[0] - (last ? *last : 0);
+    if (last) {
+      *last = v[0];
+    } else {
+      uint64_t *key = g_new(uint64_t, 1), *val = g_new(uint64_t, 1);
+      *key = v[1];
+      *val = v[0];
+      g_hash_table_insert(r->group_counts, key, val);
+    }
+    if (!delta)
+      continue;
+    if (member != ev->evsel) {
+      ((rsp_evsel *)ev->evsel)->n_samples--;
+      member->n_samples++;
+    }
+    ev->evsel = member;
+    ev->id = v[1];
+    ev->period = delta;
+    ev->present |= PERF_SAMPLE_PERIOD;
+    return true;
+  }
+  return false;
+}
+
+static const rsp_event *next_event_of_file(rsp_reader *r, GError **error);
+
 static const rsp_event *next_event(rsp_reader *r, GError **error)
+{
+  while (r->group_next) { /* the rest of a group read */
+    rsp_event *ev = r->out;
+    rsp_evsel *leader = g_ptr_array_index(r->evsels, r->group_evsel);
+    const struct perf_event_header *h = (const struct perf_event_header *)r->group_rec;
+    if (!rsp_decode_record(r->group_rec, h->size, leader, r->group_offset, r->path, ev, error))
+      return NULL;
+    leader->n_samples++; /* moved to the member by next_group_member */
+    if (next_group_member(r, ev)) {
+      r->stats.events++;
+      return ev;
+    }
+    leader->n_samples--;
+    r->group_next = 0;
+  }
+  for (;;) {
+    const rsp_event *got = next_event_of_file(r, error);
+    uint64_t nr;
+    uint32_t first, stride;
+    if (!got || !group_read(got, &nr, &first, &stride) || nr < 1)
+      return got;
+    rsp_event *ev = (rsp_event *)got;
+    const struct perf_event_header *h = (const struct perf_event_header *)ev->record;
+    if (!h)
+      return got;
+    if (r->group_rec_cap < h->size) {
+      g_free(r->group_rec);
+      r->group_rec_cap = MAX((size_t)h->size, 256u);
+      r->group_rec = g_malloc(r->group_rec_cap);
+    }
+    memcpy(r->group_rec, ev->record, h->size);
+    r->group_offset = ev->offset;
+    r->group_evsel = ev->evsel->index;
+    r->group_next = 0;
+    if (next_group_member(r, ev)) {
+      if (r->group_next >= nr)
+        r->group_next = 0; /* that was the last member */
+      return ev;
+    }
+    r->group_next = 0;
+    /* no member's count moved: perf delivers nothing for this sample */
+    ((rsp_evsel *)ev->evsel)->n_samples--;
+    r->stats.events--;
+  }
+}
+
+static const rsp_event *next_event_of_file(rsp_reader *r, GError **error)
 {
   if (r->ftrace)
     return next_merged(r, error);

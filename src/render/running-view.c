@@ -469,6 +469,30 @@ static uint32_t first_ending_after(const interval *iv, uint32_t n, uint64_t t)
  * pixel column holding only narrower ones (index = the first of them). */
 typedef void (*emit_fn)(void *ctx, double x0, double x1, uint32_t index, bool narrow);
 
+/* The first time at or after FROM whose x is at least X. Where a pixel spans more nanoseconds than a
+ * double resolves (times near 2^64), +1 would not move x: search with doubling steps, then halve. */
+static uint64_t first_time_at_x(const rsp_viewport *vp, const rsp_style *style, uint64_t from, double x)
+{
+  if (rsp_viewport_x(vp, style, from) >= x)
+    return from;
+  uint64_t lo = from, step = 1, hi;
+  for (;;) {
+    hi = lo <= UINT64_MAX - step ? lo + step : UINT64_MAX;
+    if (rsp_viewport_x(vp, style, hi) >= x || hi == UINT64_MAX)
+      break;
+    lo = hi;
+    step = step < (UINT64_MAX >> 1) ? step * 2 : step;
+  }
+  while (hi - lo > 1) { /* x(lo) < X <= x(hi), or hi is the end of time */
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (rsp_viewport_x(vp, style, mid) >= x)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return hi;
+}
+
 static void walk(const interval *iv, uint32_t n, const rsp_viewport *vp, const rsp_style *style, emit_fn emit,
                  void *ctx)
 {
@@ -486,11 +510,11 @@ static void walk(const interval *iv, uint32_t n, const rsp_viewport *vp, const r
     }
     double col = floor(x0);
     emit(ctx, col, col + 1, i, true);
-    uint64_t next = rsp_viewport_time(vp, style, col + 1);
-    while (rsp_viewport_x(vp, style, next) < col + 1)
-      next++;
+    uint64_t next = first_time_at_x(vp, style, rsp_viewport_time(vp, style, col + 1), col + 1);
     if (next <= iv[i].start)
-      next = iv[i].start + 1;
+      next = iv[i].start < UINT64_MAX ? iv[i].start + 1 : UINT64_MAX;
+    if (next <= pos)
+      break; /* at the end of time: nothing further can be drawn */
     pos = next;
     i = first_ending_after(iv, n, pos);
   }

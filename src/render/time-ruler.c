@@ -92,7 +92,12 @@ void rsp_time_ruler_draw(cairo_t *cr, const rsp_viewport *vp, const rsp_style *s
 
   cairo_set_font_size(cr, style->font_size);
   cairo_set_line_width(cr, 1);
-  for (uint64_t rel = first; origin + rel <= vp->t1; rel += ustep) {
+  /* Times near 2^64 (a stray timestamp) must not wrap: stop before any sum overflows, and after
+   * more ticks than a screen holds. */
+  for (uint64_t rel = first, k = 0; k < 10000 && rel <= UINT64_MAX - origin && origin + rel <= vp->t1;
+       rel = rel <= UINT64_MAX - ustep ? rel + ustep : UINT64_MAX, k++) {
+    if (rel == UINT64_MAX && k)
+      break;
     double x = floor(rsp_viewport_x(vp, style, origin + rel)) + 0.5;
     if (x < style->label_width)
       continue;
@@ -106,7 +111,10 @@ void rsp_time_ruler_draw(cairo_t *cr, const rsp_viewport *vp, const rsp_style *s
     cairo_show_text(cr, buf);
     /* minor ticks */
     for (int i = 1; i < 5; i++) {
-      double mx = floor(rsp_viewport_x(vp, style, origin + rel + ustep * i / 5)) + 0.5;
+      uint64_t minor = ustep / 5 * (uint64_t)i;
+      if (minor > UINT64_MAX - origin - rel)
+        break;
+      double mx = floor(rsp_viewport_x(vp, style, origin + rel + minor)) + 0.5;
       if (mx < style->label_width)
         continue;
       cairo_move_to(cr, mx, h - 3);

@@ -346,6 +346,17 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
                  ", \"disk_no_complete\": %" PRIu64 ", \"sampled_tracepoints\": %s}",
             l->lost_records, l->lost_events, l->lost_samples, l->inferred_switch_ins, l->sleeps_without_wakeup,
             l->sleeps_end_inferred, l->disk_no_complete, l->sampled_tracepoints ? "true" : "false");
+    fprintf(out, ", \"sample_event\": ");
+    if (rsp_model_sample_event(model))
+      json_str(out, rsp_model_sample_event(model));
+    else
+      fprintf(out, "null");
+    fprintf(out, ", \"other_sample_events\": [");
+    for (uint32_t i = 0; i < rsp_model_n_other_sample_events(model); i++) {
+      fprintf(out, "%s", i ? ", " : "");
+      json_str(out, rsp_model_other_sample_event(model, i));
+    }
+    fprintf(out, "]");
     fprintf(out, ", \"warnings\": [");
     for (char **w = warnings; *w; w++) {
       fprintf(out, "%s", w == warnings ? "" : ", ");
@@ -417,6 +428,8 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       fprintf(out, "%-34s %12.3f ms\n", "Total accounted", ms(c.accounted_ns));
       fprintf(out, "%-34s %12.3f ms\n", "Unaccounted", ms(c.ns[RSP_CAT_UNACCOUNTED]));
       fprintf(out, "%-34s %12.1f %%\n", "Percent accounted", pct);
+      fprintf(out, "%-34s %s\n", "Run samples from", rsp_model_sample_event(model) ? rsp_model_sample_event(model)
+                                                                                : "(no sampling event)");
       text_details(model, &c, out);
     }
     if (waits) {

@@ -600,6 +600,58 @@ static void test_parallel_children(void)
   rsp_model_free(m);
 }
 
+/* The waker did not exist when the sleep began (issue: dovecot's IMAP login). Client K polls from 100;
+ * auth W computes 150-600 and wakes imap-login L; L wakes the master M; M forks imap I at 690; I wakes K
+ * at 899. The chain goes from I back through the fork into M (its forking run up to the fork), and
+ * from M's wait to L and from L's to W: auth's computing is on the client's path. */
+static void test_waker_forked_during_wait(void)
+{
+  enum { K = 100, W = 300, L = 400, M = 500, I = 600 };
+  tb *t = tb_new(false);
+  sw(t, 300, 3, IDLE, "R", M);
+  sw(t, 400, 1, IDLE, "R", W);
+  sw(t, 400, 2, IDLE, "R", L);
+  sw(t, 500, 0, IDLE, "R", K);
+  sw(t, 500, 1, W, "S", IDLE);
+  sw(t, 500, 2, L, "S", IDLE);
+  sw(t, 500, 3, M, "S", IDLE);
+  tb_next_stack(t, "schedule,do_sys_poll|poll");
+  sw(t, 1000, 0, K, "S", IDLE);
+  tb_waking(t, 1450 * US, 1, IDLE, W, 1); /* an interrupt */
+  sw(t, 1500, 1, IDLE, "R", W);
+  tb_waking(t, 5990 * US, 1, W, L, 2);
+  sw(t, 6000, 1, W, "S", IDLE);
+  sw(t, 6100, 2, IDLE, "R", L);
+  tb_waking(t, 6450 * US, 2, L, M, 2);
+  sw(t, 6500, 2, L, "S", IDLE);
+  sw(t, 6600, 2, IDLE, "R", M);
+  tb_fork(t, 6900 * US, 2, M, I);
+  sw(t, 7000, 2, M, "S", IDLE);
+  sw(t, 7000, 3, IDLE, "R", I);
+  tb_waking(t, 8990 * US, 3, I, K, 0);
+  tb_exit(t, 9000 * US, 3, I);
+  sw(t, 9000, 3, I, "X", IDLE);
+  sw(t, 9100, 0, IDLE, "R", K);
+  sw(t, 10000, 0, K, "X", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, K, NULL, NULL);
+  rsp_elem_id ks = ELEM(p, RSP_ELEM_SLEEP, K, 1000, 9100);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, I, 7000, 9000))->parent, ks);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, M, 6600, 6900))->parent, ks); /* up to the fork */
+  rsp_elem_id ms = ELEM(p, RSP_ELEM_SLEEP, M, 1000, 6600);
+  CHECK_EQ(el(p, ms)->parent, ks);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, L, 6100, 6500))->parent, ms);
+  rsp_elem_id ls = ELEM(p, RSP_ELEM_SLEEP, L, 1000, 6100);
+  CHECK_EQ(el(p, ls)->parent, ms);
+  rsp_elem_id wr = ELEM(p, RSP_ELEM_RUN, W, 1500, 6000);
+  CHECK_EQ(el(p, wr)->parent, ls);
+  CHECK_EQ(el(p, wr)->depth, 3);
+  CHECK_EQ(el(p, wr)->path, 0);
+  CHECK_EQ(rsp_paths_n_processes(p), 5);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* Issue 15, item 3: who ran on the cpu while A was preempted. cpu 0: A runs 100-200 (a sample at
  * 150), wakes B onto cpu 0 at 190 and is preempted by it at 200 (R+); B runs 200-260 and sleeps;
  * C (another process, never on A's paths) runs 260-300 and sleeps; the cpu is idle 300-320; A runs
@@ -806,6 +858,7 @@ static void test_unknown_stacks(void)
 
 int main(void)
 {
+  test_waker_forked_during_wait();
   test_network();
   test_own_disk_through_worker();
   test_pipe_child();

@@ -592,10 +592,88 @@ static void test_disk_all_lost(void)
   rsp_model_free(m);
 }
 
+/* Wakeups fired in interrupt context belong to the device (or timer), never to the task the interrupt
+ * happened to hit; a softirq a task runs itself (loopback: its own packet, its own FIN) is that task's.
+ * A runs on cpu 0 and sleeps; U (unrelated) and S (a sender) run on cpu 1. */
+static void test_interrupt_context(void)
+{
+  enum { U = C, S = B };
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", U);
+  /* 1. a device interrupt hits U and wakes A; the wakeup has no callchain (the ftrace capture's) */
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 200, 0, A, "S", IDLE);
+  tb_irq(t, TB_IRQ_ENTRY, 250 * US, 1, U, 11);
+  tb_waking(t, 252 * US, 1, U, A, 0);
+  tb_irq(t, TB_IRQ_EXIT, 255 * US, 1, U, 11);
+  sw(t, 260, 0, IDLE, "R", A);
+  /* 2. the softirq at that interrupt's exit wakes A (no callchain) */
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 300, 0, A, "S", IDLE);
+  tb_irq(t, TB_IRQ_ENTRY, 330 * US, 1, U, 11);
+  tb_irq(t, TB_IRQ_EXIT, 340 * US, 1, U, 11);
+  tb_irq(t, TB_SOFTIRQ_ENTRY, 342 * US, 1, U, 3);
+  tb_waking(t, 345 * US, 1, U, A, 0);
+  tb_irq(t, TB_SOFTIRQ_EXIT, 348 * US, 1, U, 3);
+  sw(t, 360, 0, IDLE, "R", A);
+  /* 3. S sends on loopback: NET_RX runs in S's own context (no interrupt before it) and wakes A */
+  sw(t, 400, 1, U, "R", S);
+  tb_next_stack(t, "schedule,sk_wait_data,tcp_recvmsg|recv");
+  sw(t, 410, 0, A, "S", IDLE);
+  tb_irq(t, TB_SOFTIRQ_ENTRY, 600 * US, 1, S, 3);
+  tb_waking(t, 602 * US, 1, S, A, 0);
+  tb_irq(t, TB_SOFTIRQ_EXIT, 605 * US, 1, S, 3);
+  sw(t, 610, 0, IDLE, "R", A);
+  /* 4. S closes the connection: its FIN is delivered in its softirq, from its close() (callchain) */
+  tb_next_stack(t, "schedule,sk_wait_data,tcp_recvmsg|recv");
+  sw(t, 700, 0, A, "S", IDLE);
+  tb_next_stack(t, "try_to_wake_up,__wake_up_common,sock_def_wakeup,tcp_fin,tcp_rcv_established,tcp_v4_rcv,"
+                   "ip_local_deliver,__netif_receive_skb,process_backlog,net_rx_action,handle_softirqs,do_softirq,"
+                   "__local_bh_enable_ip,__dev_queue_xmit,ip_finish_output2,__tcp_transmit_skb,tcp_send_fin,"
+                   "tcp_close,__fput,task_work_run,syscall_exit_to_user_mode|close");
+  tb_waking(t, 750 * US, 1, S, A, 0);
+  sw(t, 760, 0, IDLE, "R", A);
+  /* 5. the same delivery from a network card's interrupt, while S happened to run */
+  tb_next_stack(t, "schedule,sk_wait_data,tcp_recvmsg|recv");
+  sw(t, 800, 0, A, "S", IDLE);
+  tb_next_stack(t, "try_to_wake_up,__wake_up_common,sock_def_readable,tcp_rcv_established,tcp_v4_rcv,"
+                   "ip_local_deliver,__netif_receive_skb,napi_poll,net_rx_action,handle_softirqs,irq_exit_rcu,"
+                   "common_interrupt,asm_common_interrupt|compute");
+  tb_waking(t, 850 * US, 1, S, A, 0);
+  sw(t, 860, 0, IDLE, "R", A);
+  /* 6. a nanosleep ends while S runs on the other cpu; the wakeup has no callchain and no interrupt
+   * tracepoint (the local timer interrupt has none): its timer, not S */
+  tb_next_stack(t, "schedule,do_nanosleep,hrtimer_nanosleep|nanosleep");
+  sw(t, 900, 0, A, "S", IDLE);
+  tb_waking(t, 1000 * US, 1, S, A, 0);
+  sw(t, 1010, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  sw(t, 1100, 1, S, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0), s = find_task(m, S, 0);
+  CHECK_EQ(sleep_at_us(m, a, 230)->end_cause, RSP_SLEEP_END_INTERRUPT);
+  LINK_IN(m, a, 260, RSP_LINK_INTERRUPT, a, 150, false); /* horizontal, not from U */
+  CHECK_EQ(sleep_at_us(m, a, 320)->end_cause, RSP_SLEEP_END_INTERRUPT);
+  LINK_IN(m, a, 360, RSP_LINK_INTERRUPT, a, 280, false);
+  CHECK_EQ(sleep_at_us(m, a, 500)->end_cause, RSP_SLEEP_END_WOKEN);
+  LINK_IN(m, a, 610, RSP_LINK_WAKEUP, s, 602, false);
+  CHECK_EQ(sleep_at_us(m, a, 720)->end_cause, RSP_SLEEP_END_WOKEN);
+  LINK_IN(m, a, 760, RSP_LINK_WAKEUP, s, 750, false);
+  CHECK_EQ(sleep_at_us(m, a, 820)->end_cause, RSP_SLEEP_END_INTERRUPT);
+  LINK_IN(m, a, 860, RSP_LINK_INTERRUPT, a, 780, false);
+  CHECK_EQ(sleep_at_us(m, a, 950)->end_cause, RSP_SLEEP_END_TIMEOUT);
+  CHECK(sleep_at_us(m, a, 950)->end_inferred); /* no callchain said so: a guess, and marked */
+  LINK_IN(m, a, 1010, RSP_LINK_INTERRUPT, a, 880, true);
+  CHECK_EQ(count_kind(m, RSP_LINK_WAKEUP), 2); /* S twice; U never */
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_wakeup_signal_preempt();
   test_interrupt_timeout_lost();
+  test_interrupt_context();
   test_fork_exec_exit();
   test_disk();
   test_disk_flush_other_issuer();

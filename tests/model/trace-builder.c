@@ -87,8 +87,16 @@ static const rsp_field kprobe_fields[] = {
   { .name = "sk", .kind = RSP_FIELD_UNSIGNED, .offset = 16, .size = 8 },
 };
 
+/* irq/{irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit}: irq or vec after the common fields */
+static const rsp_field irq_fields[] = {
+  { .name = "common_type", .kind = RSP_FIELD_UNSIGNED, .offset = 0, .size = 2, .common = true },
+  { .name = "common_pid", .kind = RSP_FIELD_SIGNED, .offset = 4, .size = 4, .common = true },
+  { .name = "vec", .kind = RSP_FIELD_UNSIGNED, .offset = 8, .size = 4 },
+};
+
 enum { EV_SWITCH, EV_WAKING, EV_WAKEUP, EV_CLOCK, EV_SYSCALL, EV_DUMMY, EV_INSERT, EV_ISSUE, EV_COMPLETE,
-       EV_SEND, EV_RECV, EV_READY, EV_STATE, EV_KP_TX, EV_KP_RX, N_EVSELS };
+       EV_SEND, EV_RECV, EV_READY, EV_STATE, EV_KP_TX, EV_KP_RX, EV_IRQ_IN, EV_IRQ_OUT, EV_SOFTIRQ_IN,
+       EV_SOFTIRQ_OUT, N_EVSELS };
 
 #define SYM_BASE 0xffffffff81000000ull
 #define USER_BASE 0x400000ull
@@ -173,6 +181,10 @@ tb *tb_new_with(const rsp_model_options *options, bool switch_records)
     { EV_STATE, "sock", "inet_sock_set_state", state_fields, G_N_ELEMENTS(state_fields) },
     { EV_KP_TX, "rsp_net", "tcp_data_tx", kprobe_fields, G_N_ELEMENTS(kprobe_fields) },
     { EV_KP_RX, "rsp_net", "tcp_data_rx", kprobe_fields, G_N_ELEMENTS(kprobe_fields) },
+    { EV_IRQ_IN, "irq", "irq_handler_entry", irq_fields, G_N_ELEMENTS(irq_fields) },
+    { EV_IRQ_OUT, "irq", "irq_handler_exit", irq_fields, G_N_ELEMENTS(irq_fields) },
+    { EV_SOFTIRQ_IN, "irq", "softirq_entry", irq_fields, G_N_ELEMENTS(irq_fields) },
+    { EV_SOFTIRQ_OUT, "irq", "softirq_exit", irq_fields, G_N_ELEMENTS(irq_fields) },
   };
   for (unsigned i = 0; i < G_N_ELEMENTS(tps); i++)
     t->evsels[tps[i].ev] = (rsp_evsel){ .name = tps[i].name, .tp_system = tps[i].sys, .tp_name = tps[i].name,
@@ -459,6 +471,14 @@ void tb_sock(tb *t, tb_sock_kind kind, uint64_t ns, int32_t cpu, int32_t tid, ui
   memcpy(t->raw + 16, &family, 2);
   memcpy(t->raw + 18, &protocol, 2);
   tp_sample(t, kind == TB_SEND ? EV_SEND : kind == TB_RECV ? EV_RECV : EV_READY, ns, cpu, tid);
+}
+
+void tb_irq(tb *t, tb_irq_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint32_t vec)
+{
+  memset(t->raw, 0, sizeof t->raw);
+  memcpy(t->raw + 8, &vec, 4);
+  tp_sample(t, kind == TB_IRQ_ENTRY ? EV_IRQ_IN : kind == TB_IRQ_EXIT ? EV_IRQ_OUT
+               : kind == TB_SOFTIRQ_ENTRY ? EV_SOFTIRQ_IN : EV_SOFTIRQ_OUT, ns, cpu, tid);
 }
 
 void tb_sock_state(tb *t, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk, uint16_t sport, uint16_t dport,

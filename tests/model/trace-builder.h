@@ -58,6 +58,10 @@ void tb_block(tb *t, tb_block_kind kind, uint64_t ns, int32_t cpu, int32_t tid, 
  * rsp-record's kprobes rsp_net:tcp_data_tx (tcp_sendmsg) / rsp_net:tcp_data_rx (tcp_rcv_established). */
 typedef enum { TB_SEND, TB_RECV, TB_DATA_READY, TB_KPROBE_TX, TB_KPROBE_RX } tb_sock_kind;
 void tb_sock(tb *t, tb_sock_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk);
+/* irq:irq_handler_entry / irq_handler_exit / softirq_entry / softirq_exit on CPU, in TID's context
+ * (the task the interrupt hit; 0: idle). VEC: the irq number or softirq vector. */
+typedef enum { TB_IRQ_ENTRY, TB_IRQ_EXIT, TB_SOFTIRQ_ENTRY, TB_SOFTIRQ_EXIT } tb_irq_kind;
+void tb_irq(tb *t, tb_irq_kind kind, uint64_t ns, int32_t cpu, int32_t tid, uint32_t vec);
 /* sock:inet_sock_set_state of SK (IPv4) to ESTABLISHED with these ports and remote address. */
 void tb_sock_state(tb *t, uint64_t ns, int32_t cpu, int32_t tid, uint64_t sk, uint16_t sport, uint16_t dport,
                    const uint8_t daddr[4]);

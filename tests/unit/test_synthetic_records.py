@@ -44,8 +44,8 @@ B = sp.Attr('synthetic-min', sp.attr(1, 9, MIN), [201])
 def full_sample(time, tid, cpu, n):
     return dict(id=101 + (n % 2), ip=0xffffffff81000000 + n, pid=tid, tid=tid, time=time,
                 addr=0x7f0000001000 + n, stream_id=77 + n, cpu=cpu, period=1000 + n,
-                # group read: nr=2, enabled, running, then (value, id, lost) x 2
-                read=[2, 500 + n, 400 + n, 11, 101, 0, 22, 102, 1],
+                # group read: nr=2, enabled, running, then (value, id, lost) x 2; the counts grow with time
+                read=[2, 500 + n, 400 + n, time, 101, 0, 2 * time, 102, 1],
                 callchain=[0xffffffffffffff80, 0xffffffff81000010, 0xfffffffffffffe00, 0x401000 + n],
                 raw=bytes(range(5 + n)),
                 branches=[(0x401000, 0x402000, 3), (0x403000, 0x404000 + n, 5)], branch_hw_idx=9,
@@ -199,6 +199,21 @@ def main():
             order += ready
             next_flush = max_t
     order += sorted(queue)
+    # A group read is handed out once per member whose count moved since that id's last sample, with the
+    # member's id and the difference as period, as perf does (session.c, deliver_sample_group)
+    last = {}
+    split = []
+    for t, sq, e in order:
+        if 'sample' not in e or e['event'] != 'synthetic-all':
+            split.append((t, sq, e))
+            continue
+        r = e['sample']['read']
+        for value, id_ in ((r[3], r[4]), (r[6], r[7])):
+            delta = value - last.get(id_, 0)
+            last[id_] = value
+            if delta:
+                split.append((t, sq, dict(e, sample=dict(e['sample'], id=id_, period=delta))))
+    order = split
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'synthetic.data')
@@ -234,7 +249,7 @@ def main():
 
         st = subprocess.run([RSP_DUMP, '--stats', '--format=json', path], stdout=subprocess.PIPE, text=True)
         stats = json.loads(st.stdout)
-        check(stats['events'] == {'synthetic-all': 3, 'synthetic-min': 3}, 'event counts %r' % stats['events'])
+        check(stats['events'] == {'synthetic-all': 6, 'synthetic-min': 3}, 'event counts %r' % stats['events'])
         check(stats['lost'] == 7 and stats['lost_samples'] == 3, 'lost %r' % stats)
         rec = stats['records']
         for name, n in (('SAMPLE', 6), ('COMM', 3), ('COMPRESSED', 2), ('FINISHED_ROUND', 2), ('MMAP2', 2),

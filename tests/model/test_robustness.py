@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Recordings whose records are each valid but inconsistent with each other (../shared/robustness, README.md
+there): rsp must end quickly, without a signal or a sanitizer report, and report no duration beyond the
+recording's span.
+
+- view-hang-time-near-max, view-hang-walk: timestamps near 2^64 made rsp-view --export loop forever;
+- ubsan-cpu-intmax: a switch record on cpu 0x7fffffff (a signed overflow under UBSan);
+- runtime-gt-span, run-longer-than-span, sleep-gt-span: a stray synthesized COMM time, exec records at time 0,
+  switch-ins moved seconds early. Each task's runtime + sleep time must fit in the span of the recording's
+  samples and switch records as perf script prints them (the oracle), and rsp must say what it cut.
+Skipped (77) when ../shared/robustness is absent."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
+SUMMARY = os.environ['RSP_SUMMARY']
+VIEW = os.environ.get('RSP_VIEW')
+DIR = os.environ.get('RSP_ROBUSTNESS_DIR', os.path.join(SRC, '..', 'shared', 'robustness'))
+sys.path.insert(0, os.path.join(SRC, 'tests', 'oracle'))
+import oracle  # noqa: E402
+
+failures = []
+LIMIT = 60  # seconds per command (the ASan build is slow; a hang is endless)
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(cmd, what):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        check(False, f'{what}: still running after {LIMIT} s')
+        return None
+    bad = p.returncode < 0 or 'runtime error' in p.stderr or 'AddressSanitizer' in p.stderr
+    check(not bad and p.returncode == 0, f'{what}: exit {p.returncode}{" " + p.stderr[-800:] if bad else ""}')
+    return p
+
+
+def perf_span_ms(path):
+    """First to last time of the samples and switch records, as perf script prints them."""
+    out = oracle.perf(['script', '--show-switch-events', '-F', 'time', '--ns'], path)
+    times = [oracle.parse_time(m) for m in re.findall(r'\b(\d+\.\d{9}):', out)]
+    return (max(times) - min(times)) / 1e6
+
+
+def main():
+    if not os.path.isdir(DIR):
+        print(f'skipped: no {DIR}')
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as tmp:
+        if VIEW:
+            for name in ('view-hang-time-near-max', 'view-hang-walk'):
+                png = os.path.join(tmp, name + '.png')
+                p = run([VIEW, '--export', png, os.path.join(DIR, name + '.data')], f'{name}: rsp-view --export')
+                if p:
+                    check(os.path.getsize(png) > 1000, f'{name}: a picture was written')
+        run([SUMMARY, '--profiles', os.path.join(DIR, 'ubsan-cpu-intmax.data')], 'ubsan-cpu-intmax: --profiles')
+        for name in ('runtime-gt-span', 'run-longer-than-span', 'sleep-gt-span'):
+            path = os.path.join(DIR, name + '.data')
+            p = run([SUMMARY, '--tasks', '--format=json', path], f'{name}: --tasks')
+            if not p:
+                continue
+            span = perf_span_ms(path)
+            tasks = json.loads(p.stdout)
+            worst = max(tasks, key=lambda t: t['runtime_ms'] + t['sleep_ms'])
+            total = worst['runtime_ms'] + worst['sleep_ms']
+            check(total <= span + 0.001, f'{name}: the busiest task ({worst["comm"]} {worst["tid"]}) runs and sleeps '
+                  f'{total:.3f} ms in a span of {span:.3f} ms')
+            check('cut there' in p.stderr or 'stamped before' in p.stderr,
+                  f'{name}: rsp says what it cut or ignored: {p.stderr.strip()[-300:]!r}')
+            run([SUMMARY, '--profiles', path], f'{name}: --profiles')
+    print(f'{len(failures)} failed')
+    sys.exit(1 if failures else 0)
+
+
+main()
