@@ -119,7 +119,7 @@ typedef struct rsp_stack_node {
   const char *label;  /* a function (the model's: valid while it is), a process name, "disk" or
                          "network" (the tree's) */
   uint32_t parent;    /* node id, RSP_NO_ID for a root */
-  uint16_t depth;     /* 0 for a root */
+  uint32_t depth;     /* 0 for a root (a tree of a deep relay is deeper than 65,535) */
   uint8_t kinds;      /* RSP_FRAME_* of everything merged into it; RSP_FRAME_PROCESS for a process */
   uint64_t ns;        /* summed over the merged frames */
   uint32_t n_merged;
@@ -133,7 +133,7 @@ uint32_t rsp_stack_tree_n_nodes(const rsp_stack_tree *tree);
 const rsp_stack_node *rsp_stack_tree_node(const rsp_stack_tree *tree, uint32_t id);
 /* The children of node ID (RSP_NO_ID: the roots), longest first; *N set. */
 const uint32_t *rsp_stack_tree_children(const rsp_stack_tree *tree, uint32_t id, uint32_t *n);
-uint16_t rsp_stack_tree_max_depth(const rsp_stack_tree *tree);
+uint32_t rsp_stack_tree_max_depth(const rsp_stack_tree *tree);
 /* The sum of the roots' durations. */
 uint64_t rsp_stack_tree_total(const rsp_stack_tree *tree);
 
@@ -144,7 +144,7 @@ uint64_t rsp_stack_tree_total(const rsp_stack_tree *tree);
 typedef struct rsp_stack_diff_node {
   const char *label;  /* owned by the diff */
   uint32_t parent;    /* RSP_NO_ID for a root */
-  uint16_t depth;
+  uint32_t depth;
   uint8_t kinds;      /* RSP_FRAME_* of both sides */
   uint64_t a_ns, b_ns;
   int64_t delta_ns;   /* b_ns - a_ns */
@@ -155,7 +155,7 @@ void rsp_stack_diff_free(rsp_stack_diff *diff);
 uint32_t rsp_stack_diff_n_nodes(const rsp_stack_diff *diff);
 const rsp_stack_diff_node *rsp_stack_diff_get(const rsp_stack_diff *diff, uint32_t id);
 const uint32_t *rsp_stack_diff_children(const rsp_stack_diff *diff, uint32_t id, uint32_t *n);
-uint16_t rsp_stack_diff_max_depth(const rsp_stack_diff *diff);
+uint32_t rsp_stack_diff_max_depth(const rsp_stack_diff *diff);
 /* The node at the end of the path of labels LABELS[0] (a root) .. LABELS[N - 1], else RSP_NO_ID
  * (a label matches a process or a function of that name; the process first). */
 uint32_t rsp_stack_diff_find(const rsp_stack_diff *diff, const char *const *labels, uint32_t n);

@@ -17,7 +17,7 @@ struct rsp_stack_tree {
   GArray *roots;     /* uint32_t */
   GHashTable *index; /* (parent, label, process?) -> node id + 1, while building */
   GStringChunk *labels;
-  uint16_t max_depth;
+  uint32_t max_depth;
   uint64_t t0, t1;   /* only the parts of the frames inside [t0, t1) are gathered */
 };
 
@@ -52,7 +52,7 @@ static uint32_t child(rsp_stack_tree *t, uint32_t parent, const char *label, boo
   if (found)
     return GPOINTER_TO_UINT(found) - 1;
   uint32_t id = t->nodes->len;
-  uint16_t depth = parent == RSP_NO_ID ? 0 : (uint16_t)(at(t, parent)->pub.depth + 1);
+  uint32_t depth = parent == RSP_NO_ID ? 0 : at(t, parent)->pub.depth + 1;
   tree_node n = { .pub = { .label = label, .parent = parent, .depth = depth } };
   g_array_append_val(t->nodes, n);
   if (depth > t->max_depth)
@@ -199,7 +199,7 @@ const uint32_t *rsp_stack_tree_children(const rsp_stack_tree *t, uint32_t id, ui
   return c && c->len ? (const uint32_t *)(void *)c->data : NULL;
 }
 
-uint16_t rsp_stack_tree_max_depth(const rsp_stack_tree *t)
+uint32_t rsp_stack_tree_max_depth(const rsp_stack_tree *t)
 {
   return t->max_depth;
 }

@@ -391,7 +391,9 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     return;
   }
   uint64_t chain_end = MIN(p->timelines[wt].items[k].end, p->hi);
-  bool fits = chain_end <= s1 + p->tolerance;
+  /* a child that fits, unless the pseudo-stack is as deep as a depth can say (a relay of 65,535 wakeups):
+   * deeper chains start paths of their own */
+  bool fits = chain_end <= s1 + p->tolerance && se.depth < UINT16_MAX - 1;
   rsp_path_id path = se.path;
   rsp_elem_id parent = sid;
   uint16_t depth = se.depth + 1;

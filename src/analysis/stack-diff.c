@@ -15,7 +15,7 @@ struct rsp_stack_diff {
   GArray *roots; /* uint32_t */
   GHashTable *index; /* (parent, process?, label) -> id + 1, while building */
   GStringChunk *labels;
-  uint16_t max_depth;
+  uint32_t max_depth;
 };
 
 typedef struct diff_key {
@@ -48,7 +48,7 @@ static uint32_t child(rsp_stack_diff *d, uint32_t parent, const char *label, boo
   if (found)
     return GPOINTER_TO_UINT(found) - 1;
   uint32_t id = d->nodes->len;
-  uint16_t depth = parent == RSP_NO_ID ? 0 : (uint16_t)(at(d, parent)->pub.depth + 1);
+  uint32_t depth = parent == RSP_NO_ID ? 0 : at(d, parent)->pub.depth + 1;
   diff_node n = { .pub = { .label = k.label, .parent = parent, .depth = depth } };
   g_array_append_val(d->nodes, n);
   if (depth > d->max_depth)
@@ -156,7 +156,7 @@ const uint32_t *rsp_stack_diff_children(const rsp_stack_diff *d, uint32_t id, ui
   return c && c->len ? (const uint32_t *)(void *)c->data : NULL;
 }
 
-uint16_t rsp_stack_diff_max_depth(const rsp_stack_diff *d)
+uint32_t rsp_stack_diff_max_depth(const rsp_stack_diff *d)
 {
   return d->max_depth;
 }

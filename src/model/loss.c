@@ -84,8 +84,8 @@ char **rsp_model_loss_warnings(const rsp_model *m)
         "with a stray timestamp) and were cut there", l->overlaps_cut));
   if (l->events_before_start)
     g_ptr_array_add(w, g_strdup_printf(
-        "%" PRIu64 " records were stamped before the recording's first sample or switch (a stray timestamp, an "
-        "exec at time 0): they name tasks but start no run", l->events_before_start));
+        "%" PRIu64 " runs, sleeps or execs had a stray timestamp (long before the first sample or switch, or an "
+        "exec at time 0): they were cut to begin with the recording", l->events_before_start));
   if (l->out_of_order_events)
     g_ptr_array_add(w, g_strdup_printf(
         "%" PRIu64 " events arrived after later ones had been handed out: the model saw them out of "

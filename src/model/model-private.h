@@ -137,7 +137,7 @@ typedef struct rsp_model_builder {
   rsp_model_options opts;
   bool use_switch_records;
   bool sampling;         /* a sample was fed: perf enabled the sampled events (tracepoints too) */
-  bool started;          /* a sample or switch record with a time was fed (model.c, before_start) */
+  uint64_t first_sampled;/* the first sample or switch record's time (model.c, note_start); 0: none */
   uint64_t event;        /* ordinal of the event being fed (rsp_sleep.switch_event) */
   GArray *tstate;        /* rsp_task_state, by task id */
   GHashTable *tid_task;  /* tid -> current generation's task id + 1 */
@@ -235,7 +235,8 @@ void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint
 void rsp_runs_evidence(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time);
 /* A sample of the sample source (cpu-clock, cycles...) of TASK on CPU at TIME. */
 void rsp_runs_sample(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time);
-/* Closes open runs at the last event, drops trailing sleeps, builds the per-task indexes. */
+/* Closes open runs at the last event, drops trailing sleeps, builds the per-task indexes; cuts what
+ * began long before the first sample or switch (a stray timestamp) to begin there. */
 void rsp_runs_finish(rsp_model_builder *b);
 
 /* runs.c: a sample's stack is b->cur_stack. */

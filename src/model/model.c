@@ -425,25 +425,18 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
  * perf's synthesized records, for what existed before the recording, have no time. */
 static void record_context(rsp_model_builder *b, const rsp_event *ev)
 {
-  if (ev->time && ev->time != UINT64_MAX && b->started && ev->tid > 0 && ev->cpu >= 0 &&
-      (ev->present & PERF_SAMPLE_TID))
+  if (ev->time && ev->time != UINT64_MAX && ev->tid > 0 && ev->cpu >= 0 && (ev->present & PERF_SAMPLE_TID))
     rsp_runs_evidence(b, rsp_tasks_for_tid(b, ev->pid, ev->tid), ev->cpu, ev->time);
 }
 
 /* The recording starts at its first sample or switch record: perf enables its events, then writes
- * what it saw. A record stamped before that (a synthesized COMM with a stray time, an exec at time
- * 0 delivered out of order) is no evidence of a run and does not stretch the recording's span. */
-static bool before_start(rsp_model_builder *b, const rsp_event *ev)
+ * what it sees. A record stamped long before that (a synthesized COMM with a stray time) must not
+ * stretch the recording's span nor begin a run hours early (rsp_runs_clip_to_start). */
+static void note_start(rsp_model_builder *b, const rsp_event *ev)
 {
-  bool timed = ev->time && ev->time != UINT64_MAX;
-  if (ev->type == PERF_RECORD_SAMPLE || ev->type == PERF_RECORD_SWITCH || ev->type == PERF_RECORD_SWITCH_CPU_WIDE) {
-    if (timed)
-      b->started = true;
-    return false;
-  }
-  if (!timed)
-    return false; /* synthesized: no time at all, as it should */
-  return !b->started || ev->time < b->m->time_first;
+  if ((ev->type == PERF_RECORD_SAMPLE || ev->type == PERF_RECORD_SWITCH || ev->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+      ev->time && ev->time != UINT64_MAX && (!b->first_sampled || ev->time < b->first_sampled))
+    b->first_sampled = ev->time;
 }
 
 void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
@@ -454,11 +447,9 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
   b->cur_stack = RSP_NO_ID;
   if (b->sym)
     rsp_symbolizer_observe(b->sym, ev);
-  bool early = before_start(b, ev);
-  if (early)
-    m->loss.events_before_start++;
+  note_start(b, ev);
   /* Synthesized records (perf's view of the threads that existed) carry no time. */
-  if (ev->time && ev->time != UINT64_MAX && !early) {
+  if (ev->time && ev->time != UINT64_MAX) {
     if (!m->time_first || ev->time < m->time_first)
       m->time_first = ev->time;
     if (ev->time > m->time_last)
@@ -481,9 +472,8 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
     if (b->perf_exec_pid < 0 && ev->u.comm.comm && strcmp(ev->u.comm.comm, "perf-exec") == 0)
       b->perf_exec_pid = ev->u.comm.pid;
     nid = rsp_tasks_comm(b, ev, &old);
-    if (nid != RSP_NO_ID && (!ev->time || early)) {
-      if (!ev->time && b->started)
-        m->loss.events_before_start++; /* an exec at time 0 amid the recording */
+    if (nid != RSP_NO_ID && !ev->time) {
+      m->loss.events_before_start++; /* an exec stamped 0 (perf synthesizes no exec): no run starts at 0 */
     } else if (nid != RSP_NO_ID) {
       rsp_runs_exec(b, old, nid, ev->cpu, ev->time);
       if (b->first_exec_pid < 0 && ev->time && ev->time != UINT64_MAX)

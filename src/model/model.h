@@ -281,8 +281,9 @@ typedef struct rsp_model_loss {
   uint64_t sleeps_end_unknown;    /* blocked sleeps with no wakeup and nothing to guess from */
   uint64_t overlaps_cut;          /* runs or sleeps that went past the start of the task's next one
                                      (records out of order, stray timestamps) and were cut there */
-  uint64_t events_before_start;   /* records stamped before the first sample or switch (a stray time,
-                                     an exec at time 0): not taken as runs or evidence */
+  uint64_t events_before_start;   /* runs and sleeps begun more than a second before the first sample
+                                     or switch (a stray timestamp: cut to begin there), and execs
+                                     stamped 0 amid the recording (no run starts at 0) */
   uint64_t idle_samples;          /* samples of the idle task (not a loss; for totals) */
   bool sampled_tracepoints;       /* some tracepoint was in frequency mode or period > 1: the
                                      kernel kept only some of its events, runs and sleeps are wrong */

@@ -469,6 +469,42 @@ static void clip_overlaps(rsp_model *m)
   }
 }
 
+/* How long before the first sample or switch record a record may be stamped and still be the
+ * recording's (perf writes the workload's FORK and COMM as it starts it, a few ms before). */
+#define STRAY_BEFORE_START_NS 1000000000ull
+
+/* Runs and sleeps that began long before the first sample or switch record began with a stray
+ * timestamp (a synthesized COMM stamped at boot): they begin at the recording's start instead. */
+static void clip_to_start(rsp_model_builder *b)
+{
+  rsp_model *m = b->m;
+  uint64_t first = b->first_sampled;
+  if (!first || first <= STRAY_BEFORE_START_NS || m->time_first >= first - STRAY_BEFORE_START_NS)
+    return;
+  for (guint i = 0; i < m->runs->len; i++) {
+    rsp_run *r = run_at(m, i);
+    if (r->start < first - STRAY_BEFORE_START_NS) {
+      r->start = first;
+      if (r->end < first)
+        r->end = first;
+      r->flags |= RSP_RUN_OPEN_AT_START;
+      m->loss.events_before_start++;
+    }
+  }
+  for (guint i = 0; i < m->sleeps->len; i++) {
+    rsp_sleep *sl = sleep_at(m, i);
+    if (sl->start < first - STRAY_BEFORE_START_NS) {
+      sl->start = first;
+      if (sl->end < first)
+        sl->end = first;
+      if (sl->wake_time && sl->wake_time < first)
+        sl->wake_time = first;
+      m->loss.events_before_start++;
+    }
+  }
+  m->time_first = first;
+}
+
 void rsp_runs_finish(rsp_model_builder *b)
 {
   rsp_model *m = b->m;
@@ -482,6 +518,7 @@ void rsp_runs_finish(rsp_model_builder *b)
       s->open_run = RSP_NO_ID;
     }
   }
+  clip_to_start(b);
   /* A sleep after a task's last run is not between two runs: drop it. */
   guint kept = 0;
   g_array_set_size(b->sleep_remap, m->sleeps->len);

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,32 +26,68 @@ struct rsp_consolidated_view {
   rsp_stack_tree *tree;
   placement *at;     /* by node id */
   uint64_t total;
-  uint16_t max_depth;
+  uint32_t max_depth;
   char *search;      /* folded, or NULL */
 };
 
-/* Measures the room node ID takes: its duration or its children's, whichever is longer. */
-static uint64_t measure(rsp_consolidated_view *v, uint32_t id)
+/* Every node in pre-order (a node before its children, siblings in order), with a stack of our own:
+ * a relay of 10,000 wakeups is a tree 10,000 levels deep. */
+static uint32_t *preorder(const rsp_stack_tree *tree, uint32_t *count)
 {
-  uint64_t kids = 0;
-  uint32_t n = 0;
-  const uint32_t *children = rsp_stack_tree_children(v->tree, id, &n);
-  for (uint32_t i = 0; i < n; i++)
-    kids += measure(v, children[i]);
-  uint64_t ns = rsp_stack_tree_node(v->tree, id)->ns;
-  v->at[id].slot = ns > kids ? ns : kids;
-  return v->at[id].slot;
+  uint32_t total = rsp_stack_tree_n_nodes(tree), n = 0;
+  uint32_t *out = g_new(uint32_t, total ? total : 1);
+  GArray *todo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  uint32_t nr = 0;
+  const uint32_t *roots = rsp_stack_tree_children(tree, RSP_NO_ID, &nr);
+  for (uint32_t i = nr; i-- > 0;)
+    g_array_append_val(todo, roots[i]);
+  while (todo->len && n < total) {
+    uint32_t id = g_array_index(todo, uint32_t, todo->len - 1);
+    g_array_set_size(todo, todo->len - 1);
+    out[n++] = id;
+    uint32_t nc = 0;
+    const uint32_t *children = rsp_stack_tree_children(tree, id, &nc);
+    for (uint32_t i = nc; i-- > 0;)
+      g_array_append_val(todo, children[i]);
+  }
+  g_array_free(todo, TRUE);
+  *count = n;
+  return out;
 }
 
-static void place(rsp_consolidated_view *v, uint32_t id, uint64_t x)
+/* The room each node takes (its duration or its children's, whichever is longer), children before
+ * parents; then each node's place, parents before children, children side by side from their parent's. */
+static uint64_t measure_and_place(rsp_consolidated_view *v)
 {
-  v->at[id].x = x;
   uint32_t n = 0;
-  const uint32_t *children = rsp_stack_tree_children(v->tree, id, &n);
-  for (uint32_t i = 0; i < n; i++) {
-    place(v, children[i], x);
-    x += v->at[children[i]].slot;
+  uint32_t *order = preorder(v->tree, &n);
+  for (uint32_t k = n; k-- > 0;) {
+    uint32_t id = order[k], nc = 0;
+    const uint32_t *children = rsp_stack_tree_children(v->tree, id, &nc);
+    uint64_t kids = 0;
+    for (uint32_t i = 0; i < nc; i++)
+      kids += v->at[children[i]].slot;
+    uint64_t ns = rsp_stack_tree_node(v->tree, id)->ns;
+    v->at[id].slot = ns > kids ? ns : kids;
   }
+  uint32_t nr = 0;
+  const uint32_t *roots = rsp_stack_tree_children(v->tree, RSP_NO_ID, &nr);
+  uint64_t x = 0;
+  for (uint32_t i = 0; i < nr; i++) {
+    v->at[roots[i]].x = x;
+    x += v->at[roots[i]].slot;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t id = order[k], nc = 0;
+    const uint32_t *children = rsp_stack_tree_children(v->tree, id, &nc);
+    uint64_t cx = v->at[id].x;
+    for (uint32_t i = 0; i < nc; i++) {
+      v->at[children[i]].x = cx;
+      cx += v->at[children[i]].slot;
+    }
+  }
+  g_free(order);
+  return x;
 }
 
 rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths)
@@ -65,15 +102,7 @@ rsp_consolidated_view *rsp_consolidated_view_new_range(const rsp_paths *paths, u
   v->tree = rsp_stack_tree_build(paths, t0, t1);
   v->max_depth = rsp_stack_tree_max_depth(v->tree);
   v->at = g_new0(placement, rsp_stack_tree_n_nodes(v->tree));
-  uint32_t n = 0;
-  const uint32_t *roots = rsp_stack_tree_children(v->tree, RSP_NO_ID, &n);
-  uint64_t x = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    measure(v, roots[i]);
-    place(v, roots[i], x);
-    x += v->at[roots[i]].slot;
-  }
-  v->total = x;
+  v->total = measure_and_place(v);
   return v;
 }
 
@@ -94,7 +123,7 @@ uint64_t rsp_consolidated_view_total(const rsp_consolidated_view *v)
 
 int rsp_consolidated_view_content_height(const rsp_consolidated_view *v, const rsp_style *style)
 {
-  return (v->max_depth + 1) * style->row_height;
+  return (int)MIN(v->max_depth + 1u, (uint32_t)(INT_MAX / 64)) * style->row_height;
 }
 
 uint32_t rsp_consolidated_view_set_search(rsp_consolidated_view *v, const char *text)
@@ -112,16 +141,17 @@ uint32_t rsp_consolidated_view_set_search(rsp_consolidated_view *v, const char *
 static int node_y(const rsp_consolidated_view *v, const rsp_viewport *vp, const rsp_style *style,
                   const rsp_stack_node *n)
 {
-  return style->ruler_height + (v->max_depth - n->depth) * style->row_height - vp->scroll_y;
+  return style->ruler_height + (int)(v->max_depth - n->depth) * style->row_height - vp->scroll_y;
 }
 
-static void draw_node(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style,
+/* Draws node IDX; true when its children are to be drawn too. */
+static bool draw_node(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style,
                       uint32_t idx)
 {
   const rsp_stack_node *n = rsp_stack_tree_node(v->tree, idx);
   const placement *p = &v->at[idx];
   if (p->x >= vp->t1 || p->x + p->slot <= vp->t0)
-    return; /* neither it nor anything above it is in view */
+    return false; /* neither it nor anything above it is in view */
   int rh = style->row_height;
   double sx0 = rsp_viewport_x(vp, style, p->x > vp->t0 ? p->x : vp->t0);
   double sx1 = rsp_viewport_x(vp, style, p->x + p->slot < vp->t1 ? p->x + p->slot : vp->t1);
@@ -159,12 +189,28 @@ static void draw_node(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport 
       }
     }
   }
-  if (tiny)
-    return;
-  uint32_t nc = 0;
-  const uint32_t *children = rsp_stack_tree_children(v->tree, idx, &nc);
-  for (uint32_t i = 0; i < nc; i++)
-    draw_node(v, cr, vp, style, children[i]);
+  return !tiny;
+}
+
+/* The whole tree, depth first with a stack of our own: a relay of 10,000 wakeups is 10,000 levels. */
+static void draw_tree(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
+{
+  GArray *todo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  uint32_t nr = 0;
+  const uint32_t *roots = rsp_stack_tree_children(v->tree, RSP_NO_ID, &nr);
+  for (uint32_t i = nr; i-- > 0;)
+    g_array_append_val(todo, roots[i]);
+  while (todo->len) {
+    uint32_t idx = g_array_index(todo, uint32_t, todo->len - 1);
+    g_array_set_size(todo, todo->len - 1);
+    if (!draw_node(v, cr, vp, style, idx))
+      continue;
+    uint32_t nc = 0;
+    const uint32_t *children = rsp_stack_tree_children(v->tree, idx, &nc);
+    for (uint32_t i = nc; i-- > 0;)
+      g_array_append_val(todo, children[i]);
+  }
+  g_array_free(todo, TRUE);
 }
 
 void rsp_consolidated_view_draw(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport *vp,
@@ -178,10 +224,7 @@ void rsp_consolidated_view_draw(rsp_consolidated_view *v, cairo_t *cr, const rsp
   cairo_save(cr);
   cairo_rectangle(cr, style->label_width, style->ruler_height, vp->width - style->label_width, vp->height);
   cairo_clip(cr);
-  uint32_t nr = 0;
-  const uint32_t *roots = rsp_stack_tree_children(v->tree, RSP_NO_ID, &nr);
-  for (uint32_t i = 0; i < nr; i++)
-    draw_node(v, cr, vp, style, roots[i]);
+  draw_tree(v, cr, vp, style);
   cairo_restore(cr);
   int rh = style->row_height;
   cairo_set_source_rgb(cr, style->label_bg.r, style->label_bg.g, style->label_bg.b);
@@ -190,34 +233,39 @@ void rsp_consolidated_view_draw(rsp_consolidated_view *v, cairo_t *cr, const rsp
   cairo_set_source_rgb(cr, style->process_text.r, style->process_text.g, style->process_text.b);
   char buf[96];
   snprintf(buf, sizeof buf, "consolidated, pid %d", rsp_paths_pid(v->paths));
-  cairo_move_to(cr, 4, style->ruler_height + (v->max_depth + 1) * rh - vp->scroll_y - 3);
+  cairo_move_to(cr, 4, style->ruler_height + (double)(v->max_depth + 1) * rh - vp->scroll_y - 3);
   cairo_show_text(cr, buf);
   rsp_time_ruler_draw(cr, vp, style, 0); /* x is accumulated duration from 0 */
   cairo_restore(cr);
 }
 
-/* The node at DEPTH covering T among the subtrees of node LEVEL (RSP_NO_ID: the roots). */
+/* The node at DEPTH covering T among the subtrees of node LEVEL (RSP_NO_ID: the roots). Siblings'
+ * slots do not overlap, so at most one child leads on: a walk down, not a recursion. */
 static bool find_node(const rsp_consolidated_view *v, uint32_t level, uint64_t t, int depth, uint32_t *out)
 {
-  uint32_t n = 0;
-  const uint32_t *ids = rsp_stack_tree_children(v->tree, level, &n);
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t id = ids[i];
-    const rsp_stack_node *nd = rsp_stack_tree_node(v->tree, id);
-    const placement *p = &v->at[id];
-    if (t < p->x || t >= p->x + p->slot)
-      continue;
-    if (nd->depth == depth) {
-      if (t < p->x + nd->ns) {
-        *out = id;
-        return true;
+  for (;;) {
+    uint32_t n = 0, next = RSP_NO_ID;
+    const uint32_t *ids = rsp_stack_tree_children(v->tree, level, &n);
+    for (uint32_t i = 0; i < n && next == RSP_NO_ID; i++) {
+      uint32_t id = ids[i];
+      const rsp_stack_node *nd = rsp_stack_tree_node(v->tree, id);
+      const placement *p = &v->at[id];
+      if (t < p->x || t >= p->x + p->slot)
+        continue;
+      if ((int64_t)nd->depth == depth) {
+        if (t < p->x + nd->ns) {
+          *out = id;
+          return true;
+        }
+        continue;
       }
-      continue;
+      if ((int64_t)nd->depth < depth)
+        next = id;
     }
-    if (nd->depth < depth && find_node(v, id, t, depth, out))
-      return true;
+    if (next == RSP_NO_ID)
+      return false;
+    level = next;
   }
-  return false;
 }
 
 bool rsp_consolidated_view_node_at(const rsp_consolidated_view *v, const rsp_viewport *vp, const rsp_style *style,
@@ -226,7 +274,7 @@ bool rsp_consolidated_view_node_at(const rsp_consolidated_view *v, const rsp_vie
   if (x < style->label_width || y < style->ruler_height)
     return false;
   int row = (int)floor((y - style->ruler_height + vp->scroll_y) / style->row_height);
-  int depth = v->max_depth - row;
+  int depth = (int)v->max_depth - row;
   if (depth < 0)
     return false;
   uint32_t idx = 0;

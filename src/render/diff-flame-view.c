@@ -101,7 +101,7 @@ static void draw_frame(const frame_walk *w, uint32_t id, uint64_t x)
   double x0 = (double)x * w->scale, x1 = (double)(x + larger(n)) * w->scale;
   if (x1 - x0 < 1)
     x1 = x0 + 1;
-  int y = st->ruler_height + (rsp_stack_diff_max_depth(w->d) - n->depth) * st->row_height;
+  int y = st->ruler_height + (int)(rsp_stack_diff_max_depth(w->d) - n->depth) * st->row_height;
   double rel = rsp_stack_diff_relative(n);
   rsp_rgb c = rsp_diff_flame_colour(rel);
   cairo_t *cr = w->cr;

@@ -7,7 +7,8 @@ recording's span.
 - ubsan-cpu-intmax: a switch record on cpu 0x7fffffff (a signed overflow under UBSan);
 - runtime-gt-span, run-longer-than-span, sleep-gt-span: a stray synthesized COMM time, exec records at time 0,
   switch-ins moved seconds early. Each task's runtime + sleep time must fit in the span of the recording's
-  samples and switch records as perf script prints them (the oracle), and rsp must say what it cut.
+  samples and switch records as perf script prints them (the oracle; 1 ms of slack for the task records
+  around them), and rsp must say what it cut.
 Skipped (77) when ../shared/robustness is absent."""
 import json
 import os
@@ -72,9 +73,10 @@ def main():
             tasks = json.loads(p.stdout)
             worst = max(tasks, key=lambda t: t['runtime_ms'] + t['sleep_ms'])
             total = worst['runtime_ms'] + worst['sleep_ms']
-            check(total <= span + 0.001, f'{name}: the busiest task ({worst["comm"]} {worst["tid"]}) runs and sleeps '
+            # the span of the samples and switch records; the task's FORK/COMM/EXIT records may lie a little outside
+            check(total <= span + 1.0, f'{name}: the busiest task ({worst["comm"]} {worst["tid"]}) runs and sleeps '
                   f'{total:.3f} ms in a span of {span:.3f} ms')
-            check('cut there' in p.stderr or 'stamped before' in p.stderr,
+            check('cut there' in p.stderr or 'stray timestamp' in p.stderr,
                   f'{name}: rsp says what it cut or ignored: {p.stderr.strip()[-300:]!r}')
             run([SUMMARY, '--profiles', path], f'{name}: --profiles')
     print(f'{len(failures)} failed')

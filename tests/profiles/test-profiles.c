@@ -326,7 +326,7 @@ static void test_characteristic_times(void)
   int32_t cur = X, other = Y;
   uint64_t k_wakes[15];
   for (int i = 0; i < 15; i++)
-    k_wakes[i] = i == 4 ? 9777 * US : i == 8 ? 25001 * US : i == 12 ? 41555 * US : (4000 * (uint64_t)(i + 1) + 123) * US;
+    k_wakes[i] = i == 4 ? 18777 * US : i == 8 ? 35001 * US : i == 12 ? 51555 * US : (4000 * (uint64_t)(i + 1) + 123) * US; /* in time order, as a recording is */
   int next_k = 0;
   tb_switch_in(t, 1001 * US, 1, K, IDLE);
   tb_sched_switch(t, 1010 * US, 1, K, "I", IDLE);
