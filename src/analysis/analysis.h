@@ -172,20 +172,28 @@ double rsp_stack_diff_relative(const rsp_stack_diff_node *n);
 
 /* ---- Categories -----------------------------------------------------------------------------
  * Paper, "Categories": where the time of the paths went, best understood first. Every nanosecond
- * of the paths' total time is in exactly one category or in "unaccounted". */
+ * of the paths' total time is in exactly one category or in "unaccounted". Some of it is in a
+ * category on a guess (the sleep's end or waker was inferred, the wakeup lost, its link inferred):
+ * that part is counted again in guessed_ns, and is not "accounted". */
 typedef enum {
-  RSP_CAT_UNDERSTOOD,   /* running, with samples (stacks) */
+  RSP_CAT_UNDERSTOOD,   /* running, with samples whose stacks name a function */
   RSP_CAT_BLOCKING_IO,  /* a disk request it waited on was at the device */
   RSP_CAT_UNSAMPLED,    /* running, no sample inside */
   RSP_CAT_IO_QUEUE,     /* a request it waited on was queued, none at the device */
   RSP_CAT_SCHEDULER,    /* woken (or its child finished) but not yet running */
   RSP_CAT_HARDWARE,     /* sleeps ended by an interrupt nothing else explains */
-  RSP_CAT_INVOLUNTARY,  /* preempted, or interrupted */
+  RSP_CAT_INVOLUNTARY,  /* preempted, and no other task's run seen on its cpu meanwhile (the cpu
+                           idle, or the runs not recorded): the remainder of the two below. For a
+                           single sleep (rsp_category_of_sleep, profiles): any preemption */
   RSP_CAT_MISC_KERNEL,  /* blocked in the kernel on nothing traced */
   RSP_CAT_TIMED_OUT,    /* sleeps that ended by a timeout */
   RSP_CAT_OTHER_PATH,   /* waiting on another control path */
   RSP_CAT_NETWORK,      /* waiting on a network peer outside the recording (not in the paper's table:
                            the paper's peers were all on the host) */
+  RSP_CAT_PREEMPTED_BY_PATH, /* preempted, a task of a process on the paths (the process itself, one
+                           it woke or that woke it) running on the cpu it was switched out from */
+  RSP_CAT_CONTENTION,   /* preempted, a task of a process not on the paths running on that cpu */
+  RSP_CAT_UNKNOWN_STACK,/* running, its samples' stacks name no function (see rsp_unknown_stack_reason) */
   RSP_CAT_UNACCOUNTED,
   RSP_N_CATEGORIES
 } rsp_category;
@@ -193,13 +201,62 @@ typedef enum {
 /* Stable machine name ("understood", "blocking_io", ...) and the paper's row label. */
 const char *rsp_category_key(rsp_category cat);
 const char *rsp_category_label(rsp_category cat);
+/* The categories in the order of the table, best understood first, "unaccounted" last; *N set. */
+const rsp_category *rsp_category_table_order(uint32_t *n);
+
+/* Why a sample's stack names no function (src/analysis/unknown-stacks.c). */
+typedef enum {
+  RSP_UNKNOWN_STACK_NONE,     /* a function is named: not unknown */
+  RSP_UNKNOWN_STACK_NO_MAP,   /* user addresses in no file: anonymous memory (a JIT without a perf
+                                 map) or no mapping recorded (a lost MMAP record) */
+  RSP_UNKNOWN_STACK_NO_SYMBOL,/* user addresses in a mapped file that gave no symbol although read
+                                 with its symbol table, or not read (files of another host) */
+  RSP_UNKNOWN_STACK_BINARY_MISSING,   /* ... in a file not found where it was looked for */
+  RSP_UNKNOWN_STACK_STRIPPED,         /* ... in a stripped file (its exported symbols at most) */
+  RSP_UNKNOWN_STACK_BUILD_ID_MISMATCH,/* ... in a file that is another build than the one recorded */
+  RSP_UNKNOWN_STACK_KERNEL,   /* kernel addresses only, none in the kallsyms used */
+  RSP_UNKNOWN_STACK_LOOP,     /* a chain that loops on itself (the unwinder went round a cycle to
+                                 the depth limit) */
+  RSP_N_UNKNOWN_STACK_REASONS
+} rsp_unknown_stack_reason;
+
+/* Whether STACK names no function, and why (RSP_UNKNOWN_STACK_NONE when it names one, or is
+ * RSP_NO_ID: a sample without a callchain is not judged). */
+rsp_unknown_stack_reason rsp_unknown_stack_classify(const rsp_model *model, rsp_stack_id stack);
+/* "no_map", "no_symbol", "binary_missing", "stripped", "build_id_mismatch", "kernel", "loop" ("none");
+ * and a few words for the table. */
+const char *rsp_unknown_stack_reason_key(rsp_unknown_stack_reason reason);
+const char *rsp_unknown_stack_reason_label(rsp_unknown_stack_reason reason);
+
+/* A task that ran on the cpu of a preempted sleep of the paths (src/analysis/preemptors.c). */
+typedef struct rsp_preemptor {
+  rsp_task_id task;
+  uint64_t ns;   /* of the paths' preempted time it ran over */
+  bool on_path;  /* its process is on the paths (its time is in RSP_CAT_PREEMPTED_BY_PATH, else CONTENTION) */
+} rsp_preemptor;
+#define RSP_TOP_PREEMPTORS 10
+
+typedef struct rsp_categories_work rsp_categories_work; /* private: only while computing */
 
 typedef struct rsp_categories {
   uint64_t wall_ns;   /* first to last activity of the process of interest */
   uint64_t total_ns;  /* summed over control paths, parallelism included */
   uint64_t ns[RSP_N_CATEGORIES];
-  uint64_t accounted_ns; /* total - unaccounted */
+  /* of ns[c], the part whose cause was guessed: a sleep whose end cause was inferred (end_inferred),
+   * whose wakeup was lost (a blocked sleep with no wakeup), woken by an unknown waker, ended by an
+   * inferred link or at an inferred switch-in, and whatever its children take while it is guessed.
+   * Never in unaccounted or unknown_stack (those are not accounted anyway). */
+  uint64_t guessed_ns[RSP_N_CATEGORIES];
+  uint64_t guessed_total_ns;
+  uint64_t unknown_stack_ns[RSP_N_UNKNOWN_STACK_REASONS]; /* ns[RSP_CAT_UNKNOWN_STACK] by reason */
+  /* accounted: understood, neither unaccounted, nor unknown_stack, nor guessed:
+   * total - unaccounted - unknown_stack - guessed_total */
+  uint64_t accounted_ns;
   uint32_t n_paths, n_processes;
+  /* the tasks that ran during the paths' preempted time, the most first */
+  uint32_t n_preemptors;  /* all of them; the first min(n, RSP_TOP_PREEMPTORS) are in top_preemptors */
+  rsp_preemptor top_preemptors[RSP_TOP_PREEMPTORS];
+  rsp_categories_work *work_; /* private; NULL outside rsp_categories_compute */
 } rsp_categories;
 
 void rsp_categories_compute(const rsp_paths *paths, rsp_categories *out);

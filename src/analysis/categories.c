@@ -5,8 +5,13 @@
  * span, what is left of the sleep is its own. A run is understood when a sample fell in it, else
  * unsampled; a disk request is queued until issued, then at the device (blocking I/O); a network
  * operation is network time. A sleep's own time is split at the moment it could run again (its
- * wakeup, or its last child's end): after it, scheduler overhead; before it, by how it ended. */
+ * wakeup, or its last child's end): after it, scheduler overhead; before it, by how it ended. A
+ * preempted sleep's own time goes to whoever ran on its cpu meanwhile (preemptors.c), a sampled
+ * run's to its samples' stacks (unknown-stacks.c). What is attributed under a guessed cause (an
+ * inferred end, a lost wakeup, an unknown waker, an inferred link or switch-in) is also counted as
+ * guessed; "accounted" is neither guessed, nor unknown_stack, nor unaccounted. */
 #include "analysis/analysis.h"
+#include "categories-private.h"
 #include "paths-private.h"
 
 #include <string.h>
@@ -18,6 +23,8 @@ static const char *const keys[RSP_N_CATEGORIES] = {
   [RSP_CAT_INVOLUNTARY] = "involuntary", [RSP_CAT_MISC_KERNEL] = "misc_kernel",
   [RSP_CAT_TIMED_OUT] = "timed_out",     [RSP_CAT_OTHER_PATH] = "other_path",
   [RSP_CAT_NETWORK] = "network",         [RSP_CAT_UNACCOUNTED] = "unaccounted",
+  [RSP_CAT_PREEMPTED_BY_PATH] = "preempted_by_path", [RSP_CAT_CONTENTION] = "contention",
+  [RSP_CAT_UNKNOWN_STACK] = "unknown_stack",
 };
 
 static const char *const labels[RSP_N_CATEGORIES] = {
@@ -27,13 +34,30 @@ static const char *const labels[RSP_N_CATEGORIES] = {
   [RSP_CAT_IO_QUEUE] = "I/O queue overhead",
   [RSP_CAT_SCHEDULER] = "Scheduler overhead",
   [RSP_CAT_HARDWARE] = "Waits \"for\" hardware",
-  [RSP_CAT_INVOLUNTARY] = "Involuntary sleeps",
+  [RSP_CAT_INVOLUNTARY] = "Preempted, no other task seen",
   [RSP_CAT_MISC_KERNEL] = "Miscellaneous kernel blocks",
   [RSP_CAT_TIMED_OUT] = "Waits that timed out",
   [RSP_CAT_OTHER_PATH] = "Waits on other control paths",
   [RSP_CAT_NETWORK] = "Waits on the network",
   [RSP_CAT_UNACCOUNTED] = "Unaccounted",
+  [RSP_CAT_PREEMPTED_BY_PATH] = "Preempted by tasks on the paths",
+  [RSP_CAT_CONTENTION] = "Preempted by others (contention)",
+  [RSP_CAT_UNKNOWN_STACK] = "Running in unknown functions",
 };
+
+static const rsp_category table_order[] = {
+  RSP_CAT_UNDERSTOOD,  RSP_CAT_BLOCKING_IO,       RSP_CAT_UNSAMPLED,  RSP_CAT_UNKNOWN_STACK,
+  RSP_CAT_IO_QUEUE,    RSP_CAT_SCHEDULER,         RSP_CAT_HARDWARE,   RSP_CAT_PREEMPTED_BY_PATH,
+  RSP_CAT_CONTENTION,  RSP_CAT_INVOLUNTARY,       RSP_CAT_MISC_KERNEL, RSP_CAT_TIMED_OUT,
+  RSP_CAT_OTHER_PATH,  RSP_CAT_NETWORK,           RSP_CAT_UNACCOUNTED,
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(table_order) == RSP_N_CATEGORIES);
+
+const rsp_category *rsp_category_table_order(uint32_t *n)
+{
+  *n = G_N_ELEMENTS(table_order);
+  return table_order;
+}
 
 const char *rsp_category_key(rsp_category cat)
 {
@@ -69,10 +93,45 @@ rsp_category rsp_category_of_sleep(const rsp_model *model, rsp_sleep_id sleep)
   }
 }
 
+void rsp_categories_add_ns(rsp_categories *out, rsp_category cat, uint64_t ns)
+{
+  out->ns[cat] += ns;
+  if (out->work_ && out->work_->guessing && cat != RSP_CAT_UNACCOUNTED && cat != RSP_CAT_UNKNOWN_STACK) {
+    out->guessed_ns[cat] += ns;
+    out->guessed_total_ns += ns;
+  }
+}
+
 static void add(rsp_categories *out, rsp_category cat, uint64_t a, uint64_t b)
 {
   if (b > a)
-    out->ns[cat] += b - a;
+    rsp_categories_add_ns(out, cat, b - a);
+}
+
+/* Whether what ended sleep S is a guess, and with it what its children (the disk request, the waker's
+ * chain) explain: its end cause inferred, or unknown (a fallback category holds it: misc_kernel for a
+ * D sleep), woken by no known run, ended by an inferred link. */
+static bool sleep_cause_guessed(const rsp_model *m, const rsp_sleep *s)
+{
+  if (s->end_inferred || s->end_cause == RSP_SLEEP_END_UNKNOWN)
+    return true;
+  if (s->wake_link != RSP_NO_ID && s->wake_link < rsp_model_n_links(m)) {
+    const rsp_link *l = rsp_model_link(m, s->wake_link);
+    return (l->flags & RSP_LINK_INFERRED) || (s->end_cause == RSP_SLEEP_END_WOKEN && l->from_run == RSP_NO_ID);
+  }
+  return s->end_cause == RSP_SLEEP_END_WOKEN || s->end_cause == RSP_SLEEP_END_SIGNAL; /* by nobody known */
+}
+
+/* Whether the split of sleep S's own time is a guess though its cause is not: a blocked sleep whose
+ * wakeup was lost (when it could run is not known), or one that ended at a switch-in the model
+ * inferred (its next run's start). */
+static bool sleep_own_guessed(const rsp_model *m, const rsp_sleep *s)
+{
+  bool blocked = !s->preempted && s->end_cause != RSP_SLEEP_END_PREEMPTED && s->state != 'X' && s->state != 'Z';
+  if (blocked && !s->wake_time)
+    return true;
+  rsp_run_id next = rsp_model_run_at(m, s->task, s->end);
+  return next != RSP_NO_ID && (rsp_model_run(m, next)->flags & RSP_RUN_START_INFERRED);
 }
 
 static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out);
@@ -88,16 +147,23 @@ static int rank(uint8_t kind)
   return kind == RSP_ELEM_DISK ? 3 : kind == RSP_ELEM_NET ? 2 : 1;
 }
 
-/* [A, B) of a sleep's own time: before READY by how it ended, after it scheduler overhead. */
-static void sleep_own(rsp_categories *out, rsp_category own, uint64_t ready, uint64_t a, uint64_t b)
+/* [A, B) of sleep S's own time: before READY by how it ended, after it scheduler overhead; a
+ * preempted sleep's to whoever ran on its cpu. */
+static void sleep_own(rsp_categories *out, const rsp_sleep *s, rsp_category own, uint64_t ready, uint64_t a,
+                      uint64_t b)
 {
-  if (own == RSP_CAT_INVOLUNTARY || !ready) {
+  bool guessed = b > a && sleep_own_guessed(rsp_paths_model(out->work_->paths), s);
+  out->work_->guessing += guessed;
+  if (own == RSP_CAT_INVOLUNTARY) {
+    rsp_preemptors_attribute(out, s, a, b);
+  } else if (!ready) {
     add(out, own, a, b);
-    return;
+  } else {
+    uint64_t mid = CLAMP(ready, a, b);
+    add(out, own, a, mid);
+    add(out, RSP_CAT_SCHEDULER, mid, b);
   }
-  uint64_t mid = CLAMP(ready, a, b);
-  add(out, own, a, mid);
-  add(out, RSP_CAT_SCHEDULER, mid, b);
+  out->work_->guessing -= guessed;
 }
 
 /* [A, B) of TASK's runs folded into merged polls: running time, understood when sampled. */
@@ -119,11 +185,11 @@ static void folded_runs(const rsp_model *m, rsp_task_id task, uint64_t a, uint64
 /* [A, B) of sleep element E's own time. Merged polls: each piece by its own end cause and wakeup
  * (the last piece with OWN and READY, which the waker's chain may move), the runs between them as
  * runs. */
-static void elem_own(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, rsp_category own, uint64_t ready,
-                     uint64_t a, uint64_t b, rsp_categories *out)
+static void elem_own(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, const rsp_sleep *last_sleep,
+                     rsp_category own, uint64_t ready, uint64_t a, uint64_t b, rsp_categories *out)
 {
   if (e->n_merged <= 1) {
-    sleep_own(out, own, ready, a, b);
+    sleep_own(out, last_sleep, own, ready, a, b);
     return;
   }
   const rsp_model *m = rsp_paths_model(p);
@@ -134,9 +200,9 @@ static void elem_own(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e,
     uint64_t s0 = CLAMP(s->start, a, b), s1 = last ? b : CLAMP(s->end, a, b);
     folded_runs(m, e->task, a, s0, out);
     if (last)
-      sleep_own(out, own, ready, s0, s1);
+      sleep_own(out, last_sleep, own, ready, s0, s1);
     else
-      sleep_own(out, rsp_category_of_sleep(m, sid), s->wake_time, s0, s1);
+      sleep_own(out, s, rsp_category_of_sleep(m, sid), s->wake_time, s0, s1);
     a = MAX(a, s1);
   }
 }
@@ -154,7 +220,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   uint32_t n;
   const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
   if (n == 0) {
-    elem_own(p, id, e, own, ready, a, b, out);
+    elem_own(p, id, e, s, own, ready, a, b, out);
     return;
   }
   /* Children may overlap (the sleeper's own disk requests and the chain of the task that woke it):
@@ -235,11 +301,23 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
     else if (chain && y <= chain_start)
       add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running */
     else
-      elem_own(p, id, e, own, ready, x, y, out);
+      elem_own(p, id, e, s, own, ready, x, y, out);
   }
   g_free(cuts);
   g_free(ops);
   g_free(links);
+}
+
+/* The sleep whose end says how element E (a sleep, or merged polls) ended: the last merged one. */
+static rsp_sleep_id guess_sleep(const rsp_model *m, const rsp_path_elem *e)
+{
+  rsp_sleep_id last = e->id;
+  for (rsp_sleep_id s = e->id + 1, seen = 1; seen < e->n_merged && s < rsp_model_n_sleeps(m); s++)
+    if (rsp_model_sleep(m, s)->task == e->task) {
+      last = s;
+      seen++;
+    }
+  return last;
 }
 
 static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out)
@@ -250,9 +328,14 @@ static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t 
     return;
   const rsp_model *m = rsp_paths_model(p);
   switch (e->kind) {
-  case RSP_ELEM_RUN:
-    add(out, rsp_model_run(m, e->id)->n_samples ? RSP_CAT_UNDERSTOOD : RSP_CAT_UNSAMPLED, a, b);
+  case RSP_ELEM_RUN: {
+    const rsp_run *r = rsp_model_run(m, e->id);
+    if (r->n_samples)
+      rsp_unknown_stacks_attribute_run(out, r, a, b);
+    else
+      add(out, RSP_CAT_UNSAMPLED, a, b);
     break;
+  }
   case RSP_ELEM_DISK: {
     const rsp_disk_op *d = rsp_model_disk_op(m, e->id);
     uint64_t issue = CLAMP(d->issue_time, a, b);
@@ -263,15 +346,23 @@ static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t 
   case RSP_ELEM_NET:
     add(out, RSP_CAT_NETWORK, a, b);
     break;
-  default:
+  default: {
+    /* a sleep whose end cause was guessed: its own time, and what its children take of it */
+    bool guessed = sleep_cause_guessed(m, rsp_model_sleep(m, guess_sleep(m, e)));
+    out->work_->guessing += guessed;
     attribute_sleep(p, id, e, a, b, out);
+    out->work_->guessing -= guessed;
     break;
+  }
   }
 }
 
 void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
 {
   memset(out, 0, sizeof *out);
+  rsp_categories_work work = { .paths = p };
+  out->work_ = &work;
+  rsp_preemptors_init(&work, p);
   out->n_paths = rsp_paths_n_paths(p);
   out->n_processes = rsp_paths_n_processes(p);
   const rsp_path *base = rsp_paths_path(p, 0);
@@ -288,5 +379,9 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
       attribute(p, id, e->start, e->end, out);
     }
   }
-  out->accounted_ns = out->total_ns - out->ns[RSP_CAT_UNACCOUNTED];
+  rsp_preemptors_finish(out);
+  rsp_unknown_stacks_finish(out);
+  out->work_ = NULL;
+  out->accounted_ns =
+    out->total_ns - out->ns[RSP_CAT_UNACCOUNTED] - out->ns[RSP_CAT_UNKNOWN_STACK] - out->guessed_total_ns;
 }

@@ -35,6 +35,8 @@ struct rsp_model {
   /* sample-source.c */
   const char *sample_event;       /* interned name of the sampling event runs' samples come from */
   GPtrArray *other_sample_events; /* interned names of the other sampling events (not used) */
+  /* dso-status.c */
+  GHashTable *dso_status; /* dso of an unresolved user frame -> rsp_dso_status + 1; NULL: none known */
 };
 
 typedef struct rsp_stack_span {
@@ -56,6 +58,7 @@ enum {
                                       one: its top runs in interrupt context (per stack, not per frame) */
   RSP_FRAMES_HARDIRQ = 1 << 8,     /* a hardware interrupt's entry or exit: common_interrupt, sysvec_* */
   RSP_FRAMES_BH_ENABLE = 1 << 9,   /* a task ran pending softirqs itself: __local_bh_enable_ip, do_softirq */
+  RSP_FRAMES_LOOP_CUT = 1 << 11,   /* the raw chain looped on itself and was cut (per stack) */
   RSP_FRAMES_IN_TASK_SOFTIRQ = 1 << 10, /* IN_IRQ, but the softirq runs in the task's own context, reached from
                                       its syscall when it re-enabled bottom halves (no hardware interrupt
                                       on the stack): on loopback, the sender delivering its own packet */
@@ -259,6 +262,11 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev);
 rsp_stack_id rsp_stacks_intern_names(rsp_model_builder *b, const char *const *names, uint32_t n, bool kernel);
 /* The RSP_FRAMES_* classes of STACK's frames (0 for RSP_NO_ID). */
 uint32_t rsp_stack_classes(const rsp_model *m, rsp_stack_id stack);
+
+/* dso-status.c: keeps what SYM found of the files of the model's unresolved user frames (SYM may be
+ * NULL: nothing kept). */
+void rsp_dso_status_collect(rsp_model *m, const rsp_symbolizer *sym);
+void rsp_dso_status_free(rsp_model *m);
 
 /* disk-io.c */
 typedef enum { DISK_INSERT, DISK_ISSUE, DISK_COMPLETE } rsp_disk_kind;

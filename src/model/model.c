@@ -579,6 +579,7 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   }
   rsp_event_pipeline_finish(pipeline);
   rsp_model *m = rsp_model_builder_finish(b);
+  rsp_dso_status_collect(m, sym);
   rsp_symbolizer_free(sym);
   if (cancelled && !local)
     local = g_error_new(G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: building the model was cancelled",
@@ -615,6 +616,7 @@ void rsp_model_free(rsp_model *m)
   g_array_free(m->task_sleeps, TRUE);
   g_array_free(m->task_comms, TRUE);
   g_array_free(m->frames, TRUE);
+  rsp_dso_status_free(m);
   g_array_free(m->stack_frames, TRUE);
   g_array_free(m->stacks, TRUE);
   g_array_free(m->samples, TRUE);

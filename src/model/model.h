@@ -149,6 +149,12 @@ const rsp_model_frame *rsp_model_stack(const rsp_model *model, rsp_stack_id stac
 /* The innermost user-space frame of STACK (the paper's label for a sleep), else its innermost
  * kernel frame that is not scheduler machinery (schedule, __schedule...), else NULL. */
 const rsp_model_frame *rsp_model_stack_label(const rsp_model *model, rsp_stack_id stack);
+/* What the symbolizer found of the file DSO (a frame's dso) when one of its addresses in a stack
+ * named no function: missing, stripped, another build... (RSP_DSO_NOT_READ when not known). */
+rsp_dso_status rsp_model_dso_status(const rsp_model *model, const char *dso);
+/* Whether STACK's raw callchain looped on itself (a frame pointer pointing at itself: the same return
+ * address to the chain's end) and was cut after the first repeat: its callers are unknown. */
+bool rsp_model_stack_looped(const rsp_model *model, rsp_stack_id stack);
 /* Whether some frame of STACK is the function NAME. */
 bool rsp_model_stack_has(const rsp_model *model, rsp_stack_id stack, const char *name);
 

@@ -293,6 +293,7 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
   seq_key *k = seq_new(nr, stackbuf, (uint32_t)bytes);
   uint32_t ids[MAX_FRAMES];
   uint32_t n = 0;
+  uint32_t raw_nr = nr;
   nr = cut_self_loop(ev->callchain, nr);
   if (b->sym) {
     rsp_frame frames[MAX_FRAMES];
@@ -315,8 +316,15 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
     }
   }
   rsp_stack_id id = intern_ids(b, ids, n);
+  if (nr < raw_nr && id != RSP_NO_ID) /* what lay beyond the cut is unknown */
+    g_array_index(b->m->stacks, rsp_stack_span, id).classes |= RSP_FRAMES_LOOP_CUT;
   g_hash_table_insert(b->chain_ids, k, GUINT_TO_POINTER(id + 1));
   return id;
+}
+
+bool rsp_model_stack_looped(const rsp_model *m, rsp_stack_id stack)
+{
+  return (rsp_stack_classes(m, stack) & RSP_FRAMES_LOOP_CUT) != 0;
 }
 
 uint32_t rsp_model_n_stacks(const rsp_model *m)

@@ -18,6 +18,8 @@ struct rsp_elf {
   uint8_t expected[20];
   uint8_t expected_size;
   bool tried, usable, mismatch;
+  bool missing;         /* not readable where looked for */
+  bool full_symtab;     /* a .symtab in the file, or separate debug info found */
   Dwfl *dwfl;
   Dwfl_Module *mod;
   GElf_Addr bias;
@@ -256,8 +258,10 @@ static const esym *find_sym(const rsp_elf *e, uint64_t vaddr)
 static bool open_elf(rsp_elf *e)
 {
   e->tried = true;
-  if (access(e->path, R_OK) != 0)
+  if (access(e->path, R_OK) != 0) {
+    e->missing = true;
     return false;
+  }
   e->dwfl = dwfl_begin(&offline_callbacks);
   if (!e->dwfl)
     return false;
@@ -290,7 +294,32 @@ static bool open_elf(rsp_elf *e)
     }
   }
   load_symbols(e, elf);
+  const char *debugfile = NULL;
+  dwfl_module_info(e->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+  e->full_symtab = debugfile != NULL;
+  for (Elf_Scn *scn = NULL; !e->full_symtab && (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    e->full_symtab = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB;
+  }
   return true;
+}
+
+rsp_dso_status rsp_elf_status(const rsp_elf *e)
+{
+  if (!e->tried)
+    return RSP_DSO_NOT_READ;
+  if (e->mismatch)
+    return RSP_DSO_BUILD_ID_MISMATCH;
+  if (e->missing)
+    return RSP_DSO_MISSING;
+  if (!e->usable)
+    return RSP_DSO_UNREADABLE;
+  return e->full_symtab ? RSP_DSO_SYMBOLS : RSP_DSO_STRIPPED;
+}
+
+const char *rsp_elf_path(const rsp_elf *e)
+{
+  return e->path;
 }
 
 bool rsp_elf_build_id_mismatch(const rsp_elf *e)

@@ -311,6 +311,18 @@ typedef struct rsp_symbolizer_stats {
   const char *kallsyms_source;  /* path or "tracing data" or "none" */
 } rsp_symbolizer_stats;
 
+/* What the symbolizer found of a file that maps code, the worst of its builds (why its addresses
+ * have no symbol, when they have none). */
+typedef enum {
+  RSP_DSO_NOT_READ,          /* no address of it was looked up in the file (or files of this host
+                                are not read: another host's recording, no_host_fallback) */
+  RSP_DSO_SYMBOLS,           /* read, with a full symbol table (.symtab, or separate debug info) */
+  RSP_DSO_STRIPPED,          /* read, stripped: its dynamic (exported) symbols at most */
+  RSP_DSO_UNREADABLE,        /* there, but not an ELF file libdwfl could read */
+  RSP_DSO_MISSING,           /* not found where it was looked for */
+  RSP_DSO_BUILD_ID_MISMATCH, /* the file found is another build than the one recorded */
+} rsp_dso_status;
+
 /* READER gives the header (hostname, osrelease, build ids, tracing kallsyms) and the data path. */
 rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolizer_options *options,
                                    GError **error);
@@ -325,6 +337,8 @@ unsigned rsp_symbolizer_callchain(rsp_symbolizer *symbolizer, const rsp_event *e
 void rsp_symbolizer_resolve(rsp_symbolizer *symbolizer, int32_t pid, uint64_t addr, bool kernel,
                             rsp_frame *out);
 const rsp_symbolizer_stats *rsp_symbolizer_stats_get(const rsp_symbolizer *symbolizer);
+/* What became of the file PATH (a map's path, as frames name their dso). */
+rsp_dso_status rsp_symbolizer_dso_status(const rsp_symbolizer *symbolizer, const char *path);
 
 /* ---- an ftrace capture (FILE.ftrace/ of rsp-record) on its own: what it holds ------------- */
 typedef struct rsp_ftrace_tally {

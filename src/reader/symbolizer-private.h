@@ -61,6 +61,9 @@ void rsp_elf_free(rsp_elf *e);
 bool rsp_elf_lookup(rsp_elf *e, uint64_t file_offset, rsp_sym *sym);
 /* The file on disk is not the one recorded (known once a lookup has opened it). */
 bool rsp_elf_build_id_mismatch(const rsp_elf *e);
+/* What opening it found (RSP_DSO_NOT_READ before the first lookup); its path. */
+rsp_dso_status rsp_elf_status(const rsp_elf *e);
+const char *rsp_elf_path(const rsp_elf *e);
 
 /* ---- perfmap-symbolizer.c ------------------------------------------------------------------- */
 typedef struct rsp_perfmap rsp_perfmap;

@@ -580,3 +580,23 @@ const rsp_symbolizer_stats *rsp_symbolizer_stats_get(const rsp_symbolizer *s)
 {
   return &s->stats;
 }
+
+rsp_dso_status rsp_symbolizer_dso_status(const rsp_symbolizer *s, const char *path)
+{
+  /* the worst of its builds: the statuses are in order of gravity */
+  rsp_dso_status worst = RSP_DSO_NOT_READ;
+  if (!path)
+    return worst;
+  const char *file = strcmp(path, "[vdso]") == 0 ? s->vdso_path : path;
+  if (!file)
+    return worst;
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init(&it, s->elfs);
+  while (g_hash_table_iter_next(&it, NULL, &v)) {
+    const rsp_elf *e = v;
+    if (strcmp(rsp_elf_path(e), file) == 0)
+      worst = MAX(worst, rsp_elf_status(e));
+  }
+  return worst;
+}

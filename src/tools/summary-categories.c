@@ -228,6 +228,83 @@ static const char *dominant_end(const rsp_wait_site *w)
 
 enum { TOP_WAITS = 20 };
 
+/* pid -> the running time of its RUN elements on the paths (ns, in a uint64_t*). */
+static GHashTable *run_ns_by_pid(const rsp_paths *p)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  GHashTable *by = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  for (rsp_elem_id i = 0; i < rsp_paths_n_elems(p); i++) {
+    const rsp_path_elem *e = rsp_paths_elem(p, i);
+    if (e->kind != RSP_ELEM_RUN)
+      continue;
+    gpointer key = GINT_TO_POINTER(rsp_model_task(m, e->task)->pid);
+    uint64_t *ns = g_hash_table_lookup(by, key);
+    if (!ns) {
+      ns = g_new0(uint64_t, 1);
+      g_hash_table_insert(by, key, ns);
+    }
+    *ns += e->end - e->start;
+  }
+  return by;
+}
+
+static uint64_t run_ns_of(GHashTable *by, int32_t pid)
+{
+  const uint64_t *ns = g_hash_table_lookup(by, GINT_TO_POINTER(pid));
+  return ns ? *ns : 0;
+}
+
+static void json_preemptors(const rsp_model *m, const rsp_categories *c, FILE *out)
+{
+  fprintf(out, ", \"preemptors\": [");
+  for (uint32_t i = 0; i < c->n_preemptors && i < RSP_TOP_PREEMPTORS; i++) {
+    const rsp_preemptor *pr = &c->top_preemptors[i];
+    const rsp_task *t = rsp_model_task(m, pr->task);
+    fprintf(out, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"comm\": ", i ? ", " : "", t->pid, t->tid);
+    json_str(out, t->comm);
+    fprintf(out, ", \"ms\": %.6f, \"on_path\": %s}", ms(pr->ns), pr->on_path ? "true" : "false");
+  }
+  fprintf(out, "], \"n_preemptors\": %u", c->n_preemptors);
+}
+
+static void json_guessed_and_unknown(const rsp_categories *c, FILE *out)
+{
+  fprintf(out, ", \"guessed_ms\": %.6f, \"guessed_by_category\": {", ms(c->guessed_total_ns));
+  bool first = true;
+  for (int k = 0; k < RSP_N_CATEGORIES; k++)
+    if (c->guessed_ns[k]) {
+      fprintf(out, "%s\"%s\": %.6f", first ? "" : ", ", rsp_category_key(k), ms(c->guessed_ns[k]));
+      first = false;
+    }
+  fprintf(out, "}, \"unknown_stack_by_reason\": {");
+  first = true;
+  for (int r = 1; r < RSP_N_UNKNOWN_STACK_REASONS; r++)
+    if (c->unknown_stack_ns[r]) {
+      fprintf(out, "%s\"%s\": %.6f", first ? "" : ", ", rsp_unknown_stack_reason_key(r), ms(c->unknown_stack_ns[r]));
+      first = false;
+    }
+  fprintf(out, "}");
+}
+
+/* The table's lines under the categories: the top preemptors, why stacks were unknown, the guessed time. */
+static void text_details(const rsp_model *m, const rsp_categories *c, FILE *out)
+{
+  if (c->n_preemptors) {
+    fprintf(out, "Top preemptors (pid comm: ms of the paths' preempted time, * on the paths):\n");
+    for (uint32_t i = 0; i < c->n_preemptors && i < RSP_TOP_PREEMPTORS; i++) {
+      const rsp_preemptor *pr = &c->top_preemptors[i];
+      const rsp_task *t = rsp_model_task(m, pr->task);
+      fprintf(out, "  %c %7" PRId32 " %-24s %12.3f ms\n", pr->on_path ? '*' : ' ', t->pid, *t->comm ? t->comm : "?",
+              ms(pr->ns));
+    }
+    if (c->n_preemptors > RSP_TOP_PREEMPTORS)
+      fprintf(out, "  (%u more)\n", c->n_preemptors - RSP_TOP_PREEMPTORS);
+  }
+  for (int r = 1; r < RSP_N_UNKNOWN_STACK_REASONS; r++)
+    if (c->unknown_stack_ns[r])
+      fprintf(out, "Unknown stacks, %s: %.3f ms\n", rsp_unknown_stack_reason_label(r), ms(c->unknown_stack_ns[r]));
+}
+
 static void print_elem(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *out)
 {
   static const char *const kinds[] = { "run", "sleep", "disk", "net" };
@@ -315,6 +392,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   }
   rsp_categories c;
   rsp_categories_compute(p, &c);
+  GHashTable *run_ns = run_ns_by_pid(p);
   char **warnings = rsp_model_loss_warnings(model);
   rsp_wait_sites *waits = o->waits ? rsp_wait_sites_compute(p) : NULL;
   double pct = c.total_ns ? 100.0 * (double)c.accounted_ns / (double)c.total_ns : 0.0;
@@ -369,7 +447,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
         fprintf(out, "%s", k ? ", " : "");
         json_str(out, g_ptr_array_index(names, k));
       }
-      fprintf(out, "]}");
+      fprintf(out, "], \"run_ms\": %.6f}", ms(run_ns_of(run_ns, t->pid)));
       g_ptr_array_free(names, TRUE);
       first = false;
     }
@@ -380,6 +458,8 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       fprintf(out, "%s\"%s\": %.6f", k ? ", " : "", rsp_category_key(k), ms(c.ns[k]));
     fprintf(out, "}, \"accounted_ms\": %.6f, \"unaccounted_ms\": %.6f, \"percent_accounted\": %.3f",
             ms(c.accounted_ns), ms(c.ns[RSP_CAT_UNACCOUNTED]), pct);
+    json_guessed_and_unknown(&c, out);
+    json_preemptors(model, &c, out);
     fprintf(out, ", \"tolerance_ns\": %" PRIu64 ", \"poll_gap_ns\": %" PRIu64,
             tolerance, poll_gap);
     const rsp_model_loss *l = rsp_model_loss_get(model);
@@ -462,14 +542,19 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       fprintf(out, "%-34s %12u\n", "Control paths", c.n_paths);
       fprintf(out, "%-34s %12.3f ms\n", "Wall time", ms(c.wall_ns));
       fprintf(out, "%-34s %12.3f ms\n", "Total time", ms(c.total_ns));
-      for (int k = 0; k < RSP_N_CATEGORIES; k++)
-        if (k != RSP_CAT_UNACCOUNTED)
-          fprintf(out, "  %-32s %12.3f ms\n", rsp_category_label(k), ms(c.ns[k]));
+      uint32_t n_order;
+      const rsp_category *order = rsp_category_table_order(&n_order);
+      for (uint32_t k = 0; k < n_order; k++)
+        if (order[k] != RSP_CAT_UNACCOUNTED)
+          fprintf(out, "  %-32s %12.3f ms\n", rsp_category_label(order[k]), ms(c.ns[order[k]]));
+      /* not accounted: what a category holds on a guess, and running time in unknown functions */
+      fprintf(out, "%-34s %12.3f ms\n", "Guessed (in the rows above)", ms(c.guessed_total_ns));
       fprintf(out, "%-34s %12.3f ms\n", "Total accounted", ms(c.accounted_ns));
       fprintf(out, "%-34s %12.3f ms\n", "Unaccounted", ms(c.ns[RSP_CAT_UNACCOUNTED]));
       fprintf(out, "%-34s %12.1f %%\n", "Percent accounted", pct);
       fprintf(out, "%-34s %s\n", "Run samples from", rsp_model_sample_event(model) ? rsp_model_sample_event(model)
                                                                                 : "(no sampling event)");
+      text_details(model, &c, out);
     }
     if (waits) {
       fprintf(out, "%sTop waits on the control paths, by wait site (time on the paths: nested waits of a site "
@@ -485,6 +570,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   }
   rsp_wait_sites_free(waits);
   poi_clear(&choice);
+  g_hash_table_destroy(run_ns);
   g_strfreev(warnings);
   rsp_paths_free(p);
   return 0;

@@ -119,12 +119,22 @@ def main():
     check('lost_events' in d and d['lost_events']['lost_records'] >= 0, 'lost-event counts in the JSON')
     total = sum(cats.values())
     check(abs(total - d['total_ms']) < 1e-3, f'categories sum to the total ({total:.6f} vs {d["total_ms"]:.6f} ms)')
-    check(abs(d['accounted_ms'] + d['unaccounted_ms'] - d['total_ms']) < 1e-3, 'accounted + unaccounted = total')
+    check(abs(d['accounted_ms'] + d['unaccounted_ms'] + cats['unknown_stack'] + d['guessed_ms'] - d['total_ms']) < 1e-3,
+          'accounted + unaccounted + unknown stack + guessed = total')
     check(d['total_ms'] >= d['wall_ms'] - 1e-6, 'total >= wall')
     check(195 <= cats['timed_out'] <= 240, f'timed out ~ the 200 ms sleep ({cats["timed_out"]:.1f} ms)')
-    check(cats['understood'] >= 150, f'understood holds python\'s CPU-bound sum ({cats["understood"]:.1f} ms)')
+    # python's samples name functions only where the symbolizer finds its symbols (a stripped python3 names none of
+    # its interpreter loop): understood or unknown_stack, whichever, holds its CPU-bound sum
+    check(cats['understood'] + cats['unknown_stack'] >= 150,
+          f'understood + unknown stack hold python\'s CPU-bound sum ({cats["understood"]:.1f} + '
+          f'{cats["unknown_stack"]:.1f} ms)')
+    py = [p for p in d['processes'] if p['comm'] == 'python3']
+    check(len(py) == 1 and py[0]['run_ms'] >= 150, f'python3\'s run_ms holds its sum ({py})')
     check(d['wall_ms'] >= 200 + 150, f'wall >= sleep + python ({d["wall_ms"]:.1f} ms)')
-    check(d['percent_accounted'] >= 90, f'percent accounted high ({d["percent_accounted"]:.1f} %)')
+    # percent accounted leaves out running time in unknown functions, which depends on the binaries found
+    known = d['total_ms'] - cats['unknown_stack']
+    check(100 * d['accounted_ms'] / known >= 90, f'percent accounted high, unknown stacks aside '
+          f'({100 * d["accounted_ms"] / known:.1f} %; {d["percent_accounted"]:.1f} % of all)')
     dd = [p for p in d['processes'] if p['comm'] == 'dd'][0]
     dev = union(dd_write_device_intervals(dd['pid'])) / 1e6
     check(dev > 1, f'dd wrote through the disk ({dev:.3f} ms of device time)')
@@ -140,7 +150,9 @@ def main():
     # text: the paper's rows
     txt = run('--categories', DATA).stdout
     for row in ('Wall time', 'Total time', 'In understood functions', 'In blocking I/O', 'Waits that timed out',
-                'Total accounted', 'Unaccounted', 'Percent accounted', 'Processes'):
+                'Total accounted', 'Unaccounted', 'Percent accounted', 'Processes', 'Guessed (in the rows above)',
+                'Preempted by tasks on the paths', 'Preempted by others (contention)', 'Preempted, no other task seen',
+                'Running in unknown functions'):
         check(row in txt, f'text table has "{row}"')
 
     # another process of interest: dd alone (by name), the sleep alone (by pid)

@@ -4,8 +4,13 @@ fsync, curl against nginx on loopback, cold-cache grep, make, pipe ping-pong, a 
 --switch-events), against oracles that do not use rsp:
 
 (1) Every nanosecond in exactly one category: the categories (without "unaccounted") plus unaccounted_ms equal
-    total_ms, accounted_ms + unaccounted_ms = total_ms, percent_accounted = 100 * accounted / total (rounding of the
-    6-decimal JSON only).
+    total_ms; what is not accounted is unaccounted, running in unknown functions (unknown_stack) or guessed:
+    accounted_ms + unaccounted_ms + unknown_stack + guessed_ms = total_ms, the guessed time by category within each
+    category, unknown_stack by reason summing to it; percent_accounted = 100 * accounted / total (rounding of the
+    6-decimal JSON only). The processes' run_ms (their runs on the paths) cover the running categories (understood,
+    unsampled, unknown_stack: runs may overflow their parent sleep by the tolerance, so a little more); the
+    preemptors listed ran on a cpu in perf script's sched_switch events (next_pid), and those on the paths add up to
+    at most preempted_by_path, the others to at most contention (all of it when the list is complete).
 (2) The process of interest is the recorded command: FILE.meta's workload_pid (rsp-record, or record-workloads.sh for
     the plain perf recordings), and it ran the command the meta names (perf script's exec COMM records of that pid).
 (3) Wall time against the command's own lifetime in perf script (--show-task-events --show-switch-events): from the
@@ -18,9 +23,12 @@ fsync, curl against nginx on loopback, cold-cache grep, make, pipe ping-pong, a 
 (5) With --waits: the categories that only sleeps feed are covered by the wait sites listed for them, and the
     workloads' known waits are in the right category (sqlite's fdatasync: blocking I/O; sleep 0.2: timed out).
 
-Percent accounted is printed for each (bench/percent-accounted.sh prints it with the largest contributors); the issue's
-goal, >= 95% on this machine, is asserted on the rsp-record fixtures (the ftrace capture holds the wakeups perf drops),
-and only printed for the plain perf recordings without switch records.
+Percent accounted is printed for each (bench/percent-accounted.sh prints it with the largest contributors). Since
+issue 15 it counts neither guessed time nor running time in unknown functions, and the latter depends on the binaries
+the symbolizer finds (a stripped python3 names no function of its interpreter loop): the goal asserted on the
+rsp-record fixtures (the ftrace capture holds the wakeups perf drops) is that >= 95% of the time is in a named
+category (on a recorded or a guessed cause, known stack or not: total - unaccounted); the plain perf recordings
+without switch records are only printed.
 """
 import json
 import os
@@ -89,6 +97,41 @@ def lifetime(path, pid):
     return first, end if end is not None else exit_t, comms
 
 
+def switched_in(path):
+    """The tids perf script shows switched in (sched_switch next_pid), and with --switch-events the tids of
+    switch-in records."""
+    out = subprocess.run(['perf', 'script', '-i', path, '--ns', '--show-switch-events', '-F', 'pid,tid,event,trace'],
+                         capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PERF_BUILDID_DIR='/nonexistent')).stdout
+    tids = set()
+    for line in out.splitlines():
+        m = re.search(r'next_pid=(\d+)', line)
+        if m:
+            tids.add(int(m[1]))
+        m = re.match(r'\s*(-?\d+)/(-?\d+)\s.*PERF_RECORD_SWITCH(_CPU_WIDE)? IN', line)
+        if m:
+            tids.add(int(m[2]))
+    return tids
+
+
+def check_preemptors(rel, path, d):
+    cats = d['categories']
+    pre = d['preemptors']
+    on = sum(p['ms'] for p in pre if p['on_path'])
+    off = sum(p['ms'] for p in pre if not p['on_path'])
+    complete = d['n_preemptors'] <= len(pre)
+    eps = 1e-5 * (len(pre) + 2)
+    check(on <= cats['preempted_by_path'] + eps and off <= cats['contention'] + eps and
+          (not complete or (abs(on - cats['preempted_by_path']) <= eps and abs(off - cats['contention']) <= eps)),
+          f'{rel}: preemptors on the paths {on:.3f} / others {off:.3f} ms against preempted_by_path '
+          f'{cats["preempted_by_path"]:.3f} / contention {cats["contention"]:.3f} ms')
+    check(all(pre[i]['ms'] >= pre[i + 1]['ms'] for i in range(len(pre) - 1)), f'{rel}: preemptors the most first')
+    if pre:
+        ran = switched_in(path)
+        missing = [p for p in pre if p['tid'] not in ran]
+        check(not missing, f'{rel}: every preemptor listed was switched in in perf script ({missing})')
+
+
 def check_waits(rel, path, d):
     """(5) --waits: the categories only sleeps feed (misc_kernel, hardware, unaccounted, timed_out) are covered by
     the wait sites' own time in them (a sleep's children only take time away); the workloads' own waits are where
@@ -137,8 +180,18 @@ def main():
               f'{rel}: categories {named:.6f} + unaccounted {d["unaccounted_ms"]:.6f} = total {d["total_ms"]:.6f} ms')
         check(abs(cats.get('unaccounted', 0) - d['unaccounted_ms']) <= 1e-5, f'{rel}: categories.unaccounted '
               f'{cats.get("unaccounted", 0):.6f} = unaccounted_ms')
-        check(abs(d['accounted_ms'] + d['unaccounted_ms'] - d['total_ms']) <= eps,
-              f'{rel}: accounted + unaccounted = total')
+        check(abs(d['accounted_ms'] + d['unaccounted_ms'] + cats['unknown_stack'] + d['guessed_ms'] - d['total_ms'])
+              <= eps, f'{rel}: accounted + unaccounted + unknown_stack + guessed = total')
+        g = d['guessed_by_category']
+        check(all(g[k] <= cats[k] + 1e-5 for k in g) and 'unaccounted' not in g and 'unknown_stack' not in g and
+              abs(sum(g.values()) - d['guessed_ms']) <= eps, f'{rel}: guessed by category ({g}) within the categories')
+        u = d['unknown_stack_by_reason']
+        check(abs(sum(u.values()) - cats['unknown_stack']) <= eps, f'{rel}: unknown_stack by reason {u}')
+        running = cats['understood'] + cats['unsampled'] + cats['unknown_stack']
+        run_ms = sum(pr['run_ms'] for pr in d['processes'])
+        check(running - eps <= run_ms <= running * 1.01 + 0.2,
+              f'{rel}: the processes\' run_ms {run_ms:.3f} cover the running categories {running:.3f} ms')
+        check_preemptors(rel, path, d)
         pct = 100 * d['accounted_ms'] / d['total_ms'] if d['total_ms'] else 0
         check(abs(pct - d['percent_accounted']) <= 0.01, f'{rel}: percent_accounted {d["percent_accounted"]} = '
               f'100 * accounted / total ({pct:.3f})')
@@ -161,8 +214,12 @@ def main():
         check(any(pr['pid'] == pid for pr in d['processes']), f'{rel}: the paths hold pid {pid}')
         print(f'{rel}: {d["n_processes"]} processes, {d["paths"]} paths, percent accounted '
               f'{d["percent_accounted"]:.2f}%')
+        named = 100 * (d['total_ms'] - d['unaccounted_ms']) / d['total_ms'] if d['total_ms'] else 0
+        print(f'{rel}: in a named category {named:.2f}%, guessed {d["guessed_ms"]:.3f} ms, unknown stack '
+              f'{cats["unknown_stack"]:.3f} ms {u}, preempted by the paths {cats["preempted_by_path"]:.3f} ms, '
+              f'contention {cats["contention"]:.3f} ms, nothing else seen {cats["involuntary"]:.3f} ms')
         if rel in RSP_RECORD_FIXTURES:
-            check(d['percent_accounted'] >= 95, f'{rel}: percent accounted {d["percent_accounted"]:.2f} >= 95')
+            check(named >= 95, f'{rel}: time in a named category {named:.2f}% >= 95')
         check_waits(rel, path, d)
     print(f'{len(failures)} failures')
     return 1 if failures else 0

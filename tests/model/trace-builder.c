@@ -117,7 +117,8 @@ static const char *fake_symbol(uint64_t addr, void *data)
   tb *t = data;
   uint64_t base = addr >= SYM_BASE ? SYM_BASE : USER_BASE;
   uint64_t i = (addr - base) / 16;
-  return i < t->names->len ? g_ptr_array_index(t->names, i) : NULL;
+  const char *name = i < t->names->len ? g_ptr_array_index(t->names, i) : NULL;
+  return name && name[0] == '?' ? NULL : name; /* "?x": an address no symbol holds */
 }
 
 void tb_next_stack(tb *t, const char *frames)

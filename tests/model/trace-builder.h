@@ -49,7 +49,8 @@ void tb_lost_samples(tb *t, uint64_t ns, uint64_t lost);
 
 /* The next sample fed (tracepoint or cpu-clock) carries this callchain: kernel function names,
  * innermost first, comma-separated ("hrtimer_wakeup,__hrtimer_run_queues"); a name after a "|" is
- * a user frame. The model resolves them through the builder's test symbolizer. */
+ * a user frame. The model resolves them through the builder's test symbolizer; a name beginning
+ * with "?" stays unresolved (its own address, in no mapping: dso "[unknown]"). */
 void tb_next_stack(tb *t, const char *frames);
 /* block:block_rq_insert / issue / complete in TID's context (0: an interrupt on an idle cpu). */
 typedef enum { TB_INSERT, TB_ISSUE, TB_COMPLETE } tb_block_kind;

@@ -425,6 +425,30 @@ static void test_symbolizer(void)
                                          1 /* lib_global */ + 1 /* lib_global+5 */ + 1 /* _stext */);
   /* frames outside any ELF file (anon twice, data, unmapped, unknown pid) are not cached */
   g_assert_cmpuint(st->cache_hits + st->cache_misses, ==, st->kernel_frames + st->user_frames - 5);
+
+  /* what became of each file, the worst of its builds */
+  g_assert_cmpint(rsp_symbolizer_dso_status(s, lib_map.path), ==, RSP_DSO_BUILD_ID_MISMATCH); /* C's build */
+  g_assert_cmpint(rsp_symbolizer_dso_status(s, exe_map.path), ==, RSP_DSO_SYMBOLS);
+  g_assert_cmpint(rsp_symbolizer_dso_status(s, "//anon"), ==, RSP_DSO_NOT_READ);
+  g_assert_cmpint(rsp_symbolizer_dso_status(s, "/some/data"), ==, RSP_DSO_NOT_READ);
+  /* P maps a file that is not there and a stripped one; an address of each looked up */
+  const char *gone = "/nonexistent/rsp-test/librsp-gone.so";
+  const char *const files[2] = {gone, STRIPPED_LIB};
+  for (unsigned i = 0; i < 2; i++) {
+    rsp_event mm = {.type = PERF_RECORD_MMAP2, .misc = PERF_RECORD_MISC_USER, .pid = P, .tid = P};
+    mm.u.mmap.pid = mm.u.mmap.tid = P;
+    mm.u.mmap.start = 0x7e0000000000 + 0x100000 * (uint64_t)i;
+    mm.u.mmap.len = 0x4000;
+    mm.u.mmap.prot = PROT_READ | PROT_EXEC;
+    mm.u.mmap.flags = MAP_PRIVATE;
+    mm.u.mmap.filename = files[i];
+    g_assert_cmpint(rsp_symbolizer_dso_status(s, files[i]), ==, RSP_DSO_NOT_READ);
+    rsp_symbolizer_observe(s, &mm);
+    rsp_symbolizer_resolve(s, P, mm.u.mmap.start + 0x1010, false, &f);
+    g_assert_cmpstr(f.dso, ==, files[i]);
+  }
+  g_assert_cmpint(rsp_symbolizer_dso_status(s, gone), ==, RSP_DSO_MISSING);
+  g_assert_cmpint(rsp_symbolizer_dso_status(s, STRIPPED_LIB), ==, RSP_DSO_STRIPPED);
   rsp_symbolizer_free(s);
   rsp_reader_close(r);
   g_free(perf_map_dso);

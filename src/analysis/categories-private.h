@@ -1,0 +1,32 @@
+/* Internals shared by categories.c, preemptors.c and unknown-stacks.c: the state of one
+ * rsp_categories_compute(). */
+#pragma once
+
+#include "analysis/analysis.h"
+
+struct rsp_categories_work {
+  const rsp_paths *paths;
+  uint32_t guessing; /* > 0 while attributing time whose cause was guessed */
+  /* preemptors.c */
+  uint32_t n_cpus;
+  uint32_t *cpu_first, *cpu_runs; /* the runs of cpu c: cpu_runs[cpu_first[c] .. cpu_first[c + 1]), in start order */
+  uint8_t *on_path;               /* by task id: 1 when the task is on the paths */
+  uint64_t *preempt_ns;           /* by task id: preempted time of the paths it ran over */
+  /* unknown-stacks.c */
+  uint8_t *stack_reason;          /* by stack id: rsp_unknown_stack_reason + 1, 0 until classified */
+};
+
+/* Adds NS to CAT (and to its guessed part while OUT's work is guessing). */
+void rsp_categories_add_ns(rsp_categories *out, rsp_category cat, uint64_t ns);
+
+/* preemptors.c: [A, B) of preempted sleep S (its own time): to the tasks on the paths, to the others,
+ * or, where no other task ran on the cpu S's task was switched out from, to RSP_CAT_INVOLUNTARY. */
+void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *paths);
+void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t a, uint64_t b);
+/* Fills OUT's preemptors and frees what init made. */
+void rsp_preemptors_finish(rsp_categories *out);
+
+/* unknown-stacks.c: [A, B) of RUN (with samples): understood, or unknown_stack in the share of its
+ * samples whose stacks name no function. */
+void rsp_unknown_stacks_attribute_run(rsp_categories *out, const rsp_run *run, uint64_t a, uint64_t b);
+void rsp_unknown_stacks_finish(rsp_categories *out);

@@ -1,0 +1,130 @@
+/* Who took the cpu from a preempted sleep (issue 15, item 3). A preempted task is runnable: its
+ * time off the cpu is spent behind whatever ran on the cpu it was switched out from, until it runs
+ * again (on that cpu or another). Over that stretch, the runs of other tasks on that cpu are the
+ * preemptors: tasks of the processes on the process of interest's paths (a hand-off: it had just woken
+ * them, or they are its own threads) give RSP_CAT_PREEMPTED_BY_PATH, the others RSP_CAT_CONTENTION. What no run
+ * covers (the cpu idle while it waited elsewhere, or runs the trace did not record) stays
+ * RSP_CAT_INVOLUNTARY. */
+#include "categories-private.h"
+
+#include <string.h>
+
+void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *p)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  uint32_t n_runs = rsp_model_n_runs(m), n_tasks = rsp_model_n_tasks(m);
+  int32_t max_cpu = -1;
+  for (rsp_run_id r = 0; r < n_runs; r++)
+    max_cpu = MAX(max_cpu, rsp_model_run(m, r)->cpu);
+  w->n_cpus = (uint32_t)(max_cpu + 1);
+  w->cpu_first = g_new0(uint32_t, (size_t)w->n_cpus + 1);
+  w->cpu_runs = g_new(uint32_t, n_runs ? n_runs : 1);
+  for (rsp_run_id r = 0; r < n_runs; r++) {
+    int32_t c = rsp_model_run(m, r)->cpu;
+    if (c >= 0)
+      w->cpu_first[c + 1]++;
+  }
+  for (uint32_t c = 0; c < w->n_cpus; c++)
+    w->cpu_first[c + 1] += w->cpu_first[c];
+  uint32_t *fill = g_memdup2(w->cpu_first, sizeof(uint32_t) * ((size_t)w->n_cpus + 1));
+  for (rsp_run_id r = 0; r < n_runs; r++) { /* runs are in start order: so is each cpu's list */
+    int32_t c = rsp_model_run(m, r)->cpu;
+    if (c >= 0)
+      w->cpu_runs[fill[c]++] = r;
+  }
+  g_free(fill);
+  /* on the paths: a task of a process that has a task on them (the generation before a child's exec,
+   * a thread that woke no one, are that process too) */
+  w->on_path = g_new0(uint8_t, n_tasks ? n_tasks : 1);
+  GHashTable *pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
+    rsp_task_id t = rsp_paths_task(p, i);
+    w->on_path[t] = 1;
+    if (rsp_model_task(m, t)->pid >= 0)
+      g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, t)->pid));
+  }
+  for (rsp_task_id t = 0; t < n_tasks; t++) {
+    int32_t pid = rsp_model_task(m, t)->pid;
+    if (pid >= 0 && g_hash_table_contains(pids, GINT_TO_POINTER(pid)))
+      w->on_path[t] = 1;
+  }
+  g_hash_table_destroy(pids);
+  w->preempt_ns = g_new0(uint64_t, n_tasks ? n_tasks : 1);
+}
+
+void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t a, uint64_t b)
+{
+  rsp_categories_work *w = out->work_;
+  const rsp_model *m = rsp_paths_model(w->paths);
+  if (b <= a)
+    return;
+  /* the cpu it was switched out from: its run that ended where the sleep began */
+  rsp_run_id before = s->start ? rsp_model_run_at(m, s->task, s->start - 1) : RSP_NO_ID;
+  int32_t cpu = before != RSP_NO_ID ? rsp_model_run(m, before)->cpu : -1;
+  if (cpu < 0 || (uint32_t)cpu >= w->n_cpus) {
+    rsp_categories_add_ns(out, RSP_CAT_INVOLUNTARY, b - a);
+    return;
+  }
+  const uint32_t *runs = w->cpu_runs + w->cpu_first[cpu];
+  uint32_t n = w->cpu_first[cpu + 1] - w->cpu_first[cpu];
+  /* the first run that ends after A (a cpu's runs do not overlap: their ends are in order too, but
+   * a run may start before A and still cover it, so search by start and step back once) */
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (rsp_model_run(m, runs[mid])->start <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint32_t i = lo;
+  while (i > 0 && rsp_model_run(m, runs[i - 1])->end > a)
+    i--;
+  uint64_t covered = 0, cursor = a;
+  for (; i < n; i++) {
+    const rsp_run *r = rsp_model_run(m, runs[i]);
+    if (r->start >= b)
+      break;
+    if (r->task == s->task)
+      continue;
+    uint64_t x = MAX(r->start, cursor), y = MIN(r->end, b);
+    if (y <= x)
+      continue;
+    cursor = y; /* each nanosecond once, should two runs of a cpu overlap */
+    covered += y - x;
+    w->preempt_ns[r->task] += y - x;
+    rsp_categories_add_ns(out, w->on_path[r->task] ? RSP_CAT_PREEMPTED_BY_PATH : RSP_CAT_CONTENTION, y - x);
+  }
+  rsp_categories_add_ns(out, RSP_CAT_INVOLUNTARY, (b - a) - covered);
+}
+
+void rsp_preemptors_finish(rsp_categories *out)
+{
+  rsp_categories_work *w = out->work_;
+  const rsp_model *m = rsp_paths_model(w->paths);
+  out->n_preemptors = 0;
+  uint32_t n_top = 0;
+  for (rsp_task_id t = 0; t < rsp_model_n_tasks(m); t++) {
+    if (!w->preempt_ns[t])
+      continue;
+    out->n_preemptors++;
+    rsp_preemptor cand = { .task = t, .ns = w->preempt_ns[t], .on_path = w->on_path[t] != 0 };
+    /* insert into the top list, the most first (ties: the lower task id first) */
+    uint32_t j = n_top < RSP_TOP_PREEMPTORS ? n_top++ : RSP_TOP_PREEMPTORS;
+    if (j == RSP_TOP_PREEMPTORS) {
+      if (out->top_preemptors[j - 1].ns >= cand.ns)
+        continue;
+      j--;
+    }
+    for (; j > 0 && out->top_preemptors[j - 1].ns < cand.ns; j--)
+      out->top_preemptors[j] = out->top_preemptors[j - 1];
+    out->top_preemptors[j] = cand;
+  }
+  g_free(w->cpu_first);
+  g_free(w->cpu_runs);
+  g_free(w->on_path);
+  g_free(w->preempt_ns);
+  w->cpu_first = w->cpu_runs = NULL;
+  w->on_path = NULL;
+  w->preempt_ns = NULL;
+}

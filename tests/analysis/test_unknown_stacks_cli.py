@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""rsp-summary --categories on a perf.data written byte by byte (tests/unit/synthetic_perf.py), whose truth is its
+construction: why running time has no function (issue 15, item 6).
+
+Process 42 (its COMM and MMAP2 records synthesized, time 0, as perf writes those of running processes) runs on cpu 0
+from 1 ms to 3 ms (switch records), sampled every 0.25 ms with user callchains:
+  - 4 samples in /nonexistent/rsp-test/libgone.so (mapped by an MMAP2 record, not on any host): binary_missing;
+  - 2 samples in anonymous executable memory (//anon, a JIT without a perf map): no_map;
+  - 2 samples whose chain goes round one address 20 times: loop.
+The run's 2 ms are shared by its 8 samples: unknown_stack 2 ms = 1 ms binary_missing + 0.5 no_map + 0.5 loop,
+understood 0, percent accounted 0. The recording names this host (hostname, osrelease) so that the symbolizer looks
+the mapped file up (a recording of another host is not looked up: that would say no_symbol)."""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
+SUMMARY = os.environ.get('RSP_SUMMARY')
+sys.path.insert(0, os.path.join(SRC, 'tests', 'unit'))
+import synthetic_perf as sp  # noqa: E402
+
+failures = []
+PID = 42
+MS = 1_000_000
+GONE = '/nonexistent/rsp-test/libgone.so'
+GONE_AT, ANON_AT = 0x7f0000000000, 0x7e0000000000
+CONTEXT_SWITCH = 1 << 26
+MISC_USER, MISC_SWITCH_OUT, MISC_MMAP_BUILD_ID = 2, 1 << 13, 1 << 14
+CONTEXT_USER = (1 << 64) - 512
+FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_EVENT_DESC = 3, 4, 12
+
+
+def check(cond, what):
+    print(('ok: ' if cond else 'FAIL: ') + what)
+    if not cond:
+        failures.append(what)
+
+
+def write(path):
+    st = sp.IP | sp.TID | sp.TIME | sp.CPU | sp.PERIOD | sp.IDENTIFIER | sp.CALLCHAIN
+    clock = sp.Attr('cpu-clock', sp.attr(1, 0, st, flags=sp.SAMPLE_ID_ALL | CONTEXT_SWITCH), [10])
+
+    def trailer(pid, time):
+        return clock.trailer(pid, pid, time, 10, 0)
+
+    def mmap2(time, start, length, name):
+        body = struct.pack('<iiQQQIIQQII', PID, PID, start, length, 0, 0, 0, 0, 0, 5, 2)  # PROT_READ|EXEC, PRIVATE
+        return sp.record(sp.REC['MMAP2'], sp.pad8(body + name.encode() + b'\0') + trailer(PID, time))
+
+    data = sp.record(sp.REC['COMM'], sp.pad8(struct.pack('<ii', PID, PID) + b'gone-test\0') + trailer(PID, 0))
+    data += mmap2(0, GONE_AT, 0x10000, GONE)
+    data += mmap2(0, ANON_AT, 0x10000, '//anon')
+    data += sp.record(sp.REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + trailer(PID, 1 * MS))  # IN
+    chains = [[GONE_AT + 0x1234]] * 4 + [[ANON_AT + 0x40]] * 2 + [[GONE_AT + 0x2000] + [ANON_AT + 0x80] * 20] * 2
+    for i, chain in enumerate(chains):
+        t = 1 * MS + MS // 8 + i * MS // 4
+        data += sp.Sample(clock, id=10, ip=chain[0], pid=PID, tid=PID, time=t, cpu=0, period=250000,
+                          callchain=[CONTEXT_USER] + chain, misc=MISC_USER).bytes()
+    data += sp.record(sp.REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + trailer(PID, 3 * MS), MISC_SWITCH_OUT)
+    data += sp.record(sp.REC['EXIT'], struct.pack('<iiiiQ', PID, PID, PID, PID, 3 * MS) + trailer(PID, 3 * MS))
+    u = os.uname()
+    feats = {FEAT_EVENT_DESC: sp.event_desc([clock]), FEAT_HOSTNAME: sp.perf_string(u.nodename),
+             FEAT_OSRELEASE: sp.perf_string(u.release)}
+    with open(path, 'wb') as f:
+        f.write(sp.perf_data_file([clock], data, feats))
+
+
+def main():
+    if not SUMMARY:
+        print('RSP_SUMMARY not set')
+        return 77
+    if os.path.exists(GONE):
+        print(f'{GONE} exists here: skipped')
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'gone.data')
+        write(path)
+        p = subprocess.run([SUMMARY, '--categories', '--pid', str(PID), '--format=json', path], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 0, f'rsp-summary exits 0 ({p.stderr.strip()[:300]})')
+        if p.returncode:
+            return 1
+        d = json.loads(p.stdout)
+        cats, why = d['categories'], d['unknown_stack_by_reason']
+        check(abs(d['total_ms'] - 2) < 1e-6, f'total 2 ms ({d["total_ms"]})')
+        check(abs(cats['unknown_stack'] - 2) < 1e-6, f'unknown_stack 2 ms ({cats["unknown_stack"]})')
+        check(cats['understood'] == 0, f'understood 0 ({cats["understood"]})')
+        check(abs(why.get('binary_missing', 0) - 1) < 1e-6, f'binary_missing 1 ms ({why})')
+        check(abs(why.get('no_map', 0) - 0.5) < 1e-6, f'no_map 0.5 ms ({why})')
+        check(abs(why.get('loop', 0) - 0.5) < 1e-6, f'loop 0.5 ms ({why})')
+        check(d['percent_accounted'] == 0 and d['accounted_ms'] == 0, f'nothing accounted ({d["accounted_ms"]})')
+        check([pr['run_ms'] for pr in d['processes'] if pr['pid'] == PID] == [2.0], f'run_ms 2 ({d["processes"]})')
+        txt = subprocess.run([SUMMARY, '--categories', '--pid', str(PID), path], capture_output=True, text=True,
+                             timeout=60).stdout
+        check('Unknown stacks, the mapped binary is missing: 1.000 ms' in txt, 'the text table says why')
+    print(f'{len(failures)} failures')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
