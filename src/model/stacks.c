@@ -260,8 +260,11 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
   uint64_t own[2];
   rsp_event ip_only;
   if (!ev->callchain || ev->callchain_nr == 0) {
-    /* no call chain recorded: the sample's ip is its one frame, as perf script shows it */
-    if (ev->type != PERF_RECORD_SAMPLE || !(ev->present & PERF_SAMPLE_IP))
+    /* no call chain recorded: a sampling event's ip is its one frame, as perf script shows it. Not
+     * a tracepoint's: its ip is where the tracepoint sits (try_to_wake_up, __schedule), which says
+     * nothing of who called, and the wakeup and switch rules read "no stack" as "no callchain". */
+    if (ev->type != PERF_RECORD_SAMPLE || !(ev->present & PERF_SAMPLE_IP) || !ev->evsel ||
+        ev->evsel->attr.type == PERF_TYPE_TRACEPOINT)
       return RSP_NO_ID;
     uint16_t cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
     bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;

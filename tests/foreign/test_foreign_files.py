@@ -82,16 +82,10 @@ def load_expectations():
         'quipper__perf.data.piped.intel_pt-4.14': dict(
             why='Intel PT in a pipe stream: perf 6.1 stops with "bad event header size" (an AUXTRACE payload)',
             samples={'cycles': 11}),
-        # perf reads these but shows more samples than the file holds: the others it makes itself
+        # perf reads it but shows more samples than the file holds: the others it makes itself
         'quipper__perf.data.intel_pt-4.14': dict(
             perf='subset', why='perf decodes the Intel PT trace into psb, cbr and branches samples',
             samples={'cycles': 15}),
-        'hotspot__perf.data.PerfFormatLost': dict(
-            perf='subset', why='{cycles,instructions}:S group read: perf makes an instructions sample of each read',
-            samples={'cycles': 34}),
-        'simpleperf__perf_with_add_counter.data': dict(
-            perf='subset', why='group read (simpleperf --add-counter): perf makes an instructions sample of each read',
-            samples={'cycles:HG': 12}),
         'simpleperf__debug_unwind_small_map_range.data': dict(why=SIMPLEPERF, samples={'cpu-clock:u': 1}),
         'simpleperf__perf_for_build_id_check.data': dict(why=SIMPLEPERF, samples={'cycles:u': 4408}),
         'simpleperf__perf_sched_stat_runtime.data': dict(why=SIMPLEPERF,

@@ -8,8 +8,8 @@ builds (issue 16 part 3; tests/foreign runs the real ones):
   - junk after a pipe stream's last record (perf's '[ perf record: ...]' lines): every event, then one error
     line naming the junk's offset, status 1;
   - MMAP2 records without prot and flags (Red Hat 3.10 kernels): the file name read where it is;
-  - a sample without a callchain: its ip as a one-frame stack; kernel module frames named as perf names them
-    ([ext4] from kallsyms, [foo_bar] from the module's map).
+  - a sample without a callchain: its ip as a one-frame stack, in rsp-dump --stacks and in the model (model-json);
+    kernel module frames named as perf names them ([ext4] from kallsyms, [foo_bar] from the module's map).
 Where perf is installed, the generic names and the period are also checked against perf script."""
 import collections
 import json
@@ -197,6 +197,12 @@ def test_one_frame_stacks():
     want = [[(ip, sym, dso)] for ip, _, sym, dso in ips]
     check(rc == 0 and stacks == want, f'no callchain: the ip as one frame, modules named as perf does: {stacks} '
           f'{err.strip()}')
+    # ... and in the model: each sample has a stack (three ips, three stacks)
+    model_json = os.path.join(os.environ.get('RSP_BUILD_ROOT', 'build'), 'tests', 'model', 'model-json')
+    if os.access(model_json, os.X_OK):
+        p = subprocess.run([model_json, path, '--quiet'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        check(p.returncode == 0 and '3 stacks, 3 samples' in p.stdout,
+              f'no callchain: the model has a stack per sample: {p.stdout.strip()} {p.stderr.strip()[:200]}')
 
 
 def main():
