@@ -270,8 +270,26 @@ static uint32_t cut_self_loop(const uint64_t *chain, uint32_t nr)
 
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
 {
-  if (b->opts.no_stacks || !ev->callchain || ev->callchain_nr == 0 || (!b->sym && !b->fake_symbol))
+  if (b->opts.no_stacks || (!b->sym && !b->fake_symbol))
     return RSP_NO_ID;
+  uint64_t own[2];
+  rsp_event ip_only;
+  if (!ev->callchain || ev->callchain_nr == 0) {
+    /* no call chain recorded: a sampling event's ip is its one frame, as perf script shows it. Not
+     * a tracepoint's: its ip is where the tracepoint sits (try_to_wake_up, __schedule), which says
+     * nothing of who called, and the wakeup and switch rules read "no stack" as "no callchain". */
+    if (ev->type != PERF_RECORD_SAMPLE || !(ev->present & PERF_SAMPLE_IP) || !ev->evsel ||
+        ev->evsel->attr.type == PERF_TYPE_TRACEPOINT)
+      return RSP_NO_ID;
+    uint16_t cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+    bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+    own[0] = kernel ? (uint64_t)PERF_CONTEXT_KERNEL : (uint64_t)PERF_CONTEXT_USER;
+    own[1] = ev->ip;
+    ip_only = *ev;
+    ip_only.callchain = own;
+    ip_only.callchain_nr = 2;
+    ev = &ip_only;
+  }
   uint32_t nr = ev->callchain_nr > MAX_FRAMES ? MAX_FRAMES : ev->callchain_nr;
   /* The raw chain with the process: the same addresses in the same process resolve the same way
    * (an exec makes a new pid namespace of maps only in a new generation, which the symbolizer

@@ -47,6 +47,11 @@ static const char *fstr(fcur *c, GStringChunk *strings)
     return false;                                                                              \
   } while (0)
 
+bool rsp_feature_required(unsigned feat)
+{
+  return feat == RSP_FEAT_TRACING_DATA;
+}
+
 bool rsp_parse_feature(rsp_reader *r, unsigned feat, const uint8_t *data, size_t size,
                        uint64_t offset, GError **error)
 {
@@ -189,6 +194,32 @@ bool rsp_parse_feature(rsp_reader *r, unsigned feat, const uint8_t *data, size_t
     info->compressed = true;
     (void)n8;
     return true;
+  case RSP_FEAT_SIMPLEPERF_META_INFO: {
+    /* NUL-separated key, value pairs; event_type_info holds "name,type,config" lines */
+    const char *p = (const char *)data, *end = p + size;
+    while (p < end) {
+      const char *k = p, *ke = memchr(k, 0, (size_t)(end - k));
+      if (!ke || ke + 1 >= end)
+        break;
+      const char *v = ke + 1, *ve = memchr(v, 0, (size_t)(end - v));
+      if (!ve)
+        break;
+      if (strcmp(k, "event_type_info") == 0) {
+        char **lines = g_strsplit(v, "\n", 0);
+        for (char **l = lines; *l; l++) {
+          char **f = g_strsplit(*l, ",", 0);
+          if (g_strv_length(f) == 3 && f[0][0])
+            rsp_reader_add_event_type(r, (uint32_t)g_ascii_strtoull(f[1], NULL, 10),
+                                      g_ascii_strtoull(f[2], NULL, 10), (const uint8_t *)f[0],
+                                      strlen(f[0]));
+          g_strfreev(f);
+        }
+        g_strfreev(lines);
+      }
+      p = ve + 1;
+    }
+    return true;
+  }
   default:
     return true; /* topology, caches, pmu mappings...: not needed, present bit kept */
   }

@@ -133,8 +133,32 @@ typedef struct rsp_event_desc {
 } rsp_event_desc;
 
 typedef struct rsp_reader rsp_reader;
+/* Parses one feature section. False with ERROR naming OFFSET when it is malformed; the caller
+ * decides whether that rejects the file (rsp_feature_required) or is a warning. */
 bool rsp_parse_feature(rsp_reader *r, unsigned feat, const uint8_t *data, size_t size,
                        uint64_t offset, GError **error);
+
+/* Whether a malformed section of feature FEAT rejects the file: only what decoding needs
+ * (the tracing data's event formats). The others are described in a warning and skipped. */
+bool rsp_feature_required(unsigned feat);
+
+/* ---- evsel-name.c: names of attrs the file does not name ---------------------------------- */
+typedef struct rsp_event_type {
+  uint64_t id;      /* the attr's config */
+  uint32_t type;    /* the attr's type, when the source says it (simpleperf), else UINT32_MAX */
+  const char *name; /* interned */
+} rsp_event_type;
+
+/* perf's generic name of an attr (evsel__name): "cycles:HG", "cpu-clock", "raw 0x1234"... */
+char *rsp_evsel_generic_name(const struct perf_event_attr *attr);
+/* A HEADER_EVENT_TYPE record or an entry of the old event_types header section (TYPE UINT32_MAX),
+ * or a line of simpleperf's event_type_info (TYPE known). */
+void rsp_reader_add_event_type(rsp_reader *r, uint32_t type, uint64_t id, const uint8_t *name,
+                               size_t len);
+/* The event type naming E: one of simpleperf's for its (type, config) when perf's own name would
+ * be a number (tracepoints, raw and PMU events); else the one entry of its config when exactly
+ * one entry and one attr have that config; else NULL. */
+const char *rsp_reader_event_type_name(const rsp_reader *r, const rsp_evsel *e);
 
 /* ---- decompress.c: PERF_RECORD_COMPRESSED (zstd) ------------------------------------------ */
 typedef struct rsp_decompressor rsp_decompressor;
@@ -191,6 +215,9 @@ struct rsp_reader {
   GHashTable *id_to_evsel; /* uint64 id -> rsp_evsel* */
   rsp_id_layout layout;
   GPtrArray *event_descs; /* rsp_event_desc* from EVENT_DESC */
+  GArray *event_types;    /* rsp_event_type: HEADER_EVENT_TYPE records, old event_types section */
+  GPtrArray *warnings;    /* char*: what was wrong but skipped (a malformed optional feature) */
+  GError *deferred;       /* a read error held back until the events read before it are out */
   GStringChunk *strings;
   GArray *build_ids;      /* rsp_build_id */
   struct tep_handle *tep;
@@ -234,6 +261,9 @@ struct rsp_reader {
   uint32_t group_next;     /* the member to deliver next; 0: no split in progress */
   GHashTable *group_counts;/* id -> the member's last count (uint64 in a pointer-sized box) */
 };
+
+/* Records a warning ("FILE: at byte offset N (0xN): ..."), as rsp_set_error words an error. */
+void rsp_reader_warn(rsp_reader *r, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
 /* Called once the attrs (and names) are known: binds names, tracepoints, id layout. */
 void rsp_reader_finish_evsels(rsp_reader *r);

@@ -29,6 +29,19 @@ void rsp_set_error(GError **error, RspReaderErrorCode code, const char *path, ui
   g_free(msg);
 }
 
+void rsp_reader_warn(rsp_reader *r, uint64_t offset, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  if (r->warnings->len < 64) /* a file can be wrong in many places: the first ones say enough */
+    g_ptr_array_add(r->warnings, g_strdup_printf("%s: at byte offset %" G_GUINT64_FORMAT " (0x%"
+                                                 G_GINT64_MODIFIER "x): %s", r->path, offset,
+                                                 offset, msg));
+  g_free(msg);
+}
+
 static const char *const record_names[] = {
   [PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST", [PERF_RECORD_COMM] = "COMM",
   [PERF_RECORD_EXIT] = "EXIT", [PERF_RECORD_THROTTLE] = "THROTTLE",
@@ -102,31 +115,42 @@ static void add_ids(rsp_reader *r, rsp_evsel *e, const uint64_t *ids, unsigned n
   r->evsels_dirty = true;
 }
 
-static const char *generic_name(const struct perf_event_attr *a, char *buf, size_t len)
-{
-  static const char *const hw[] = {"cycles", "instructions", "cache-references", "cache-misses",
-                                   "branches", "branch-misses", "bus-cycles",
-                                   "stalled-cycles-frontend", "stalled-cycles-backend",
-                                   "ref-cycles"};
-  static const char *const sw[] = {"cpu-clock", "task-clock", "page-faults", "context-switches",
-                                   "cpu-migrations", "minor-faults", "major-faults",
-                                   "alignment-faults", "emulation-faults", "dummy", "bpf-output",
-                                   "cgroup-switches"};
-  if (a->type == PERF_TYPE_HARDWARE && a->config < G_N_ELEMENTS(hw))
-    return hw[a->config];
-  if (a->type == PERF_TYPE_SOFTWARE && a->config < G_N_ELEMENTS(sw))
-    return sw[a->config];
-  g_snprintf(buf, len, "type%u/config=0x%" G_GINT64_MODIFIER "x/", a->type, (guint64)a->config);
-  return buf;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
 }
 
-/* Names, tracepoint fields and the id index, once attrs or names have changed. */
+/* The name the file gives E: its EVENT_DESC entry (by id, else by position), its tracepoint's
+ * system:name from the tracing data, or what a HEADER_EVENT_TYPE record called it; NULL if none. */
+static const char *file_name(rsp_reader *r, rsp_evsel *e)
+{
+  for (unsigned d = 0; d < r->event_descs->len; d++) {
+    rsp_event_desc *desc = g_ptr_array_index(r->event_descs, d);
+    if (!desc->name)
+      continue; /* a malformed EVENT_DESC stops halfway */
+    for (unsigned a = 0; a < desc->n_ids; a++)
+      for (unsigned b = 0; b < e->n_ids; b++)
+        if (desc->ids[a] == e->ids[b])
+          return g_string_chunk_insert_const(r->strings, desc->name);
+  }
+  if (r->event_descs->len == r->evsels->len) {
+    rsp_event_desc *desc = g_ptr_array_index(r->event_descs, e->index);
+    if (desc->name && desc->attr.type == e->attr.type && desc->attr.config == e->attr.config)
+      return g_string_chunk_insert_const(r->strings, desc->name);
+  }
+  if (e->tp_system) {
+    char *n = g_strdup_printf("%s:%s", e->tp_system, e->tp_name);
+    const char *k = g_string_chunk_insert_const(r->strings, n);
+    g_free(n);
+    return k;
+  }
+  return rsp_reader_event_type_name(r, e);
+}
+
+/* Names, tracepoint fields and the id index, once attrs or names have changed. A generic name
+ * (perf's evsel__name, or "tracepoint:ID" before the tracing data) gives way to one the file
+ * brings later (pipe mode: features and tracing data may follow the first records). */
 void rsp_reader_finish_evsels(rsp_reader *r)
 {
   if (!r->evsels_dirty)
@@ -134,41 +158,20 @@ void rsp_reader_finish_evsels(rsp_reader *r)
   r->evsels_dirty = false;
   for (unsigned i = 0; i < r->evsels->len; i++) {
     rsp_evsel *e = g_ptr_array_index(r->evsels, i);
-    if (!e->name) {
-      for (unsigned d = 0; d < r->event_descs->len && !e->name; d++) {
-        rsp_event_desc *desc = g_ptr_array_index(r->event_descs, d);
-        for (unsigned a = 0; a < desc->n_ids && !e->name; a++)
-          for (unsigned b = 0; b < e->n_ids; b++)
-            if (desc->ids[a] == e->ids[b]) {
-              e->name = g_string_chunk_insert_const(r->strings, desc->name);
-              break;
-            }
-      }
-      if (!e->name && r->event_descs->len == r->evsels->len) {
-        rsp_event_desc *desc = g_ptr_array_index(r->event_descs, i);
-        if (desc->attr.type == e->attr.type && desc->attr.config == e->attr.config)
-          e->name = g_string_chunk_insert_const(r->strings, desc->name);
-      }
-    }
-    if (e->attr.type == PERF_TYPE_TRACEPOINT && !e->fields && r->have_tracing_data) {
+    if (e->attr.type == PERF_TYPE_TRACEPOINT && !e->fields && r->have_tracing_data)
       rsp_evsel_bind_tracepoint(e, r->tep, r->strings);
-      if (e->name_is_fallback && e->tp_system) /* tracing data came after the first look */
-        e->name = NULL;
-    }
-    if (!e->name && e->tp_system) {
-      char *n = g_strdup_printf("%s:%s", e->tp_system, e->tp_name);
-      e->name = g_string_chunk_insert_const(r->strings, n);
-      g_free(n);
-    }
-    if (!e->name) { /* a tracepoint without tracing data (an unfinished file) gets its id */
-      char buf[64];
-      if (e->attr.type == PERF_TYPE_TRACEPOINT)
-        g_snprintf(buf, sizeof buf, "tracepoint:%" G_GUINT64_FORMAT, (guint64)e->attr.config);
-      else
-        generic_name(&e->attr, buf, sizeof buf);
-      e->name = g_string_chunk_insert_const(r->strings, buf);
-      if (e->attr.type == PERF_TYPE_TRACEPOINT)
-        e->name_is_fallback = true;
+    if (e->name && !e->name_is_generic)
+      continue;
+    const char *n = file_name(r, e);
+    if (n) {
+      e->name = n;
+      e->name_is_generic = e->name_is_fallback = false;
+    } else if (!e->name) {
+      char *g = rsp_evsel_generic_name(&e->attr);
+      e->name = g_string_chunk_insert_const(r->strings, g);
+      g_free(g);
+      e->name_is_generic = true;
+      e->name_is_fallback = e->attr.type == PERF_TYPE_TRACEPOINT;
     }
   }
   /* the sorted id index */
@@ -236,6 +239,25 @@ static rsp_evsel *evsel_of(rsp_reader *r, const uint8_t *rec, size_t size, bool 
 
 /* ---- the file header ---------------------------------------------------------------------- */
 
+/* A feature section: a malformed one rejects the file only when decoding needs it (perf too
+ * reads on without a feature it cannot parse); the others become a warning. */
+static bool parse_feature(rsp_reader *r, unsigned feat, const uint8_t *data, size_t size,
+                          uint64_t offset, GError **error)
+{
+  GError *e = NULL;
+  if (rsp_parse_feature(r, feat, data, size, offset, &e))
+    return true;
+  if (rsp_feature_required(feat)) {
+    g_propagate_error(error, e);
+    return false;
+  }
+  /* the message is "PATH: at byte offset N (0xN): WHAT"; the warning repeats it with a tail */
+  if (r->warnings->len < 64)
+    g_ptr_array_add(r->warnings, g_strdup_printf("%s; feature ignored", e->message));
+  g_error_free(e);
+  return true;
+}
+
 struct file_section {
   uint64_t offset, size;
 };
@@ -245,6 +267,27 @@ struct file_header {
   struct file_section attrs, data, event_types;
   uint64_t features[4];
 };
+
+/* The event_types section of perf <= 3.x headers: {u64 id; char name[64]} per attr config. */
+static void read_event_types(rsp_reader *r, const struct file_section *s)
+{
+  uint64_t fs = r->info.file_size;
+  if (s->size == 0)
+    return;
+  if (s->offset > fs || s->size > fs - s->offset || s->size > 4096 * 72) {
+    rsp_reader_warn(r, 56, "event_types section [%" G_GUINT64_FORMAT ", +%" G_GUINT64_FORMAT
+                    ") lies outside the file; ignored", s->offset, s->size);
+    return;
+  }
+  uint8_t *buf = g_malloc(s->size);
+  if (rsp_source_pread(&r->src, buf, s->size, s->offset, "the event_types section", NULL))
+    for (uint64_t i = 0; i + 72 <= s->size; i += 72) {
+      uint64_t id;
+      memcpy(&id, buf + i, 8);
+      rsp_reader_add_event_type(r, UINT32_MAX, id, buf + i + 8, 64);
+    }
+  g_free(buf);
+}
 
 static bool section_ok(rsp_reader *r, const struct file_section *s, const char *what,
                        uint64_t at, GError **error)
@@ -323,6 +366,7 @@ static bool read_file_header(rsp_reader *r, GError **error)
     g_free(idv);
   }
   g_free(abuf);
+  read_event_types(r, &h.event_types);
 
   /* feature sections follow the data section */
   memcpy(r->info.features, h.features, sizeof h.features);
@@ -347,7 +391,7 @@ static bool read_file_header(rsp_reader *r, GError **error)
       return false;
     uint8_t *buf = g_malloc(s.size + 1);
     bool ok = rsp_source_pread(&r->src, buf, s.size, s.offset, "a feature section", error) &&
-              rsp_parse_feature(r, f, buf, s.size, s.offset, error);
+              parse_feature(r, f, buf, s.size, s.offset, error);
     g_free(buf);
     if (!ok)
       return false;
@@ -498,13 +542,20 @@ static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, 
     memcpy(&feat, rec + 8, 8);
     if (feat >= 256)
       return true;
-    if (!rsp_parse_feature(r, (unsigned)feat, rec + 16, size - 16, offset + 16, error))
+    if (!parse_feature(r, (unsigned)feat, rec + 16, size - 16, offset + 16, error))
       return false;
     r->evsels_dirty = true;
     return true;
   }
   case RSP_RECORD_HEADER_BUILD_ID:
-    return rsp_parse_feature(r, RSP_FEAT_BUILD_ID, rec, size, offset, error);
+    return parse_feature(r, RSP_FEAT_BUILD_ID, rec, size, offset, error);
+  case RSP_RECORD_HEADER_EVENT_TYPE: /* perf <= 3.x pipe mode: struct perf_trace_event_type */
+    if (size >= 16) {
+      uint64_t id;
+      memcpy(&id, rec + 8, 8);
+      rsp_reader_add_event_type(r, UINT32_MAX, id, rec + 16, size - 16);
+    }
+    return true;
   case RSP_RECORD_EVENT_UPDATE: {
     if (size < 24)
       return true;
@@ -517,6 +568,7 @@ static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, 
       const uint8_t *name = rec + 24;
       if (e && memchr(name, 0, size - 24)) {
         e->name = g_string_chunk_insert_const(r->strings, (const char *)name);
+        e->name_is_generic = e->name_is_fallback = false;
         r->evsels_dirty = true;
       }
     }
@@ -543,6 +595,29 @@ static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, 
       r->stats.unknown_records++;
     return true; /* TIME_CONV, THREAD_MAP, CPU_MAP, STAT*, FINISHED_INIT, AUXTRACE_INFO...: counted */
   }
+}
+
+/* The last bytes of the stream do not hold the record their header announces, and its type is
+ * none perf writes: not a cut record but something else appended, such as the "[ perf record: ...]"
+ * lines of perf's stderr sent into the same file. Says so, with the text when it is text. */
+static void junk_error(rsp_reader *r, uint64_t off, size_t avail, GError **error)
+{
+  size_t n = 0;
+  const uint8_t *p = rsp_source_peek(&r->src, avail, &n, NULL);
+  size_t len = p ? MIN(avail, 60) : 0, text = 0;
+  while (text < len && p[text] >= 0x20 && p[text] < 0x7f && p[text] != '"')
+    text++;
+  struct perf_event_header h = {0};
+  if (p && avail >= sizeof h)
+    memcpy(&h, p, sizeof h);
+  if (text >= 8)
+    rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, off,
+                  "%zu bytes after the last record are no perf record but text: \"%.*s\"", avail,
+                  (int)text, (const char *)p);
+  else
+    rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, off,
+                  "%zu bytes after the last record are no perf record (type %u, size %u)", avail,
+                  h.type, h.size);
 }
 
 /* Reads one record from the source. Returns 1, 0 at the end, -1 on error. */
@@ -573,6 +648,10 @@ static int read_one(rsp_reader *r, GError **error)
   if (!p) {
     if (error && *error)
       return -1;
+    if (!tname && !is_kernel_type_known(h.type)) {
+      junk_error(r, off, avail, error);
+      return -1;
+    }
     rsp_set_error(error, RSP_READER_ERROR_TRUNCATED, r->path, off,
                   "%s record of %u bytes cut short: only %zu bytes left", tname ? tname : "unknown",
                   h.size, avail);
@@ -589,13 +668,22 @@ static int read_one(rsp_reader *r, GError **error)
   }
   if (h.type == RSP_RECORD_HEADER_TRACING_DATA) {
     r->stats.records[h.type]++;
-    rsp_source_consume(&r->src, h.size);
-    if (extra > (1ull << 30)) {
-      rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, off,
-                    "HEADER_TRACING_DATA announces %" G_GUINT64_FORMAT " bytes", extra);
-      return -1;
+    /* simpleperf puts the data inside the record (its size counts them, padded to 64); perf after it */
+    bool inside = h.size >= 12 + 8 && extra > 0 && extra <= (uint64_t)h.size - 12;
+    const uint8_t *td = NULL;
+    uint64_t td_off = off + h.size;
+    if (inside) {
+      td = p + 12;
+      td_off = off + 12;
+    } else {
+      rsp_source_consume(&r->src, h.size);
+      if (extra > (1ull << 30)) {
+        rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, off,
+                      "HEADER_TRACING_DATA announces %" G_GUINT64_FORMAT " bytes", extra);
+        return -1;
+      }
+      td = rsp_source_peek(&r->src, (size_t)extra, &avail, error);
     }
-    const uint8_t *td = rsp_source_peek(&r->src, (size_t)extra, &avail, error);
     if (!td) {
       if (!(error && *error))
         rsp_set_error(error, RSP_READER_ERROR_TRUNCATED, r->path, off + h.size,
@@ -604,14 +692,14 @@ static int read_one(rsp_reader *r, GError **error)
     }
     g_free(r->tracing_kallsyms);
     r->tracing_kallsyms = NULL;
-    if (!rsp_parse_tracing_data(r->tep, td, (size_t)extra, r->path, off + h.size,
+    if (!rsp_parse_tracing_data(r->tep, td, (size_t)extra, r->path, td_off,
                                 &r->tracing_kallsyms, &r->tracing_kallsyms_size, error))
       return -1;
     r->have_tracing_data = r->info.has_tracing_data = true;
     r->info.tracing_kallsyms = r->tracing_kallsyms;
     r->info.tracing_kallsyms_size = r->tracing_kallsyms_size;
     r->evsels_dirty = true;
-    rsp_source_consume(&r->src, (size_t)extra);
+    rsp_source_consume(&r->src, inside ? h.size : (size_t)extra);
     return 1;
   }
   if ((uintptr_t)p & 7) { /* after a COMPRESSED record perf leaves the stream unaligned */
@@ -638,6 +726,24 @@ static int read_one(rsp_reader *r, GError **error)
     extra -= step;
   }
   return 1;
+}
+
+/* read_one() for the data section: a record stream that breaks off (cut, corrupt, junk after a
+ * pipe stream's last record) ends there; the error waits until the events read before it are
+ * delivered (perf too shows what it read). 1: a record was read; 0: the stream is over. */
+static int read_stream(rsp_reader *r)
+{
+  if (r->deferred)
+    return 0;
+  return read_one(r, &r->deferred) > 0;
+}
+
+/* The end of the events: NULL, with the error that ended the stream early, if one did. */
+static const rsp_event *end_of_stream(rsp_reader *r, GError **error)
+{
+  if (r->deferred)
+    g_propagate_error(error, g_steal_pointer(&r->deferred));
+  return NULL;
 }
 
 static bool is_header_record(uint32_t type)
@@ -686,6 +792,8 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
     r->opts = *options;
   r->evsels = g_ptr_array_new_with_free_func(evsel_free);
   r->event_descs = g_ptr_array_new_with_free_func(event_desc_free);
+  r->event_types = g_array_new(FALSE, FALSE, sizeof(rsp_event_type));
+  r->warnings = g_ptr_array_new_with_free_func(g_free);
   r->strings = g_string_chunk_new(4096);
   r->build_ids = g_array_new(FALSE, TRUE, sizeof(rsp_build_id));
   r->immediates = g_ptr_array_new_with_free_func(g_free);
@@ -953,10 +1061,7 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
     if (r->immediate_next < r->immediates->len)
       return false; /* let the caller hand those out first */
     if (!r->input_done) {
-      int rc = read_one(r, error);
-      if (rc < 0)
-        return false;
-      if (rc == 0)
+      if (read_stream(r) == 0)
         r->input_done = true;
       continue;
     }
@@ -1096,7 +1201,7 @@ static const rsp_event *next_merged(rsp_reader *r, GError **error)
       ev = deliver(r, p->record, p->offset, p->evsel, error);
     } else {
       r->stats.ftrace_missed = rsp_ftrace_missed(r->ftrace);
-      return NULL;
+      return end_of_stream(r, error);
     }
     lookahead_prune(r, have_fe ? fe.time : UINT64_MAX);
     return ev;
@@ -1249,16 +1354,13 @@ static const rsp_event *next_event_of_file(rsp_reader *r, GError **error)
     }
     /* read until something is deliverable */
     while (!r->input_done && r->immediates->len == 0 && !rsp_oe_peek(&r->oe)) {
-      int rc = read_one(r, error);
-      if (rc < 0)
-        return NULL;
-      if (rc == 0)
+      if (read_stream(r) == 0)
         r->input_done = true;
     }
   }
   r->stats.out_of_order = r->oe.out_of_order;
   r->stats.max_buffered = r->oe.max_buffered;
-  return NULL;
+  return end_of_stream(r, error);
 }
 
 void rsp_reader_close(rsp_reader *r)
@@ -1272,6 +1374,9 @@ void rsp_reader_close(rsp_reader *r)
     tep_free(r->tep);
   g_ptr_array_unref(r->evsels);
   g_ptr_array_unref(r->event_descs);
+  g_array_unref(r->event_types);
+  g_ptr_array_unref(r->warnings);
+  g_clear_error(&r->deferred);
   g_ptr_array_unref(r->immediates);
   g_array_unref(r->immediate_offsets);
   g_array_unref(r->immediate_evsels);
@@ -1314,6 +1419,15 @@ unsigned rsp_reader_n_evsels(const rsp_reader *r) { return r->evsels->len; }
 const rsp_evsel *rsp_reader_evsel(const rsp_reader *r, unsigned index)
 {
   return index < r->evsels->len ? g_ptr_array_index(r->evsels, index) : NULL;
+}
+
+const char *const *rsp_reader_warnings(const rsp_reader *r)
+{
+  /* kept NULL-terminated: a NULL is appended and dropped again around each look */
+  GPtrArray *w = r->warnings;
+  g_ptr_array_add(w, NULL);
+  g_ptr_array_set_size(w, w->len - 1);
+  return (const char *const *)w->pdata;
 }
 
 const rsp_evsel *rsp_reader_find_evsel(const rsp_reader *r, const char *name)

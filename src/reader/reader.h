@@ -86,6 +86,8 @@ typedef struct rsp_evsel {
   unsigned n_ids;
   bool sampled_tracepoint;     /* a tracepoint in frequency mode or with period > 1: events were dropped */
   bool name_is_fallback;       /* named "tracepoint:ID": the file had no tracing data (yet) */
+  bool name_is_generic;        /* named by perf's rule from the attr alone ("cycles:HG", "raw 0x1a"):
+                                  the file names it nowhere (old pipe streams, simpleperf) */
   uint64_t n_samples;          /* samples delivered so far */
 } rsp_evsel;
 
@@ -204,6 +206,7 @@ enum {
   RSP_FEAT_DIR_FORMAT = 24, RSP_FEAT_BPF_PROG_INFO = 25, RSP_FEAT_BPF_BTF = 26,
   RSP_FEAT_COMPRESSED = 27, RSP_FEAT_CPU_PMU_CAPS = 28, RSP_FEAT_CLOCK_DATA = 29,
   RSP_FEAT_HYBRID_TOPOLOGY = 30, RSP_FEAT_PMU_CAPS = 31,
+  RSP_FEAT_SIMPLEPERF_META_INFO = 129, /* simpleperf's: key/value strings, event_type_info among them */
 };
 
 typedef struct rsp_reader_stats {
@@ -238,7 +241,9 @@ typedef struct rsp_reader_options {
  * feature sections. Returns NULL with ERROR set when the file is not a readable perf.data. */
 rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options, GError **error);
 
-/* The next event in time order; NULL at the end (ERROR unset) or on error (ERROR set). */
+/* The next event in time order; NULL at the end (ERROR unset) or on error (ERROR set). A record
+ * stream that breaks off (a cut file, junk after a pipe stream's last record) first delivers every
+ * event read before the break, then the error naming where it broke. */
 const rsp_event *rsp_reader_next(rsp_reader *reader, GError **error);
 
 /* The same, decoded into OUT instead of the reader's own event (OUT's pointers still point into
@@ -260,6 +265,10 @@ const rsp_reader_stats *rsp_reader_stats_get(const rsp_reader *reader);
 unsigned rsp_reader_n_evsels(const rsp_reader *reader);
 const rsp_evsel *rsp_reader_evsel(const rsp_reader *reader, unsigned index);
 const rsp_evsel *rsp_reader_find_evsel(const rsp_reader *reader, const char *name);
+/* What was wrong in the file but did not stop the reading (a malformed optional feature section),
+ * one message a line, each naming the file and byte offset as errors do; NULL-terminated, owned by
+ * the reader (valid until the next rsp_reader_next() or close). */
+const char *const *rsp_reader_warnings(const rsp_reader *reader);
 
 /* What rsp-record wrote beside the recording (FILE.meta, a GKeyFile: [recording] command, event
  * set, skipped events; [loss] EVENT=recorded;occurred), or NULL when there is none. The reader
@@ -330,7 +339,8 @@ void rsp_symbolizer_free(rsp_symbolizer *symbolizer);
 /* Follows MMAP, MMAP2, FORK and KSYMBOL records; ignores the rest. */
 void rsp_symbolizer_observe(rsp_symbolizer *symbolizer, const rsp_event *ev);
 /* Resolves EV's callchain into OUT (context markers dropped, innermost first); returns the
- * number of frames written (at most MAX). */
+ * number of frames written (at most MAX). A sample without a callchain has its IP as its one
+ * frame (in the kernel or not by the sample's cpumode), as perf script prints it. */
 unsigned rsp_symbolizer_callchain(rsp_symbolizer *symbolizer, const rsp_event *ev, rsp_frame *out,
                                   unsigned max);
 /* Resolves one address of process PID. */

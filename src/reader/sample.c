@@ -120,6 +120,8 @@ static bool decode_sample(const uint8_t *rec, size_t size, const rsp_evsel *evse
   if (t & PERF_SAMPLE_PERIOD) {
     if (!take_u64(&c, &ev->period))
       FAIL("PERIOD");
+  } else if (!attr->freq) {
+    ev->period = attr->sample_period; /* a fixed period (perf record -c N) is not in the sample */
   }
   if (t & PERF_SAMPLE_READ) {
     if (!read_words(&c, attr, ev))
@@ -291,6 +293,19 @@ static const char *cstr(const uint8_t *p, const uint8_t *end)
   return (const char *)p;
 }
 
+/* An MMAP2 record of the first MMAP2 layout (Red Hat's 3.10 kernels): no prot and flags, the file
+ * name right after ino_generation. Where prot would be, its first bytes are then text, which no
+ * prot value is (PROT_READ|WRITE|EXEC|SEM, GROWSDOWN, GROWSUP), and the name ends inside the record. */
+static bool mmap2_without_prot(uint16_t misc, const uint8_t *body, const uint8_t *end)
+{
+  if (end - body < 57 || (misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+    return false;
+  uint32_t prot;
+  memcpy(&prot, body + 56, 4);
+  return (prot & ~(uint32_t)0x0300000f) != 0 && body[56] >= 0x20 && body[56] < 0x7f &&
+         cstr(body + 56, end) != NULL;
+}
+
 bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, uint64_t offset,
                        const char *path, rsp_event *ev, GError **error)
 {
@@ -381,6 +396,21 @@ bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, 
     ev->u.mmap.prot = (h->misc & PERF_RECORD_MISC_MMAP_DATA) ? 1 : 5; /* PROT_READ|EXEC */
     break;
   case PERF_RECORD_MMAP2:
+    if (mmap2_without_prot(h->misc, body, end)) {
+      /* RHEL 7's kernel 3.10 wrote MMAP2 before prot and flags existed: the name follows ino_generation */
+      memcpy(&a, body, 4); ev->u.mmap.pid = (int32_t)a;
+      memcpy(&a, body + 4, 4); ev->u.mmap.tid = (int32_t)a;
+      memcpy(&ev->u.mmap.start, body + 8, 8);
+      memcpy(&ev->u.mmap.len, body + 16, 8);
+      memcpy(&ev->u.mmap.pgoff, body + 24, 8);
+      memcpy(&ev->u.mmap.maj, body + 32, 4);
+      memcpy(&ev->u.mmap.min, body + 36, 4);
+      memcpy(&ev->u.mmap.ino, body + 40, 8);
+      memcpy(&ev->u.mmap.ino_generation, body + 48, 8);
+      ev->u.mmap.prot = (h->misc & PERF_RECORD_MISC_MMAP_DATA) ? 1 : 5; /* as for MMAP */
+      ev->u.mmap.filename = (const char *)body + 56;
+      break;
+    }
     if (blen < 64)
       FAIL("MMAP2 body");
     memcpy(&a, body, 4); ev->u.mmap.pid = (int32_t)a;

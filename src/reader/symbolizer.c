@@ -18,6 +18,12 @@ typedef struct umap {
   rsp_elf *elf;     /* NULL for anonymous and special maps */
 } umap;
 
+/* A kernel module's map (an MMAP of pid -1 other than the kernel's own), named as perf names it. */
+typedef struct kmod_map {
+  uint64_t start, end;
+  const char *name; /* interned "[ext4]" */
+} kmod_map;
+
 typedef struct process_maps {
   GArray *maps; /* umap, sorted by start, not overlapping */
   rsp_perfmap *perfmap;
@@ -45,7 +51,8 @@ typedef struct frame_cache {
 struct rsp_symbolizer {
   GStringChunk *strings;
   rsp_kallsyms *kallsyms;
-  uint64_t kernel_generation; /* bumped by every KSYMBOL record */
+  GArray *kmods;              /* kmod_map, sorted by start: the dso of module frames kallsyms cannot name */
+  uint64_t kernel_generation; /* bumped by every KSYMBOL record and module map */
   frame_cache cache;
   GHashTable *mismatched; /* rsp_elf* already counted in build_id_mismatches */
   bool no_host_files;     /* options->no_host_fallback: read no file of this host */
@@ -174,6 +181,7 @@ rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolize
   s->elfs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)rsp_elf_free);
   s->build_ids = g_hash_table_new(g_str_hash, g_str_equal);
   s->mismatched = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->kmods = g_array_new(FALSE, FALSE, sizeof(kmod_map));
   s->no_host_files = options && options->no_host_fallback;
   const rsp_header_info *h = rsp_reader_header(reader);
   struct utsname u;
@@ -211,6 +219,7 @@ void rsp_symbolizer_free(rsp_symbolizer *s)
   g_hash_table_unref(s->build_ids);
   g_free(s->build_id_copy);
   g_hash_table_unref(s->mismatched);
+  g_array_unref(s->kmods);
   g_free(s->cache.slots);
   rsp_kallsyms_free(s->kallsyms);
   g_string_chunk_free(s->strings);
@@ -375,10 +384,53 @@ static void check_kernel_map(rsp_symbolizer *s, const rsp_event *ev)
   s->kernel_generation++;
 }
 
+/* perf's name of a module from its map (kmod_path__parse_name): "[ext4]" for ".../ext4.ko.zst",
+ * dashes made underscores as the kernel names modules; a name in brackets already is kept. */
+static const char *module_name(rsp_symbolizer *s, const char *f)
+{
+  if (f[0] == '[')
+    return g_string_chunk_insert_const(s->strings, f);
+  const char *base = strrchr(f, '/');
+  base = base ? base + 1 : f;
+  const char *ko = strstr(base, ".ko");
+  if (!ko || (ko[3] && ko[3] != '.'))
+    return NULL; /* not a module file: no module map */
+  GString *n = g_string_new("[");
+  for (const char *c = base; c < ko; c++)
+    g_string_append_c(n, *c == '-' ? '_' : *c);
+  g_string_append_c(n, ']');
+  const char *k = g_string_chunk_insert_const(s->strings, n->str);
+  g_string_free(n, TRUE);
+  return k;
+}
+
+static int cmp_kmod(const void *a, const void *b)
+{
+  const kmod_map *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void observe_kernel_mmap(rsp_symbolizer *s, const rsp_event *ev)
+{
+  const char *f = ev->u.mmap.filename;
+  if (!f || g_str_has_prefix(f, "[kernel.kallsyms]") || g_str_has_prefix(f, "[guest.kernel.kallsyms]") ||
+      ev->u.mmap.len == 0 || ev->u.mmap.start + ev->u.mmap.len < ev->u.mmap.start)
+    return;
+  const char *name = module_name(s, f);
+  if (!name || s->kmods->len >= 65536)
+    return;
+  kmod_map m = {ev->u.mmap.start, ev->u.mmap.start + ev->u.mmap.len, name};
+  g_array_append_val(s->kmods, m);
+  g_array_sort(s->kmods, cmp_kmod);
+  s->kernel_generation++; /* kernel answers cached so far may now have a module */
+}
+
 static void observe_mmap(rsp_symbolizer *s, const rsp_event *ev)
 {
-  if (ev->u.mmap.pid == -1)
+  if (ev->u.mmap.pid == -1) {
     check_kernel_map(s, ev);
+    observe_kernel_mmap(s, ev);
+  }
   if (!(ev->u.mmap.prot & PROT_EXEC) || ev->u.mmap.pid == -1 || ev->u.mmap.len == 0 ||
       ev->u.mmap.start + ev->u.mmap.len < ev->u.mmap.start)
     return; /* data maps; pid -1 is the kernel's own map */
@@ -444,10 +496,19 @@ static const umap *find_map(const process_maps *pm, uint64_t addr)
   return m && addr < m->end ? m : NULL;
 }
 
+/* The module whose map holds ADDR, or "[kernel.kallsyms]". */
+static const char *kernel_dso(const rsp_symbolizer *s, uint64_t addr)
+{
+  long i = rsp_last_at_or_before(s->kmods->data, s->kmods->len, sizeof(kmod_map), addr);
+  if (i >= 0 && addr < g_array_index(s->kmods, kmod_map, i).end)
+    return g_array_index(s->kmods, kmod_map, i).name;
+  return "[kernel.kallsyms]";
+}
+
 static void resolve_kernel(rsp_symbolizer *s, uint64_t addr, rsp_frame *out)
 {
   s->stats.kernel_frames++;
-  out->dso = "[kernel.kallsyms]";
+  out->dso = s->kmods->len ? kernel_dso(s, addr) : "[kernel.kallsyms]";
   if (!s->kallsyms)
     return;
   const void *tag = kernel_tag(s);
@@ -553,6 +614,13 @@ unsigned rsp_symbolizer_callchain(rsp_symbolizer *s, const rsp_event *ev, rsp_fr
   process_maps *pm = NULL;
   bool pm_found = false;
   unsigned n = 0;
+  if (ev->callchain_nr == 0) {
+    /* no call chain recorded: the sample's own ip is its one frame, as perf script prints it */
+    if (!(ev->present & PERF_SAMPLE_IP) || max == 0 || ev->type != PERF_RECORD_SAMPLE)
+      return 0;
+    rsp_symbolizer_resolve(s, ev->pid, ev->ip, kernel, &out[0]);
+    return 1;
+  }
   /* Return addresses are resolved as they are, not minus one: perf script names a caller frame
    * by the symbol holding its return address (measured: 100% of frames agree this way). */
   for (uint32_t i = 0; i < ev->callchain_nr && n < max; i++) {

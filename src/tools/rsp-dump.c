@@ -106,7 +106,7 @@ static void print_field_value(FILE *out, const rsp_event *ev, const rsp_field *f
 
 static unsigned resolve_stack(dump *d, const rsp_event *ev)
 {
-  if (!d->symbolizer || !ev->callchain_nr)
+  if (!d->symbolizer)
     return 0;
   return rsp_symbolizer_callchain(d->symbolizer, ev, d->frames, MAX_FRAMES);
 }
@@ -553,6 +553,9 @@ int main(int argc, char **argv)
     g_error_free(error);
     return 1;
   }
+  /* what was wrong but skipped (a malformed optional feature): said, not fatal */
+  for (const char *const *w = rsp_reader_warnings(d.reader); *w; w++)
+    fprintf(stderr, "rsp-dump: warning: %s\n", *w);
   if (header) {
     print_header(&d);
     rsp_reader_close(d.reader);
@@ -595,13 +598,13 @@ int main(int argc, char **argv)
       print_text(&d, ev);
   }
   int status = 0;
+  if (stats) /* what was read before an error too: the error says where the reading stopped */
+    print_stats(&d, frames, resolved, now() - t0);
   if (error) {
     fflush(stdout);
     fprintf(stderr, "rsp-dump: %s\n", error->message);
     g_clear_error(&error);
     status = 1;
-  } else if (stats) {
-    print_stats(&d, frames, resolved, now() - t0);
   }
   if (fflush(stdout) != 0 && errno != EPIPE && status == 0) {
     fprintf(stderr, "rsp-dump: writing output: %s\n", g_strerror(errno));
