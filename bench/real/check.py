@@ -174,6 +174,8 @@ def sleep_children(lines, i):
 def check(d):
     truth = json.load(open(os.path.join(d, 'truth.json')))
     data = os.path.join(d, 'rec.data')
+    if not os.path.exists(data) and os.path.exists(data + '.zst'):   # a committed recording (bench/real/data/)
+        subprocess.run(['zstd', '-q', '-d', '-f', data + '.zst', '-o', data], check=True)
     r = dict(name=truth['name'], dir=d, design=truth.get('design', ''), criteria={}, notes=[])
     rc, out, err = run([SUMMARY, '--categories', '--format=json', data])
     if rc != 0:
