@@ -98,7 +98,7 @@ real_truth "$D" "$(cat <<J
  "nanosleep_min_ms": 50,
  "socket_waits": true,
  "senders": "^(imap|imap-login|auth|dovecot|anvil)\$",
- "hog": ${HOG:+true}${HOG:-false}}
+ "hog": $([ -n "$HOG" ] && echo true || echo false)}
 J
 )"
 echo "$NAME: recorded in $D"
