@@ -22,6 +22,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SUMMARY = os.environ.get('RSP_SUMMARY', os.path.join(REPO, 'build/src/tools/rsp-summary'))
 CATS = ['understood', 'blocking_io', 'unsampled', 'io_queue', 'scheduler', 'hardware', 'involuntary',
         'misc_kernel', 'timed_out', 'other_path', 'network', 'unaccounted']
+KERNEL_HELPERS = r'^(jbd2/.*|kworker/.*|ksoftirqd/.*|rcu.*|migration/.*|swapper.*|kdamond\..*|kswapd.*)$'
 NANOSLEEP_SITE = re.compile(r'nanosleep|usleep|\bsleep\b', re.I)
 SOCKET_SITE = re.compile(r'recv|poll|select|epoll|accept|sock|tcp|connect', re.I)
 
@@ -263,7 +264,9 @@ def check(d):
         r['criteria']['C1'] = (ok, why + '; ' + '; '.join(sorted(where, key=lambda x: -float(re.search(r'worker ran ([\d.]+)', x).group(1)))[:3]))
     # C2: unrelated processes on the paths
     rel = re.compile(truth['related'])
-    kh = re.compile(truth.get('kernel_helpers', r'^$'))
+    # kernel threads that do the task's own work (journal commits, block completions, softirqs) or really hold
+    # what it waits for (kdamond: DAMON's scan holds the task's mmap_lock, the rwsem wakeup names it) are allowed
+    kh = re.compile('(%s)|(%s)' % (truth.get('kernel_helpers', r'^$'), KERNEL_HELPERS))
     unrelated, helpers = [], []
     for p in cat['processes']:
         names = set(p.get('comms', [])) | {p['comm']}
