@@ -401,8 +401,13 @@ def print_report(r):
         print('  %s %s: %s' % ('SKIP' if ok is None else 'PASS' if ok else 'FAIL', k, why))
 
 
+def rsp_version():
+    rc, out, _ = run(['git', '-C', os.path.dirname(os.path.realpath(SUMMARY)), 'log', '-1', '--format=%h %cs', 'HEAD', '--', ':/src'])
+    return out.strip() if rc == 0 and out.strip() else '?'
+
+
 def markdown(rs):
-    out = ['# bench/real results', '',
+    out = ['# bench/real results', '', 'rsp-summary: %s, built from sources whose last change to src/ is commit %s.' % (SUMMARY, rsp_version()), '',
            'Made by `bash bench/real/run-all.sh` (`bench/real/check.py`). Times in ms. "truth" is perf\'s own switch records '
            '(`perf script --show-switch-events`) for the worker over the client\'s window; C1..C5 are the issue\'s criteria: '
            'C1 worker on the paths with its running time within 10%; C2 no unrelated process on the paths; C3 nanosleep timed out; '
