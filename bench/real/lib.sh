@@ -83,4 +83,5 @@ real_pg_start() {
 real_pg_stop() {
   local bin; bin=$(real_pg_bin)
   [ -e "$PG_DIR/data/postmaster.pid" ] && su postgres -s /bin/sh -c "$bin/pg_ctl -D $PG_DIR/data -m fast -w stop >/dev/null" || true
+  rm -rf "$PG_DIR"     # /run is memory
 }

@@ -7,6 +7,7 @@ real_install googletest cmake make g++ strace
 D=$(real_outdir make)
 B=/run/rsp-real-gtest
 rm -rf $B; mkdir -p $B
+trap "rm -rf $B" EXIT
 (cd $B && cmake -DCMAKE_BUILD_TYPE=Release /usr/src/googletest >/dev/null)
 TARGETS=${RSP_REAL_MAKE_TARGETS:-gtest gtest_main}
 sync; echo 3 > /proc/sys/vm/drop_caches
