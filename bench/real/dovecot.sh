@@ -54,7 +54,7 @@ for i in 1 2 3 4 5; do
 done
 chown -R rspmail:rspmail "$S/mail"
 mkdir -p "$S/run" "$S/state"
-stop() { [ -e "$S/run/master.pid" ] && kill "$(cat "$S/run/master.pid")" 2>/dev/null; pkill_hog; sleep 0.5; }
+stop() { [ -e "$S/run/master.pid" ] && kill "$(cat "$S/run/master.pid")" 2>/dev/null; pkill_hog; sleep 0.5; rm -rf "$S"; }
 HOGPIDS=()
 pkill_hog() { local p; for p in "${HOGPIDS[@]}"; do kill "$p" 2>/dev/null || true; done; HOGPIDS=(); }
 trap stop EXIT

@@ -13,6 +13,7 @@ stop() {
   [ -e $W/nginx.pid ] && kill "$(cat $W/nginx.pid)" 2>/dev/null
   [ -e $W/fpm.pid ] && kill "$(cat $W/fpm.pid)" 2>/dev/null
   real_pg_stop
+  sleep 0.3; rm -rf $W
 }
 trap stop EXIT
 real_pg_start
