@@ -417,23 +417,24 @@ def rsp_version():
 
 
 def markdown(rs):
-    out = ['# bench/real results', '', 'rsp-summary: %s, built from sources whose last change to src/ is commit %s.' % (SUMMARY, rsp_version()), '',
+    out = ['# bench/real results', '', 'rsp-summary: `%s`, built from sources whose last change to src/ is commit %s.' % (
+        os.path.relpath(SUMMARY, REPO) if os.path.realpath(SUMMARY).startswith(REPO + '/') else SUMMARY, rsp_version()), '',
            'Made by `bash bench/real/run-all.sh` (`bench/real/check.py`). Times in ms. "truth" is perf\'s own switch records '
            '(`perf script --show-switch-events`) for the worker over the client\'s window; C1..C5 are the issue\'s criteria: '
            'C1 worker on the paths with its running time within 10%; C2 no unrelated process on the paths; C3 nanosleep timed out; '
            'C4 loopback/close wakeups name the sender; C5 wait-site totals <= paths total.', '',
-           '| workload | wall | total | % acc | understood | blk I/O | unsampled | sched | involuntary | misc | timed out | other path | network | unacc. | worker | worker CPU truth | rsp run on paths | C1 | C2 | C3 | C4 | C5 |',
-           '|---|' + '---:|' * 16 + '---|---|---|---|---|']
+           '| workload | wall | total | % acc | understood | blk I/O | unsampled | I/O queue | sched | hardware | involuntary | misc | timed out | other path | network | unacc. | worker | worker CPU truth (client off cpu) | rsp run on paths | C1 | C2 | C3 | C4 | C5 |',
+           '|---|' + '---:|' * 15 + '---|---:|---:|---|---|---|---|---|']
     for r in rs:
         if 'error' in r:
             out.append('| %s | %s |' % (r['name'], r['error']))
             continue
         c = r['cat']; k = c['categories']
         cr = ['-' if r['criteria'][x][0] is None else 'PASS' if r['criteria'][x][0] else '**FAIL**' for x in ('C1', 'C2', 'C3', 'C4', 'C5')]
-        out.append('| %s | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s%.1f | %s |' % (
+        out.append('| %s | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f (%.1f) | %s%.1f | %s |' % (
             r['name'], c['wall_ms'], c['total_ms'], c['percent_accounted'],
-            *(fmt(k.get(x, 0)) for x in ('understood', 'blocking_io', 'unsampled', 'scheduler', 'involuntary', 'misc_kernel', 'timed_out', 'other_path', 'network', 'unaccounted')),
-            r['worker_label'], r['truth_cpu_ms'], '' if r['rsp_worker_on_paths'] else '(not on paths) ', r['rsp_worker_run_ms'], ' | '.join(cr)))
+            *(fmt(k.get(x, 0)) for x in ('understood', 'blocking_io', 'unsampled', 'io_queue', 'scheduler', 'hardware', 'involuntary', 'misc_kernel', 'timed_out', 'other_path', 'network', 'unaccounted')),
+            r['worker_label'], r['truth_cpu_ms'], r['truth_cpu_client_off_ms'], '' if r['rsp_worker_on_paths'] else '(not on paths) ', r['rsp_worker_run_ms'], ' | '.join(cr)))
     out.append('')
     for r in rs:
         if 'error' in r:
