@@ -359,7 +359,17 @@ void tb_sample(tb *t, uint64_t ns, int32_t cpu, int32_t tid)
   rsp_event ev = base(t, PERF_RECORD_SAMPLE, ns, cpu, tid);
   ev.present |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
   ev.evsel = &t->evsels[EV_CLOCK];
-  ev.ip = tid ? 0x401000 : 0xffffffff81000000ull;
+  /* a sample without a callchain is its ip as one frame (as perf prints it): a named function */
+  const char *fn = tid ? "sampled_code" : "default_idle";
+  guint i;
+  for (i = 0; i < t->names->len; i++)
+    if (strcmp(g_ptr_array_index(t->names, i), fn) == 0)
+      break;
+  if (i == t->names->len)
+    g_ptr_array_add(t->names, g_strdup(fn));
+  ev.ip = (tid ? USER_BASE : SYM_BASE) + 16 * i + 4;
+  if (!tid)
+    ev.misc = PERF_RECORD_MISC_KERNEL;
   ev.period = 1003009;
   feed(t, &ev);
 }
