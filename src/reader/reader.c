@@ -180,9 +180,6 @@ void rsp_reader_finish_evsels(rsp_reader *r)
     n += ((rsp_evsel *)g_ptr_array_index(r->evsels, i))->n_ids;
   g_free(r->id_keys);
   g_free(r->id_vals);
-  g_free(r->group_rec);
-  if (r->group_counts)
-    g_hash_table_destroy(r->group_counts);
   r->id_keys = g_new(uint64_t, n * 2 + 2);
   r->id_vals = g_new(rsp_evsel *, n + 1);
   uint64_t *pairs = r->id_keys; /* (id, index) pairs, sorted, then split */
@@ -1386,6 +1383,9 @@ void rsp_reader_close(rsp_reader *r)
   g_free(r->tracing_kallsyms);
   g_free(r->id_keys);
   g_free(r->id_vals);
+  g_free(r->group_rec);
+  if (r->group_counts)
+    g_hash_table_destroy(r->group_counts);
   g_free(r->scratch);
   if (r->metadata)
     g_key_file_unref(r->metadata);
