@@ -92,12 +92,11 @@ void rsp_time_ruler_draw(cairo_t *cr, const rsp_viewport *vp, const rsp_style *s
 
   cairo_set_font_size(cr, style->font_size);
   cairo_set_line_width(cr, 1);
-  /* Times near 2^64 (a stray timestamp) must not wrap: stop before any sum overflows, and after
-   * more ticks than a screen holds. */
-  for (uint64_t rel = first, k = 0; k < 10000 && rel <= UINT64_MAX - origin && origin + rel <= vp->t1;
-       rel = rel <= UINT64_MAX - ustep ? rel + ustep : UINT64_MAX, k++) {
-    if (rel == UINT64_MAX && k)
-      break;
+  /* The ticks from FIRST to T1 counted up front, so that times near 2^64 (a stray timestamp) never
+   * wrap a sum; at most more ticks than a screen holds. */
+  uint64_t n_ticks = vp->t1 >= origin && vp->t1 - origin >= first ? (vp->t1 - origin - first) / ustep + 1 : 0;
+  for (uint64_t k = 0; k < n_ticks && k < 10000; k++) {
+    uint64_t rel = first + k * ustep; /* <= t1 - origin */
     double x = floor(rsp_viewport_x(vp, style, origin + rel)) + 0.5;
     if (x < style->label_width)
       continue;
