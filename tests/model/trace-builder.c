@@ -121,6 +121,17 @@ static const char *fake_symbol(uint64_t addr, void *data)
   return name && name[0] == '?' ? NULL : name; /* "?x": an address no symbol holds */
 }
 
+/* The index of function NAME in the builder's names (its address is BASE + 16 * index), added when new. */
+static guint name_index(tb *t, const char *name)
+{
+  guint i;
+  for (i = 0; i < t->names->len; i++)
+    if (strcmp(g_ptr_array_index(t->names, i), name) == 0)
+      return i;
+  g_ptr_array_add(t->names, g_strdup(name));
+  return i;
+}
+
 void tb_next_stack(tb *t, const char *frames)
 {
   char **halves = g_strsplit(frames, "|", 2);
@@ -128,15 +139,8 @@ void tb_next_stack(tb *t, const char *frames)
   for (int h = 0; halves[h] && h < 2; h++) {
     t->next_chain[t->next_chain_nr++] = (uint64_t)(h ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL);
     char **parts = g_strsplit(halves[h], ",", -1);
-    for (char **p = parts; *p && t->next_chain_nr < 250; p++) {
-      guint i;
-      for (i = 0; i < t->names->len; i++)
-        if (strcmp(g_ptr_array_index(t->names, i), *p) == 0)
-          break;
-      if (i == t->names->len)
-        g_ptr_array_add(t->names, g_strdup(*p));
-      t->next_chain[t->next_chain_nr++] = (h ? USER_BASE : SYM_BASE) + 16 * i + 4;
-    }
+    for (char **p = parts; *p && t->next_chain_nr < 250; p++)
+      t->next_chain[t->next_chain_nr++] = (h ? USER_BASE : SYM_BASE) + 16 * name_index(t, *p) + 4;
     g_strfreev(parts);
   }
   g_strfreev(halves);
@@ -360,14 +364,7 @@ void tb_sample(tb *t, uint64_t ns, int32_t cpu, int32_t tid)
   ev.present |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
   ev.evsel = &t->evsels[EV_CLOCK];
   /* a sample without a callchain is its ip as one frame (as perf prints it): a named function */
-  const char *fn = tid ? "sampled_code" : "default_idle";
-  guint i;
-  for (i = 0; i < t->names->len; i++)
-    if (strcmp(g_ptr_array_index(t->names, i), fn) == 0)
-      break;
-  if (i == t->names->len)
-    g_ptr_array_add(t->names, g_strdup(fn));
-  ev.ip = (tid ? USER_BASE : SYM_BASE) + 16 * i + 4;
+  ev.ip = tid ? USER_BASE + 16 * name_index(t, "sampled_code") + 4 : SYM_BASE + 16 * name_index(t, "default_idle") + 4;
   if (!tid)
     ev.misc = PERF_RECORD_MISC_KERNEL;
   ev.period = 1003009;
