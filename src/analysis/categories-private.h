@@ -9,7 +9,8 @@ struct rsp_categories_work {
   uint32_t guessing; /* > 0 while attributing time whose cause was guessed */
   /* preemptors.c */
   uint32_t n_cpus;
-  uint32_t *cpu_first, *cpu_runs; /* the runs of cpu c: cpu_runs[cpu_first[c] .. cpu_first[c + 1]), in start order */
+  int32_t *cpus;                  /* the cpus runs were on, ascending; cpu index i is cpus[i] */
+  uint32_t *cpu_first, *cpu_runs; /* the runs of cpu index i: cpu_runs[cpu_first[i] .. cpu_first[i + 1]), in start order */
   uint8_t *on_path;               /* by task id: 1 when the task is on the paths */
   uint64_t *preempt_ns;           /* by task id: preempted time of the paths it ran over */
   /* unknown-stacks.c */

@@ -134,7 +134,19 @@ static bool sleep_own_guessed(const rsp_model *m, const rsp_sleep *s)
   return next != RSP_NO_ID && (rsp_model_run(m, next)->flags & RSP_RUN_START_INFERRED);
 }
 
-static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out);
+/* A stretch [lo, hi) of element id still to attribute, under GUESSING guessed causes. The path tree
+ * is walked with this explicit stack, not by recursion: a wakeup relay can nest 70,000 levels. */
+typedef struct pending {
+  rsp_elem_id id;
+  uint32_t guessing;
+  uint64_t lo, hi;
+} pending;
+
+static void push(GArray *todo, rsp_elem_id id, uint64_t lo, uint64_t hi, uint32_t guessing)
+{
+  pending w = { .id = id, .guessing = guessing, .lo = lo, .hi = hi };
+  g_array_append_val(todo, w);
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -207,8 +219,9 @@ static void elem_own(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e,
   }
 }
 
+/* [A, B) of sleep element E: its own time now, its children's stretches pushed on TODO. */
 static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, uint64_t a, uint64_t b,
-                            rsp_categories *out)
+                            rsp_categories *out, GArray *todo)
 {
   const rsp_model *m = rsp_paths_model(p);
   /* the last of merged polls says how the whole ended, and why it could run again; the others keep
@@ -297,7 +310,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
       }
     }
     if (best != RSP_NO_ID)
-      attribute(p, best, x, y, out);
+      push(todo, best, x, y, out->work_->guessing);
     else if (chain && y <= chain_start)
       add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running */
     else
@@ -320,7 +333,8 @@ static rsp_sleep_id guess_sleep(const rsp_model *m, const rsp_path_elem *e)
   return last;
 }
 
-static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out)
+static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out,
+                          GArray *todo)
 {
   const rsp_path_elem *e = rsp_paths_elem(p, id);
   uint64_t a = MAX(e->start, lo), b = MIN(e->end, hi);
@@ -350,11 +364,25 @@ static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t 
     /* a sleep whose end cause was guessed: its own time, and what its children take of it */
     bool guessed = sleep_cause_guessed(m, rsp_model_sleep(m, guess_sleep(m, e)));
     out->work_->guessing += guessed;
-    attribute_sleep(p, id, e, a, b, out);
+    attribute_sleep(p, id, e, a, b, out, todo);
     out->work_->guessing -= guessed;
     break;
   }
   }
+}
+
+/* [LO, HI) of element ID and everything nested under it. */
+static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out,
+                      GArray *todo)
+{
+  push(todo, id, lo, hi, 0);
+  while (todo->len) {
+    pending w = g_array_index(todo, pending, todo->len - 1);
+    g_array_set_size(todo, todo->len - 1);
+    out->work_->guessing = w.guessing;
+    attribute_one(p, w.id, w.lo, w.hi, out, todo);
+  }
+  out->work_->guessing = 0;
 }
 
 void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
@@ -363,6 +391,7 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
   rsp_categories_work work = { .paths = p };
   out->work_ = &work;
   rsp_preemptors_init(&work, p);
+  GArray *todo = g_array_new(FALSE, FALSE, sizeof(pending));
   out->n_paths = rsp_paths_n_paths(p);
   out->n_processes = rsp_paths_n_processes(p);
   const rsp_path *base = rsp_paths_path(p, 0);
@@ -376,9 +405,10 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
       if (e->depth != 0)
         break; /* (depth, start) order */
       out->total_ns += e->end - e->start;
-      attribute(p, id, e->start, e->end, out);
+      attribute(p, id, e->start, e->end, out, todo);
     }
   }
+  g_array_free(todo, TRUE);
   rsp_preemptors_finish(out);
   rsp_unknown_stacks_finish(out);
   out->work_ = NULL;

@@ -9,29 +9,62 @@
 
 #include <string.h>
 
+static gint cmp_i32(gconstpointer a, gconstpointer b)
+{
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The index of CPU in W's cpus, or -1. */
+static long cpu_index(const rsp_categories_work *w, int32_t cpu)
+{
+  uint32_t lo = 0, hi = w->n_cpus;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (w->cpus[mid] < cpu)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < w->n_cpus && w->cpus[lo] == cpu ? (long)lo : -1;
+}
+
 void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *p)
 {
   const rsp_model *m = rsp_paths_model(p);
   uint32_t n_runs = rsp_model_n_runs(m), n_tasks = rsp_model_n_tasks(m);
-  int32_t max_cpu = -1;
-  for (rsp_run_id r = 0; r < n_runs; r++)
-    max_cpu = MAX(max_cpu, rsp_model_run(m, r)->cpu);
-  w->n_cpus = (uint32_t)(max_cpu + 1);
-  w->cpu_first = g_new0(uint32_t, (size_t)w->n_cpus + 1);
-  w->cpu_runs = g_new(uint32_t, n_runs ? n_runs : 1);
+  /* cpus by index, not by number: a recording can say cpu 0x7fffffff (issue 21) */
+  GHashTable *index = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GArray *cpus = g_array_new(FALSE, FALSE, sizeof(int32_t));
   for (rsp_run_id r = 0; r < n_runs; r++) {
     int32_t c = rsp_model_run(m, r)->cpu;
-    if (c >= 0)
-      w->cpu_first[c + 1]++;
+    if (c >= 0 && !g_hash_table_contains(index, GINT_TO_POINTER(c))) {
+      g_hash_table_add(index, GINT_TO_POINTER(c));
+      g_array_append_val(cpus, c);
+    }
   }
+  g_array_sort(cpus, cmp_i32);
+  for (uint32_t i = 0; i < cpus->len; i++)
+    g_hash_table_insert(index, GINT_TO_POINTER(g_array_index(cpus, int32_t, i)), GUINT_TO_POINTER(i));
+  w->n_cpus = cpus->len;
+  w->cpus = (int32_t *)(void *)g_array_free(cpus, FALSE);
+  w->cpu_first = g_new0(uint32_t, (size_t)w->n_cpus + 1);
+  w->cpu_runs = g_new(uint32_t, n_runs ? n_runs : 1);
+  uint32_t *run_cpu = g_new(uint32_t, n_runs ? n_runs : 1);
+  for (rsp_run_id r = 0; r < n_runs; r++) {
+    int32_t c = rsp_model_run(m, r)->cpu;
+    run_cpu[r] = c >= 0 ? GPOINTER_TO_UINT(g_hash_table_lookup(index, GINT_TO_POINTER(c))) : UINT32_MAX;
+    if (c >= 0)
+      w->cpu_first[run_cpu[r] + 1]++;
+  }
+  g_hash_table_destroy(index);
   for (uint32_t c = 0; c < w->n_cpus; c++)
     w->cpu_first[c + 1] += w->cpu_first[c];
   uint32_t *fill = g_memdup2(w->cpu_first, sizeof(uint32_t) * ((size_t)w->n_cpus + 1));
-  for (rsp_run_id r = 0; r < n_runs; r++) { /* runs are in start order: so is each cpu's list */
-    int32_t c = rsp_model_run(m, r)->cpu;
-    if (c >= 0)
-      w->cpu_runs[fill[c]++] = r;
-  }
+  for (rsp_run_id r = 0; r < n_runs; r++) /* runs are in start order: so is each cpu's list */
+    if (run_cpu[r] != UINT32_MAX)
+      w->cpu_runs[fill[run_cpu[r]]++] = r;
+  g_free(run_cpu);
   g_free(fill);
   /* on the paths: a task of a process that has a task on them (the generation before a child's exec,
    * a thread that woke no one, are that process too) */
@@ -61,12 +94,13 @@ void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t 
   /* the cpu it was switched out from: its run that ended where the sleep began */
   rsp_run_id before = s->start ? rsp_model_run_at(m, s->task, s->start - 1) : RSP_NO_ID;
   int32_t cpu = before != RSP_NO_ID ? rsp_model_run(m, before)->cpu : -1;
-  if (cpu < 0 || (uint32_t)cpu >= w->n_cpus) {
+  long ci = cpu < 0 ? -1 : cpu_index(w, cpu);
+  if (ci < 0) {
     rsp_categories_add_ns(out, RSP_CAT_INVOLUNTARY, b - a);
     return;
   }
-  const uint32_t *runs = w->cpu_runs + w->cpu_first[cpu];
-  uint32_t n = w->cpu_first[cpu + 1] - w->cpu_first[cpu];
+  const uint32_t *runs = w->cpu_runs + w->cpu_first[ci];
+  uint32_t n = w->cpu_first[ci + 1] - w->cpu_first[ci];
   /* the first run that ends after A (a cpu's runs do not overlap: their ends are in order too, but
    * a run may start before A and still cover it, so search by start and step back once) */
   uint32_t lo = 0, hi = n;
@@ -120,10 +154,12 @@ void rsp_preemptors_finish(rsp_categories *out)
       out->top_preemptors[j] = out->top_preemptors[j - 1];
     out->top_preemptors[j] = cand;
   }
+  g_free(w->cpus);
   g_free(w->cpu_first);
   g_free(w->cpu_runs);
   g_free(w->on_path);
   g_free(w->preempt_ns);
+  w->cpus = NULL;
   w->cpu_first = w->cpu_runs = NULL;
   w->on_path = NULL;
   w->preempt_ns = NULL;

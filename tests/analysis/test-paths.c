@@ -999,8 +999,59 @@ static void test_unknown_stacks(void)
   rsp_model_free(m);
 }
 
+/* A wakeup relay 70,000 tasks deep (../shared/robustness/README.md, issue 21): tasks 1..N-1 fall
+ * asleep on cpu 1, then on cpu 0 task 0 wakes task 1 and hands it the cpu, which wakes task 2, and so
+ * on; the last task is the process of interest. Its sleep nests the whole relay (the depth is bounded
+ * at 65,534 levels); categorizing it must not recurse per level, and every nanosecond of its wall time
+ * is in one category: sampled runs understood, the relay's unsampled 2 us runs unsampled. */
+static void test_deep_relay(void)
+{
+  enum { N = 70000, BASE = 1000 };
+  const uint64_t t0 = 200000;
+  tb *t = tb_new(false);
+  for (int32_t k = 1; k < N; k++) {
+    sw(t, 2 * (uint64_t)k, 1, IDLE, "R", BASE + k);
+    tb_next_stack(t, "schedule,pipe_read|read");
+    sw(t, 2 * (uint64_t)k + 1, 1, BASE + k, "S", IDLE);
+  }
+  sw(t, t0, 0, IDLE, "R", BASE);
+  for (int32_t k = 1; k < N; k++) {
+    tb_waking(t, (t0 + 2 * (uint64_t)k) * US, 0, BASE + k - 1, BASE + k, 0);
+    tb_next_stack(t, "schedule,pipe_read|read");
+    sw(t, t0 + 2 * (uint64_t)k + 1, 0, BASE + k - 1, "S", BASE + k);
+  }
+  const uint64_t end = t0 + 2 * (uint64_t)N + 100;
+  tb_sample(t, (end - 50) * US, 0, BASE + N - 1);
+  sw(t, end, 0, BASE + N - 1, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+
+  GError *error = NULL;
+  rsp_paths *p = rsp_paths_build(m, BASE + N - 1, NULL, &error);
+  CHECK(p != NULL);
+  if (p) {
+    uint32_t deepest = 0;
+    for (rsp_elem_id i = 0; i < rsp_paths_n_elems(p); i++)
+      deepest = MAX(deepest, rsp_paths_elem(p, i)->depth);
+    CHECK(deepest >= 60000);
+    rsp_categories c;
+    rsp_categories_compute(p, &c);
+    check_sum(&c);
+    /* the last task's life (its run on cpu 1, its sleep, its run from its wakeup to END) is the first
+     * path; what lies beyond the depth bound is followed as paths of their own */
+    const rsp_path *first = rsp_paths_path(p, 0);
+    CHECK_EQ(first->start, 2 * (uint64_t)(N - 1) * US);
+    CHECK_EQ(first->end, end * US);
+    CHECK(c.total_ns >= first->end - first->start);
+    CHECK_EQ(c.ns[RSP_CAT_UNDERSTOOD], (end - (t0 + 2 * (uint64_t)(N - 1) + 1)) * US);
+    rsp_paths_free(p);
+  }
+  g_clear_error(&error);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_deep_relay();
   test_waker_forked_during_wait();
   test_network();
   test_own_disk_through_worker();

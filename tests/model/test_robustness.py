@@ -5,13 +5,18 @@ recording's span.
 
 - view-hang-time-near-max, view-hang-walk: timestamps near 2^64 made rsp-view --export loop forever;
 - ubsan-cpu-intmax: a switch record on cpu 0x7fffffff (a signed overflow under UBSan);
+- every reproducer: rsp-summary --categories --paths ends, within 4 GiB (a per-cpu table sized by the cpu
+  number took 16 GiB on cpu 0x7fffffff);
+- relay10k: a wakeup relay 10,000 tasks deep (recursion per path level overflowed the stack);
 - runtime-gt-span, run-longer-than-span, sleep-gt-span: a stray synthesized COMM time, exec records at time 0,
   switch-ins moved seconds early. Each task's runtime + sleep time must fit in the span of the recording's
   samples and switch records as perf script prints them (the oracle; 1 ms of slack for the task records
   around them), and rsp must say what it cut.
 Skipped (77) when ../shared/robustness is absent."""
 import json
+import lzma
 import os
+import resource
 import re
 import subprocess
 import sys
@@ -26,6 +31,8 @@ import oracle  # noqa: E402
 
 failures = []
 LIMIT = 60  # seconds per command (the ASan build is slow; a hang is endless)
+MEMORY = 4 << 30  # address space per command (ASan reserves its shadow beyond it: not under ASan)
+ASAN = bool(os.environ.get('ASAN_OPTIONS'))
 
 
 def check(cond, what):
@@ -34,9 +41,14 @@ def check(cond, what):
         failures.append(what)
 
 
-def run(cmd, what):
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def run(cmd, what, memory=False):
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT,
+                           preexec_fn=limit_memory if memory else None)
     except subprocess.TimeoutExpired:
         check(False, f'{what}: still running after {LIMIT} s')
         return None
@@ -64,6 +76,29 @@ def main():
                 if p:
                     check(os.path.getsize(png) > 1000, f'{name}: a picture was written')
         run([SUMMARY, '--profiles', os.path.join(DIR, 'ubsan-cpu-intmax.data')], 'ubsan-cpu-intmax: --profiles')
+        for name in sorted(f[:-5] for f in os.listdir(DIR) if f.endswith('.data')):
+            p = run([SUMMARY, '--categories', '--paths', '--format=json', os.path.join(DIR, name + '.data')],
+                    f'{name}: --categories --paths', memory=not ASAN)
+            if p and p.returncode == 0:
+                cats = json.loads(p.stdout)
+                check(0 <= cats['percent_accounted'] <= 100, f'{name}: percent accounted within 0..100')
+                total = sum(cats['categories'].values())
+                check(abs(total - cats['total_ms']) < 0.01, f'{name}: the categories ({total:.3f} ms) add up to '
+                      f'the paths\' total ({cats["total_ms"]:.3f} ms)')
+        relay = os.path.join(DIR, 'relay10k.data.xz')
+        if os.path.exists(relay):
+            path = os.path.join(tmp, 'relay10k.data')
+            with lzma.open(relay) as src, open(path, 'wb') as dst:
+                dst.write(src.read())
+            p = run([SUMMARY, '--categories', '--paths', '--pid', '29999', path], 'relay10k: --categories --paths')
+            if p and p.returncode == 0:
+                check('29999' in p.stdout, 'relay10k: the paths of pid 29999 are printed')
+            if VIEW:
+                png = os.path.join(tmp, 'relay.png')
+                p = run([VIEW, '--export', png, '--flame', '29999', '--consolidated', path],
+                        'relay10k: rsp-view --export --consolidated')
+                if p:
+                    check(os.path.exists(png) and os.path.getsize(png) > 1000, 'relay10k: a picture was written')
         for name in ('runtime-gt-span', 'run-longer-than-span', 'sleep-gt-span'):
             path = os.path.join(DIR, name + '.data')
             p = run([SUMMARY, '--tasks', '--format=json', path], f'{name}: --tasks')
