@@ -13,7 +13,7 @@ and PASS/FAIL lines for the issue's criteria:
   C2 no process unrelated to the task is on its paths
   C3 a nanosleep is timed out however loaded the machine
   C4 loopback and close wakeups name the sending process
-  C5 wait-site totals never exceed the paths' total
+  C5 no wait site's total exceeds the paths' total
 Usage: check.py [--markdown FILE] [--json FILE] DIR...
 """
 import json, os, re, subprocess, sys, collections
@@ -378,12 +378,14 @@ def check(d):
             tot, timers, dict(others), named, dict(ends), '; missed: ' if bad else '', '; '.join(bad[:4])))
     else:
         r['criteria']['C4'] = (None, 'no loopback waits in the design')
-    # C5: wait-site totals vs the paths' total
+    # C5: each wait site's total vs the paths' total (the issue: "a wait site's total is time on the paths, never
+    # more than their total time"; sites nested in one another, curl's poll over nginx's epoll_wait, each count
+    # the same stretch once, so their sum may exceed it)
     wsum = sum(w['ms'] for w in waits)
     wmax = max((w['ms'] for w in waits), default=0)
     r['waits_sum_ms'] = wsum
-    r['criteria']['C5'] = (wsum <= cat['total_ms'] * 1.001, 'sum of --waits site totals %.1f ms (largest %.1f ms) vs paths total %.1f ms' % (
-        wsum, wmax, cat['total_ms']))
+    r['criteria']['C5'] = (wmax <= cat['total_ms'] * 1.001, 'largest --waits site total %.1f ms vs paths total %.1f ms (all sites, nested ones each counted: %.1f ms)' % (
+        wmax, cat['total_ms'], wsum))
     r['strace_blocks'] = dict(sblocks.most_common(6))
     return r
 
@@ -422,7 +424,7 @@ def markdown(rs):
            'Made by `bash bench/real/run-all.sh` (`bench/real/check.py`). Times in ms. "truth" is perf\'s own switch records '
            '(`perf script --show-switch-events`) for the worker over the client\'s window; C1..C5 are the issue\'s criteria: '
            'C1 worker on the paths with its running time within 10%; C2 no unrelated process on the paths; C3 nanosleep timed out; '
-           'C4 loopback/close wakeups name the sender; C5 wait-site totals <= paths total.', '',
+           'C4 loopback/close wakeups name the sender; C5 each wait site\'s total <= paths total.', '',
            '| workload | wall | total | % acc | understood | blk I/O | unsampled | I/O queue | sched | hardware | involuntary | misc | timed out | other path | network | unacc. | worker | worker CPU truth (client off cpu) | rsp run on paths | C1 | C2 | C3 | C4 | C5 |',
            '|---|' + '---:|' * 15 + '---|---:|---:|---|---|---|---|---|']
     for r in rs:

@@ -311,8 +311,8 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
     }
     if (best != RSP_NO_ID)
       push(todo, best, x, y, out->work_->guessing);
-    else if (chain && y <= chain_start)
-      add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running */
+    else if (chain && y <= chain_start && e->n_merged <= 1)
+      add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running (merged polls: their own pieces) */
     else
       elem_own(p, id, e, s, own, ready, x, y, out);
   }

@@ -20,6 +20,9 @@
 /* "Recursive Stack Making": consecutive sleeps with the same stack, separated by runs shorter
  * than this, all but the last ended by a timeout, are one sleep (poll loops). */
 #define RSP_POLL_MERGE_GAP_NS ((uint64_t)100000)
+/* Not in the paper (its machine was idle): processing between timed-out polls that woke nobody is
+ * still trivial while it ran for at most this fraction (1/N) of the timed-out sleep before it. */
+#define RSP_POLL_MERGE_RATIO 100
 
 /* "Disk IO": a wakeup with bio_endio (or blk_mq_end_request...) on its stack is matched to the
  * woken task's most recently completed request; a completion is taken as the cause of a sleep's

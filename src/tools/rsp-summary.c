@@ -143,7 +143,7 @@ int main(int argc, char **argv)
       "How far a child may overflow its parent sleep (default 100, paper \"Recursive Stack Making\"; 0: not at all)",
       "US" },
     { "poll-gap-us", 0, 0, G_OPTION_ARG_INT64, &poll_gap_us,
-      "Merge timed-out polls separated by runs shorter than this (default 100; 0: no merging)", "US" },
+      "Merge timed-out polls separated by runs shorter than this, or by up to 1% of the poll when those runs woke nobody (default 100; 0: no merging)", "US" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GError *error = NULL;

@@ -1049,8 +1049,72 @@ static void test_deep_relay(void)
   rsp_model_free(m);
 }
 
+/* Poll loops on a loaded machine: between 100 ms timed-out polls A's processing takes 300 us (more
+ * than the paper's 100 us gap) and is once preempted by C; it wakes nobody, so the polls are one wait,
+ * ended by B's wakeup, with B's run under it (curl polling with a 1 s timeout while php-fpm computes).
+ * A later loop whose processing wakes C (not trivial) is not merged. */
+static void test_poll_merge_loaded(void)
+{
+  static const char *const POLL = "schedule,schedule_hrtimeout_range,do_poll|poll";
+  tb *t = tb_new(false);
+  sw(t, 50, 0, IDLE, "R", A);
+  tb_next_stack(t, POLL);
+  sw(t, 100, 0, A, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 100095 * US, 0, IDLE, A, 0);
+  sw(t, 100100, 0, IDLE, "R", A);
+  tb_next_stack(t, POLL);
+  sw(t, 100400, 0, A, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 200395 * US, 0, IDLE, A, 0);
+  sw(t, 200400, 0, IDLE, "R", A);
+  sw(t, 200550, 0, A, "R+", C); /* preempted inside the processing */
+  sw(t, 200600, 0, C, "S", A);
+  tb_next_stack(t, POLL);
+  sw(t, 200700, 0, A, "S", IDLE);
+  sw(t, 250000, 1, IDLE, "R", B);
+  tb_waking(t, 299990 * US, 1, B, A, 0);
+  sw(t, 299995, 1, B, "S", IDLE);
+  sw(t, 300000, 0, IDLE, "R", A);
+  /* the second loop: its processing wakes C */
+  tb_next_stack(t, POLL);
+  sw(t, 400000, 0, A, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 499995 * US, 0, IDLE, A, 0);
+  sw(t, 500000, 0, IDLE, "R", A);
+  tb_waking(t, 500100 * US, 0, A, C, 1);
+  tb_next_stack(t, POLL);
+  sw(t, 500300, 0, A, "S", IDLE);
+  sw(t, 500310, 1, IDLE, "R", C);
+  sw(t, 500400, 1, C, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 599995 * US, 0, IDLE, A, 0);
+  sw(t, 600000, 0, IDLE, "R", A);
+  sw(t, 600100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id merged = ELEM(p, RSP_ELEM_SLEEP, A, 100, 300000);
+  CHECK_EQ(el(p, merged)->n_merged, 4); /* poll, poll, the preemption, poll */
+  CHECK(el(p, merged)->flags & RSP_ELEM_MERGED_POLLS);
+  rsp_elem_id b = ELEM(p, RSP_ELEM_RUN, B, 250000, 299995);
+  CHECK_EQ(el(p, b)->parent, merged);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 400000, 500000))->n_merged, 1);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, A, 500300, 600000))->n_merged, 1);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  check_sum(&c);
+  /* each piece keeps its cause: the two polls timed out (up to their timer wakeups), the preemption
+   * 200550-200600 is C's (whichever of the preemption categories C falls in); the second loop's two
+   * polls time out too (400000-499995, 500300-599995) */
+  CHECK_EQ(c.ns[RSP_CAT_TIMED_OUT], (3 * 99995 + 99695) * US);
+  CHECK_EQ(c.ns[RSP_CAT_PREEMPTED_BY_PATH] + c.ns[RSP_CAT_CONTENTION] + c.ns[RSP_CAT_INVOLUNTARY], 50 * US);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_poll_merge_loaded();
   test_deep_relay();
   test_waker_forked_during_wait();
   test_network();
