@@ -447,7 +447,14 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
         fprintf(out, "%s", k ? ", " : "");
         json_str(out, g_ptr_array_index(names, k));
       }
-      fprintf(out, "], \"run_ms\": %.6f}", ms(run_ns_of(run_ns, t->pid)));
+      /* its running time for the process of interest: its runs on the paths, and what it ran while a
+       * task of the paths was preempted by it (a hand-off: xterm preempted by the Xvfb it woke) */
+      uint64_t on_paths = run_ns_of(run_ns, t->pid), preempting = 0;
+      for (uint32_t k = 0; k < MIN(c.n_preemptors, RSP_TOP_PREEMPTORS); k++)
+        if (c.top_preemptors[k].on_path && rsp_model_task(model, c.top_preemptors[k].task)->pid == t->pid)
+          preempting += c.top_preemptors[k].ns;
+      fprintf(out, "], \"run_ms\": %.6f, \"paths_run_ms\": %.6f, \"preempting_ms\": %.6f}",
+              ms(on_paths + preempting), ms(on_paths), ms(preempting));
       g_ptr_array_free(names, TRUE);
       first = false;
     }

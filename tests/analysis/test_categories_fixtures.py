@@ -7,7 +7,7 @@ fsync, curl against nginx on loopback, cold-cache grep, make, pipe ping-pong, a 
     total_ms; what is not accounted is unaccounted, running in unknown functions (unknown_stack) or guessed:
     accounted_ms + unaccounted_ms + unknown_stack + guessed_ms = total_ms, the guessed time by category within each
     category, unknown_stack by reason summing to it; percent_accounted = 100 * accounted / total (rounding of the
-    6-decimal JSON only). The processes' run_ms (their runs on the paths) cover the running categories (understood,
+    6-decimal JSON only). The processes' paths_run_ms (their runs on the paths) cover the running categories (understood,
     unsampled, unknown_stack: runs may overflow their parent sleep by the tolerance, so a little more); the
     preemptors listed ran on a cpu in perf script's sched_switch events (next_pid), and those on the paths add up to
     at most preempted_by_path, the others to at most contention (all of it when the list is complete).
@@ -188,9 +188,14 @@ def main():
         u = d['unknown_stack_by_reason']
         check(abs(sum(u.values()) - cats['unknown_stack']) <= eps, f'{rel}: unknown_stack by reason {u}')
         running = cats['understood'] + cats['unsampled'] + cats['unknown_stack']
-        run_ms = sum(pr['run_ms'] for pr in d['processes'])
+        run_ms = sum(pr['paths_run_ms'] for pr in d['processes'])
         check(running - eps <= run_ms <= running * 1.01 + 0.2,
               f'{rel}: the processes\' run_ms {run_ms:.3f} cover the running categories {running:.3f} ms')
+        preempting = sum(pr['preempting_ms'] for pr in d['processes'])
+        check(all(abs(pr['run_ms'] - pr['paths_run_ms'] - pr['preempting_ms']) <= eps for pr in d['processes']) and
+              preempting <= cats['preempted_by_path'] + eps,
+              f'{rel}: run_ms = paths_run_ms + preempting_ms, the latter within preempted_by_path '
+              f'({preempting:.3f} <= {cats["preempted_by_path"]:.3f} ms)')
         check_preemptors(rel, path, d)
         pct = 100 * d['accounted_ms'] / d['total_ms'] if d['total_ms'] else 0
         check(abs(pct - d['percent_accounted']) <= 0.01, f'{rel}: percent_accounted {d["percent_accounted"]} = '
