@@ -27,7 +27,8 @@ typedef struct win {
   rsp_paths *paths;       /* the flame view's process: its control paths */
   rsp_flame_view *flame;
   rsp_consolidated_view *consolidated;
-  GtkWidget *flame_area, *flame_label, *consolidated_area;
+  GtkWidget *flame_area, *flame_label, *consolidated_area, *explanation_view;
+  GtkWidget *loss_expander, *loss_details_label;
   int flame_scroll;          /* pixels of the flame view above its top edge; -1: show path 0's base */
   rsp_viewport cvp;          /* the consolidated view's own (x is accumulated duration); scroll_y -1: bottom */
   uint64_t range_t0, range_t1; /* the time range selected (0, 0: none): the consolidated view gathers it */
@@ -73,6 +74,11 @@ typedef struct app_accessible_name {
 } app_accessible_name;
 extern const app_accessible_name app_accessible_names[];
 extern const unsigned app_n_accessible_names;
+/* The window's story of process PID: its flame and consolidated views, the explanation beside the
+ * latter (shown), and in the running view the processes on its paths first, the others folded. */
+bool app_open_process(win *w, int32_t pid);
+/* The process the window opens on: --flame PID, else the recorded command's (-1: none known). */
+int32_t app_first_process(win *w);
 /* The search entry changed: every view's matches. */
 void app_on_search(GtkSearchEntry *entry, gpointer data);
 
@@ -101,6 +107,13 @@ void consolidated_pane_rebuild(win *w);
 uint64_t consolidated_pane_total(win *w);
 rsp_viewport consolidated_pane_viewport(win *w);
 gboolean consolidated_pane_key(GtkWidget *area, GdkEventKey *ev, gpointer data);
+
+/* ---- explanation-pane.c -------------------------------------------------------------------- */
+void explanation_pane_attach(win *w);
+/* The flame view's process changed (or none): the text shown again. */
+void explanation_pane_update(win *w);
+/* The text it shows (free with g_free). */
+char *explanation_pane_summary(win *w);
 
 /* ---- self-test.c (rsp-view --self-test FILE) ------------------------------------------------ */
 bool app_check(win *w, bool ok, const char *what);

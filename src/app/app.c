@@ -165,11 +165,13 @@ static gboolean on_progress_tick(gpointer data)
 static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *error, void *data)
 {
   win *w = data;
-  rsp_loader_free(w->loader);
-  w->loader = NULL;
   gtk_widget_hide(w->progress_box);
   if (!model) {
-    g_autofree char *msg = g_strdup_printf(_("Could not load %s: %s"), w->path, error ? error->message : "?");
+    /* ERROR belongs to the loader: the message is taken before the loader goes */
+    g_autofree char *msg = g_strdup_printf(_("Could not load %s: %s"), w->path,
+                                           error && error->message ? error->message : _("unknown error"));
+    rsp_loader_free(w->loader);
+    w->loader = NULL;
     gtk_label_set_text(GTK_LABEL(w->error_label), msg);
     gtk_widget_show(w->error_label);
     g_printerr("rsp-view: %s\n", msg);
@@ -179,6 +181,8 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
     }
     return;
   }
+  rsp_loader_free(w->loader);
+  w->loader = NULL;
   gtk_widget_hide(w->error_label);
   app_set_details(w, _("Click a run, a sleep or a link to see its details here: times, durations, full stacks, who "
                    "woke it."));
@@ -201,8 +205,15 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   rsp_histogram_pane_set_model(w->histograms, model);
   char **warnings = rsp_model_loss_warnings(model);
   if (warnings && warnings[0]) {
+    /* one line; the notes themselves on demand (the expander) */
     g_autofree char *text = g_strjoinv("\n", warnings);
-    gtk_label_set_text(GTK_LABEL(w->loss_label), text);
+    guint n = g_strv_length(warnings);
+    g_autofree char *line = g_strdup_printf(ngettext("Some events were lost or inferred (%u note): details",
+                                                     "Some events were lost or inferred (%u notes): details", n), n);
+    gtk_label_set_text(GTK_LABEL(w->loss_label), line);
+    gtk_label_set_text(GTK_LABEL(w->loss_details_label), text);
+    gtk_expander_set_expanded(GTK_EXPANDER(w->loss_expander), FALSE);
+    gtk_widget_set_tooltip_text(w->loss_label, text);
     gtk_widget_show(w->loss_bar);
   } else {
     gtk_widget_hide(w->loss_bar);
@@ -213,10 +224,51 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   apply_widgets(w);
   running_pane_update_scroll(w);
   app_redraw(w);
-  if (w->options->flame_pid >= 0)
-    flame_pane_open(w, w->options->flame_pid);
+  /* the story of the process of interest at once: --flame PID's flame view, else the recorded
+   * command's consolidated view beside its explanation */
+  int32_t pid = app_first_process(w);
+  if (pid >= 0 && app_open_process(w, pid) && w->options->flame_pid >= 0)
+    gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
   if (w->options->self_test)
     g_timeout_add(200, app_self_test_step, w);
+}
+
+int32_t app_first_process(win *w)
+{
+  if (!w->model)
+    return -1;
+  return w->options->flame_pid >= 0 ? w->options->flame_pid : rsp_model_workload_pid(w->model);
+}
+
+/* The pids of the processes on the flame view's paths, the process of interest first. */
+static GArray *paths_pids(win *w)
+{
+  GArray *pids = g_array_new(FALSE, FALSE, sizeof(int32_t));
+  int32_t poi = rsp_paths_pid(w->paths);
+  g_array_append_val(pids, poi);
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(w->paths); i++) {
+    const rsp_task *t = rsp_model_task(w->model, rsp_paths_task(w->paths, i));
+    int32_t pid = t->pid >= 0 ? t->pid : t->tid;
+    bool seen = false;
+    for (guint k = 0; k < pids->len && !seen; k++)
+      seen = g_array_index(pids, int32_t, k) == pid;
+    if (!seen)
+      g_array_append_val(pids, pid);
+  }
+  return pids;
+}
+
+bool app_open_process(win *w, int32_t pid)
+{
+  if (!flame_pane_open(w, pid))
+    return false;
+  g_autoptr(GArray) pids = paths_pids(w);
+  rsp_running_view_set_first(w->view, (const int32_t *)(void *)pids->data, pids->len, true);
+  gtk_adjustment_set_value(w->vadj, 0);
+  running_pane_update_scroll(w);
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "consolidated");
+  app_redraw(w);
+  return true;
 }
 
 static void start_load(win *w, const char *path)
@@ -279,6 +331,8 @@ const app_accessible_name app_accessible_names[] = {
   { "status_label", N_("Status") },
   { "loss_label", N_("Lost events warning") },
   { "error_label", N_("Load error") },
+  { "loss_expander", N_("Lost events details") },
+  { "explanation_view", N_("Explanation") },
 };
 const unsigned app_n_accessible_names = G_N_ELEMENTS(app_accessible_names);
 
@@ -360,7 +414,7 @@ static void attach_histograms(win *w)
   gtk_paned_pack1(GTK_PANED(split), w->view_stack, TRUE, FALSE);
   gtk_paned_pack2(GTK_PANED(split), rsp_histogram_pane_widget(w->histograms), TRUE, TRUE);
   g_object_unref(w->view_stack);
-  gtk_paned_set_position(GTK_PANED(split), 380);
+  gtk_paned_set_position(GTK_PANED(split), 470); /* the views first: the histograms a strip below */
   gtk_paned_pack1(GTK_PANED(paned), split, TRUE, TRUE);
   gtk_widget_show(split);
   atk_object_set_name(gtk_widget_get_accessible(split), _("Views and histograms"));
@@ -410,6 +464,8 @@ static void on_activate(GtkApplication *app, gpointer data)
   w->error_label = obj(w, "error_label");
   w->loss_bar = obj(w, "loss_bar");
   w->loss_label = obj(w, "loss_label");
+  w->loss_expander = obj(w, "loss_expander");
+  w->loss_details_label = obj(w, "loss_details_label");
   w->status_label = obj(w, "status_label");
   w->details_view = obj(w, "details_view");
   w->view_stack = obj(w, "view_stack");
@@ -417,6 +473,7 @@ static void on_activate(GtkApplication *app, gpointer data)
   running_pane_attach(w);
   flame_pane_attach(w);
   consolidated_pane_attach(w);
+  explanation_pane_attach(w);
   set_accessible_names(w);
   attach_histograms(w);
   GSimpleAction *quit = g_simple_action_new("quit", NULL);

@@ -16,6 +16,7 @@ void flame_pane_drop(win *w)
   w->flame = NULL;
   rsp_paths_free(w->paths);
   w->paths = NULL;
+  explanation_pane_update(w);
 }
 
 /* The flame view of process PID: its control paths, shown on the Flame page. */
@@ -43,6 +44,7 @@ bool flame_pane_open(win *w, int32_t pid)
                                          pid, rsp_paths_n_paths(w->paths), rsp_paths_n_tasks(w->paths),
                                          rsp_paths_n_processes(w->paths));
   gtk_label_set_text(GTK_LABEL(w->flame_label), msg);
+  explanation_pane_update(w);
   /* the process selected: the histograms show its profiles */
   rsp_histogram_pane_set_pid(w->histograms, pid);
   gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");

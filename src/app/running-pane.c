@@ -79,6 +79,12 @@ void running_pane_show_hit(win *w, double x, double y)
     return;
   rsp_hit hit;
   rsp_running_view_hit(w->view, &w->vp, style(), x, y, &hit);
+  if (hit.kind == RSP_HIT_FOLD) { /* the other processes shown, or folded away again */
+    rsp_running_view_set_others_folded(w->view, !rsp_running_view_others_folded(w->view));
+    running_pane_update_scroll(w);
+    app_redraw(w);
+    return;
+  }
   g_autofree char *text = rsp_running_view_describe(w->view, &hit);
   app_set_details(w, text);
   if (hit.kind == RSP_HIT_TASK || hit.kind == RSP_HIT_PROCESS) {

@@ -141,6 +141,58 @@ static void flame_self_test(win *w, int32_t pid)
   pump();
 }
 
+/* What the window shows before any click (issue 17): the recorded command's consolidated view
+ * beside its explanation; in the running view the processes of its paths first, the others folded
+ * under one row that one click unfolds; the loss warning on one line. */
+static void first_open_self_test(win *w)
+{
+  const char *loss = gtk_label_get_text(GTK_LABEL(w->loss_label));
+  g_autofree char *one = g_strdup_printf("the loss warning is one line (\"%s\")", loss);
+  app_check(w, !gtk_widget_get_visible(w->loss_bar) || (*loss && !strchr(loss, '\n')), one);
+  if (gtk_widget_get_visible(w->loss_bar)) {
+    const char *details = gtk_label_get_text(GTK_LABEL(w->loss_details_label));
+    app_check(w, !gtk_expander_get_expanded(GTK_EXPANDER(w->loss_expander)) && *details,
+              "the loss notes are folded, there on demand");
+  }
+  int32_t pid = app_first_process(w);
+  if (pid < 0) {
+    app_check(w, !w->paths, "no process of interest known: nothing opened");
+    return;
+  }
+  settle(w->consolidated_area);
+  g_autofree char *opened = g_strdup_printf("opens on the consolidated view of the process of interest %d (%s, %d)",
+                                            pid, gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)),
+                                            w->paths ? rsp_paths_pid(w->paths) : -1);
+  app_check(w, w->paths && rsp_paths_pid(w->paths) == pid && w->consolidated &&
+                   !strcmp(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)), "consolidated") &&
+                   gtk_widget_get_mapped(w->consolidated_area),
+            opened);
+  g_autofree char *text = explanation_pane_summary(w);
+  g_autofree char *pidtext = g_strdup_printf("[%d]", pid);
+  app_check(w, gtk_widget_get_mapped(w->explanation_view) && strstr(text, pidtext),
+            "the explanation beside it names the process");
+  app_check(w, rsp_histogram_pane_pid(w->histograms) == pid, "the histograms show the process of interest's");
+  rsp_hit hit;
+  rsp_running_view_hit(w->view, &w->vp, style(), 20, style()->ruler_height + 1, &hit);
+  app_check(w, hit.kind == RSP_HIT_PROCESS && hit.pid == pid, "the running view lists the process of interest first");
+  uint32_t rows = rsp_running_view_n_rows(w->view), others = rsp_running_view_n_others(w->view);
+  g_autofree char *folded = g_strdup_printf("the other %u processes are folded under one row (%u rows)", others, rows);
+  app_check(w, others > 0 && rsp_running_view_others_folded(w->view), folded);
+  /* the fold row is the last: one click on it shows them */
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
+  settle(w->area);
+  gtk_adjustment_set_value(w->vadj, 0);
+  double y = style()->ruler_height + (rows - 1 + 0.5) * style()->row_height;
+  rsp_running_view_hit(w->view, &w->vp, style(), 20, y, &hit);
+  if (hit.kind == RSP_HIT_FOLD)
+    running_pane_show_hit(w, 20, y);
+  g_autofree char *unfolded = g_strdup_printf("one click on 'other processes' shows them (%u rows)",
+                                              rsp_running_view_n_rows(w->view));
+  app_check(w, hit.kind == RSP_HIT_FOLD && !rsp_running_view_others_folded(w->view) &&
+                   rsp_running_view_n_rows(w->view) > rows,
+            unfolded);
+}
+
 gboolean app_self_test_step(gpointer data)
 {
   win *w = data;
@@ -152,6 +204,9 @@ gboolean app_self_test_step(gpointer data)
     app_check(w, name && !strcmp(name, _(app_accessible_names[i].name)), what);
   }
   app_check(w, w->model && rsp_model_n_runs(w->model) > 0, "the recording loaded, with runs");
+  first_open_self_test(w);
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
+  settle(w->area);
   app_check(w, gtk_widget_get_mapped(w->area), "the running view is on screen");
   /* zoom with the keyboard: the visible span halves */
   uint64_t span = w->vp.t1 - w->vp.t0;

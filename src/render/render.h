@@ -88,6 +88,16 @@ void rsp_running_view_set_focus_pid(rsp_running_view *view, int32_t pid);
  * NULL: none. PATHS must outlive the view or be unset first. */
 void rsp_running_view_set_wait_chain(rsp_running_view *view, const rsp_paths *paths);
 
+/* PIDS (N of them; the processes on the control paths, the process of interest first) shown first, in
+ * that order; below them one row "other processes (K)" and, unless FOLD_OTHERS, the others in the sort
+ * order. N 0: every process in the sort order, no fold row. */
+void rsp_running_view_set_first(rsp_running_view *view, const int32_t *pids, uint32_t n, bool fold_others);
+/* The other processes hidden under their row (true) or shown below it; the fold row's click. */
+void rsp_running_view_set_others_folded(rsp_running_view *view, bool folded);
+bool rsp_running_view_others_folded(const rsp_running_view *view);
+/* How many processes the fold row stands for (0: no fold row). */
+uint32_t rsp_running_view_n_others(const rsp_running_view *view);
+
 /* Rows (process headers and threads) currently shown, and the pixel height they take. */
 uint32_t rsp_running_view_n_rows(const rsp_running_view *view);
 int rsp_running_view_content_height(const rsp_running_view *view, const rsp_style *style);
@@ -104,6 +114,7 @@ typedef enum {
   RSP_HIT_TASK,    /* a task's name (task set) */
   RSP_HIT_RUN,     /* task and run set */
   RSP_HIT_SLEEP,   /* task and sleep set */
+  RSP_HIT_FOLD,    /* the "other processes" row (rsp_running_view_set_first) */
 } rsp_hit_kind;
 
 typedef struct rsp_hit {

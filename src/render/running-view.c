@@ -20,7 +20,8 @@ typedef struct interval {
 } interval;
 
 typedef struct row {
-  bool process; /* a process header, else a thread */
+  bool process; /* a process header (or the fold row), else a thread */
+  bool fold;    /* the "other processes" row between the processes put first and the rest */
   int32_t pid;
   rsp_task_id task; /* threads: the task; headers: the process's first task */
   uint32_t proc;    /* index into view->procs */
@@ -71,6 +72,10 @@ struct rsp_running_view {
   int32_t focus_pid;
   const rsp_paths *chain; /* the wait chain highlighted (control paths of the focus process), or NULL */
   bool show_sleeps, show_links;
+  int32_t *first_pids;  /* processes shown first, in this order (rsp_running_view_set_first), or NULL */
+  uint32_t n_first;
+  bool others_folded;   /* the processes not in first_pids hidden under one row */
+  uint32_t n_others;    /* processes under that row (after the filter) */
   GArray *rows;         /* row */
   GArray *batch[8];     /* per frame: pixel-snapped rects per colour class (reused, no per-frame malloc) */
   GArray *labels;       /* per frame: sleep labels to draw after the boxes */
@@ -104,13 +109,33 @@ static int cmp_proc(const void *a, const void *b, void *data)
   return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+static bool is_first(const rsp_running_view *v, int32_t pid)
+{
+  for (uint32_t i = 0; i < v->n_first; i++)
+    if (v->first_pids[i] == pid)
+      return true;
+  return false;
+}
+
 static void rebuild_rows(rsp_running_view *v)
 {
   g_qsort_with_data(v->procs, v->n_procs, sizeof(process), cmp_proc, &v->order);
   g_array_set_size(v->rows, 0);
   for (uint32_t t = 0; t < v->n_tasks; t++)
     v->task_row[t] = -1;
-  for (uint32_t p = 0; p < v->n_procs; p++) {
+  v->n_others = 0;
+  /* with processes put first: those (in their order), the fold row, then the others */
+  for (int pass = v->n_first ? 0 : 1; pass < 2; pass++)
+  for (uint32_t k = 0; k < (pass ? v->n_procs : v->n_first); k++) {
+    uint32_t p = k;
+    if (!pass) { /* the K-th pid put first */
+      for (p = 0; p < v->n_procs && v->procs[p].pid != v->first_pids[k]; p++)
+        ;
+      if (p == v->n_procs)
+        continue;
+    } else if (v->n_first && is_first(v, v->procs[p].pid)) {
+      continue;
+    }
     const process *pr = &v->procs[p];
     bool keep = !v->filter || !*v->filter;
     if (!keep) {
@@ -127,6 +152,14 @@ static void rebuild_rows(rsp_running_view *v)
       active += rsp_model_task(v->model, v->proc_tasks[pr->first_task + i])->n_runs > 0;
     if (!active)
       continue; /* never ran during the recording: nothing to draw */
+    if (pass && v->n_first) {
+      if (!v->n_others++) {
+        row f = { .process = true, .fold = true, .pid = -1, .task = RSP_NO_ID, .proc = UINT32_MAX };
+        g_array_append_val(v->rows, f);
+      }
+      if (v->others_folded)
+        continue;
+    }
     row h = { .process = true, .pid = pr->pid, .task = v->proc_tasks[pr->first_task], .proc = p };
     g_array_append_val(v->rows, h);
     for (uint32_t i = 0; i < pr->n_tasks; i++) {
@@ -315,6 +348,7 @@ void rsp_running_view_free(rsp_running_view *v)
   g_free(v->sleep_match);
   g_free(v->task_focus);
   g_free(v->task_row);
+  g_free(v->first_pids);
   g_array_free(v->rows, true);
   for (unsigned k = 0; k < G_N_ELEMENTS(v->batch); k++)
     g_array_free(v->batch[k], true);
@@ -334,6 +368,31 @@ void rsp_running_view_set_sort(rsp_running_view *v, rsp_sort_order order)
 {
   v->order = order;
   rebuild_rows(v);
+}
+
+void rsp_running_view_set_first(rsp_running_view *v, const int32_t *pids, uint32_t n, bool fold_others)
+{
+  g_free(v->first_pids);
+  v->first_pids = n ? g_memdup2(pids, n * sizeof *pids) : NULL;
+  v->n_first = n;
+  v->others_folded = n && fold_others;
+  rebuild_rows(v);
+}
+
+void rsp_running_view_set_others_folded(rsp_running_view *v, bool folded)
+{
+  v->others_folded = v->n_first && folded;
+  rebuild_rows(v);
+}
+
+bool rsp_running_view_others_folded(const rsp_running_view *v)
+{
+  return v->others_folded;
+}
+
+uint32_t rsp_running_view_n_others(const rsp_running_view *v)
+{
+  return v->n_others;
 }
 
 void rsp_running_view_set_filter(rsp_running_view *v, const char *text)
@@ -855,8 +914,27 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
       set_rgb(cr, style->process_bg);
       cairo_rectangle(cr, 0, y, vp->width, rh);
       cairo_fill(cr);
+      char buf[128];
+      if (rw->fold) {
+        /* a triangle pointing right (folded) or down, then how many */
+        double cx = 8, cy = y + rh / 2.0;
+        set_rgb(cr, style->process_text);
+        if (v->others_folded) {
+          cairo_move_to(cr, cx - 3, cy - 5), cairo_line_to(cr, cx + 4, cy), cairo_line_to(cr, cx - 3, cy + 5);
+        } else {
+          cairo_move_to(cr, cx - 5, cy - 3), cairo_line_to(cr, cx + 5, cy - 3), cairo_line_to(cr, cx, cy + 4);
+        }
+        cairo_close_path(cr);
+        cairo_fill(cr);
+        snprintf(buf, sizeof buf, v->others_folded ? "other processes (%u): click to show"
+                                                   : "other processes (%u): click to fold", v->n_others);
+        cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+        cairo_move_to(cr, 18, y + rh - 3);
+        cairo_show_text(cr, buf);
+        cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+        continue;
+      }
       const process *pr = &v->procs[rw->proc];
-      char buf[96];
       snprintf(buf, sizeof buf, "%s [%d]", pr->name ? pr->name : "?", rw->pid);
       set_rgb(cr, style->process_text);
       cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
@@ -975,6 +1053,10 @@ void rsp_running_view_hit(const rsp_running_view *v, const rsp_viewport *vp, con
     return;
   const row *rw = &g_array_index(v->rows, row, r);
   out->pid = rw->pid;
+  if (rw->fold) {
+    out->kind = RSP_HIT_FOLD;
+    return;
+  }
   if (rw->process) {
     out->kind = RSP_HIT_PROCESS;
     return;
@@ -1045,6 +1127,10 @@ char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
   char a[48], b[48], c[48], name[96];
   switch (hit->kind) {
   case RSP_HIT_NOTHING:
+    break;
+  case RSP_HIT_FOLD:
+    g_string_append_printf(s, v->others_folded ? "%u other processes, folded: click to show them"
+                                               : "%u other processes: click to fold them", v->n_others);
     break;
   case RSP_HIT_PROCESS:
     g_string_append_printf(s, "process %d", hit->pid);

@@ -193,6 +193,32 @@ int main(void)
   CHECK_EQ(hit.kind, RSP_HIT_TASK);
   CHECK_EQ(hit.task, b);
 
+  /* issue 17: the processes of the paths first (beta, then alpha), the rest (gamma) folded under one
+   * row, which unfolds; the pixels of that row are the process header's */
+  {
+    int32_t first[] = { B, A };
+    rsp_running_view_set_first(v, first, 2, true);
+    CHECK_EQ(rsp_running_view_n_rows(v), 5); /* beta, b, alpha, a, the fold row */
+    CHECK_EQ(rsp_running_view_n_others(v), 1);
+    CHECK_EQ(rsp_running_view_task_y(v, &vp, st, b), st->ruler_height + 1 * rh);
+    CHECK_EQ(rsp_running_view_task_y(v, &vp, st, a), st->ruler_height + 3 * rh);
+    CHECK_EQ(rsp_running_view_task_y(v, &vp, st, c), -1);
+    int yf = st->ruler_height + 4 * rh;
+    rsp_running_view_hit(v, &vp, st, 20, yf + mid, &hit);
+    CHECK_EQ(hit.kind, RSP_HIT_FOLD);
+    rsp_running_view_draw(v, cr, &vp, st);
+    CHECK_COLOUR(s, X(500), yf + 1, st->process_bg);
+    char *fold = rsp_running_view_describe(v, &hit);
+    CHECK(strstr(fold, "1 other processes"));
+    g_free(fold);
+    rsp_running_view_set_others_folded(v, false);
+    CHECK_EQ(rsp_running_view_n_rows(v), 7);
+    CHECK_EQ(rsp_running_view_task_y(v, &vp, st, c), st->ruler_height + 6 * rh);
+    rsp_running_view_set_first(v, NULL, 0, false);
+    CHECK_EQ(rsp_running_view_n_rows(v), 6);
+    CHECK_EQ(rsp_running_view_n_others(v), 0);
+  }
+
   /* the filter keeps only matching processes */
   rsp_running_view_set_filter(v, "BET");
   CHECK_EQ(rsp_running_view_n_rows(v), 2);

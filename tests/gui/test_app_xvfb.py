@@ -1,7 +1,9 @@
 """rsp-view under Xvfb on a real recording: the window opens, loads in its worker thread, every
 widget has its accessible name, zoom/filter/view switching work, and it closes with exit 0
 (rsp-view --self-test drives the widgets in-process and prints one line per check). A file that
-is not a recording: the error is shown in the window and the self-test exits non-zero naming it."""
+is not a recording: the error is shown in the window and the self-test exits non-zero naming it.
+Issue 17: it opens on the recorded command's consolidated view and explanation, the running view lists
+the processes of its paths first and folds the others, the loss warning is one line."""
 import os
 import shutil
 import subprocess
@@ -22,7 +24,7 @@ def run(path):
 
 failures = 0
 for rec in ["data/sample.perf.data", "tests/model/data/grep-pingpong.data",
-            "tests/analysis/data/shell-sleep-dd-python.data"]:
+            "tests/analysis/data/shell-sleep-dd-python.data", "tests/model/data/wl-nginx.data"]:
     p = run(os.path.join(root, rec))
     print(p.stdout)
     print(p.stderr, file=sys.stderr)
@@ -47,6 +49,10 @@ with tempfile.TemporaryDirectory() as d:
     p = run(junk)
     if p.returncode == 0 or "not-a-recording.data" not in p.stderr:
         print(f"FAIL junk file: exit {p.returncode}, stderr {p.stderr!r}")
+        failures += 1
+    # issue 17: the loader's error was freed before its message was read ("Could not load X: (null)")
+    if "no PERFILE2 magic" not in p.stderr or "(null)" in p.stderr:
+        print(f"FAIL junk file: the reader's error should be shown, got {p.stderr!r}")
         failures += 1
 
 print("failures:", failures)
