@@ -29,6 +29,9 @@ typedef struct win {
   rsp_consolidated_view *consolidated;
   GtkWidget *flame_area, *flame_label, *consolidated_area, *explanation_view;
   GtkWidget *loss_expander, *loss_details_label;
+  GtkWidget *picker_button, *picker_popover, *picker_entry, *picker_list; /* process-picker.c */
+  GtkListStore *picker_store;
+  GtkTreeModel *picker_filter;
   int flame_scroll;          /* pixels of the flame view above its top edge; -1: show path 0's base */
   rsp_viewport cvp;          /* the consolidated view's own (x is accumulated duration); scroll_y -1: bottom */
   uint64_t range_t0, range_t1; /* the time range selected (0, 0: none): the consolidated view gathers it */
@@ -77,6 +80,8 @@ extern const unsigned app_n_accessible_names;
 /* The window's story of process PID: its flame and consolidated views, the explanation beside the
  * latter (shown), and in the running view the processes on its paths first, the others folded. */
 bool app_open_process(win *w, int32_t pid);
+/* PID's name: its main thread's after the last exec ("?" when none). */
+const char *app_process_name(const rsp_model *model, int32_t pid);
 /* The process the window opens on: --flame PID, else the recorded command's (-1: none known). */
 int32_t app_first_process(win *w);
 /* The search entry changed: every view's matches. */
@@ -114,6 +119,15 @@ void explanation_pane_attach(win *w);
 void explanation_pane_update(win *w);
 /* The text it shows (free with g_free). */
 char *explanation_pane_summary(win *w);
+
+/* ---- process-picker.c ---------------------------------------------------------------------- */
+void process_picker_attach(win *w);
+/* A recording loaded (or none): the list filled again. */
+void process_picker_model_changed(win *w);
+void process_picker_free(win *w);
+/* For the self-test: the rows shown, and SEARCH typed then Enter (false: no row matched). */
+uint32_t process_picker_n_shown(win *w);
+bool process_picker_choose_first(win *w, const char *search);
 
 /* ---- self-test.c (rsp-view --self-test FILE) ------------------------------------------------ */
 bool app_check(win *w, bool ok, const char *what);

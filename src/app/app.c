@@ -203,6 +203,7 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   w->vp.t1 = w->hi;
   rsp_running_view_set_focus_pid(view, w->options->focus_pid);
   rsp_histogram_pane_set_model(w->histograms, model);
+  process_picker_model_changed(w);
   char **warnings = rsp_model_loss_warnings(model);
   if (warnings && warnings[0]) {
     /* one line; the notes themselves on demand (the expander) */
@@ -231,6 +232,19 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
     gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
   if (w->options->self_test)
     g_timeout_add(200, app_self_test_step, w);
+}
+
+const char *app_process_name(const rsp_model *m, int32_t pid)
+{
+  /* its main thread's name after its last exec: rsp-record's child is "rsp-record" until it execs
+   * the command, and each exec is a new generation of the task */
+  const rsp_task *best = NULL;
+  for (uint32_t i = 0; i < rsp_model_n_tasks(m); i++) {
+    const rsp_task *t = rsp_model_task(m, i);
+    if (t->tid == pid && (!best || t->generation > best->generation))
+      best = t;
+  }
+  return best && best->comm && *best->comm ? best->comm : "?";
 }
 
 int32_t app_first_process(win *w)
@@ -311,6 +325,7 @@ static void on_open(GtkButton *b, gpointer data)
 /* Accessible names, for screen readers and for the GUI tests (which find widgets by them). */
 const app_accessible_name app_accessible_names[] = {
   { "open_button", N_("Open recording") },
+  { "process_button", N_("Choose process") },
   { "view_switcher", N_("View") },
   { "filter_entry", N_("Filter processes") },
   { "search_entry", N_("Search") },
@@ -364,6 +379,7 @@ static void zoom_fit_clicked(GtkButton *b, gpointer data)
 static void on_destroy(GtkWidget *widget, gpointer data)
 {
   win *w = data;
+  w->explanation_view = NULL; /* gone with the window: not updated when the flame view is dropped */
   if (w->loader) {
     rsp_loader_abandon(w->loader);
     w->loader = NULL;
@@ -474,6 +490,7 @@ static void on_activate(GtkApplication *app, gpointer data)
   flame_pane_attach(w);
   consolidated_pane_attach(w);
   explanation_pane_attach(w);
+  process_picker_attach(w);
   set_accessible_names(w);
   attach_histograms(w);
   GSimpleAction *quit = g_simple_action_new("quit", NULL);
@@ -512,6 +529,7 @@ int rsp_app_run(const rsp_app_options *options)
   if (w->progress_timer)
     g_source_remove(w->progress_timer);
   flame_pane_drop(w);
+  process_picker_free(w);
   rsp_histogram_pane_free(w->histograms); /* waits for its worker: before the model goes */
   if (w->view)
     rsp_running_view_free(w->view);

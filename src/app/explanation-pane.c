@@ -49,9 +49,7 @@ char *explanation_pane_summary(win *w)
                       "what it waited for."));
   const rsp_model *m = w->model;
   int32_t pid = rsp_paths_pid(w->paths);
-  rsp_task_id task = rsp_paths_task(w->paths, 0);
-  /* its name after its last exec (rsp-record's child is "rsp-record" until it execs the command) */
-  const char *comm = rsp_model_task_comm_at(m, task, rsp_model_time_last(m));
+  const char *comm = app_process_name(m, pid);
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, _("%s [%d]"), comm && *comm ? comm : "?", pid);
   if (pid == rsp_model_workload_pid(m)) {

@@ -191,6 +191,23 @@ static void first_open_self_test(win *w)
   app_check(w, hit.kind == RSP_HIT_FOLD && !rsp_running_view_others_folded(w->view) &&
                    rsp_running_view_n_rows(w->view) > rows,
             unfolded);
+  /* the process picker: every process that ran, searchable; choosing one opens its story */
+  uint32_t listed = process_picker_n_shown(w);
+  rsp_hit last;
+  rsp_running_view_hit(w->view, &w->vp, style(), 20,
+                       style()->ruler_height + (rsp_running_view_n_rows(w->view) - 0.5) * style()->row_height, &last);
+  int32_t other = last.pid;
+  g_autofree char *search = g_strdup_printf("%s %d", app_process_name(w->model, other), other);
+  bool chosen = other >= 0 && other != pid && process_picker_choose_first(w, search);
+  g_autofree char *picked = g_strdup_printf("the process picker (%u processes) opens \"%s\" (%d)", listed, search,
+                                            w->paths ? rsp_paths_pid(w->paths) : -1);
+  app_check(w, listed > 1 && chosen && w->paths && rsp_paths_pid(w->paths) == other &&
+                   !strcmp(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)), "consolidated"),
+            picked);
+  g_autofree char *back = g_strdup_printf("%s %d", app_process_name(w->model, pid), pid);
+  app_check(w, process_picker_choose_first(w, back) && w->paths && rsp_paths_pid(w->paths) == pid,
+            "and back to the process of interest");
+  gtk_entry_set_text(GTK_ENTRY(w->picker_entry), "");
 }
 
 gboolean app_self_test_step(gpointer data)
