@@ -32,6 +32,8 @@ typedef struct win {
   GtkWidget *picker_button, *picker_popover, *picker_entry, *picker_list; /* process-picker.c */
   GtkListStore *picker_store;
   GtkTreeModel *picker_filter;
+  GtkWidget *histograms_split; /* the views above, the histograms below */
+  GtkWidget *help_overlay;     /* F1 or ?: the keys */
   int flame_scroll;          /* pixels of the flame view above its top edge; -1: show path 0's base */
   rsp_viewport cvp;          /* the consolidated view's own (x is accumulated duration); scroll_y -1: bottom */
   uint64_t range_t0, range_t1; /* the time range selected (0, 0: none): the consolidated view gathers it */
@@ -77,6 +79,8 @@ typedef struct app_accessible_name {
 } app_accessible_name;
 extern const app_accessible_name app_accessible_names[];
 extern const unsigned app_n_accessible_names;
+/* Loads PATH in the loading thread (the window shows it when done). */
+void app_load(win *w, const char *path);
 /* The window's story of process PID: its flame and consolidated views, the explanation beside the
  * latter (shown), and in the running view the processes on its paths first, the others folded. */
 bool app_open_process(win *w, int32_t pid);
@@ -128,6 +132,14 @@ void process_picker_free(win *w);
 /* For the self-test: the rows shown, and SEARCH typed then Enter (false: no row matched). */
 uint32_t process_picker_n_shown(win *w);
 bool process_picker_choose_first(win *w, const char *search);
+
+/* ---- settings.c: remembered between runs ($XDG_CONFIG_HOME/rsp/rsp-view.ini) ------------------ */
+char *settings_path(void);
+void settings_restore_window(win *w); /* size, pane positions, the Recent menu */
+void settings_save_window(win *w);
+void settings_add_recent(win *w, const char *file);
+char **settings_recent(void); /* newest first; free with g_strfreev */
+void settings_update_recent_menu(win *w);
 
 /* ---- self-test.c (rsp-view --self-test FILE) ------------------------------------------------ */
 bool app_check(win *w, bool ok, const char *what);

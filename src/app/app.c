@@ -184,6 +184,7 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   rsp_loader_free(w->loader);
   w->loader = NULL;
   gtk_widget_hide(w->error_label);
+  settings_add_recent(w, w->path);
   app_set_details(w, _("Click a run, a sleep or a link to see its details here: times, durations, full stacks, who "
                    "woke it."));
   flame_pane_drop(w);
@@ -285,7 +286,7 @@ bool app_open_process(win *w, int32_t pid)
   return true;
 }
 
-static void start_load(win *w, const char *path)
+void app_load(win *w, const char *path)
 {
   if (w->loader)
     rsp_loader_abandon(w->loader);
@@ -317,7 +318,7 @@ static void on_open(GtkButton *b, gpointer data)
   if (gtk_dialog_run(GTK_DIALOG(dlg)) == GTK_RESPONSE_ACCEPT) {
     g_autofree char *file = gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(dlg));
     if (file)
-      start_load(w, file);
+      app_load(w, file);
   }
   gtk_widget_destroy(dlg);
 }
@@ -325,6 +326,8 @@ static void on_open(GtkButton *b, gpointer data)
 /* Accessible names, for screen readers and for the GUI tests (which find widgets by them). */
 const app_accessible_name app_accessible_names[] = {
   { "open_button", N_("Open recording") },
+  { "recent_button", N_("Recent recordings") },
+  { "legend_label", N_("Colour legend") },
   { "process_button", N_("Choose process") },
   { "view_switcher", N_("View") },
   { "filter_entry", N_("Filter processes") },
@@ -379,6 +382,7 @@ static void zoom_fit_clicked(GtkButton *b, gpointer data)
 static void on_destroy(GtkWidget *widget, gpointer data)
 {
   win *w = data;
+  settings_save_window(w);
   w->explanation_view = NULL; /* gone with the window: not updated when the flame view is dropped */
   if (w->loader) {
     rsp_loader_abandon(w->loader);
@@ -424,7 +428,7 @@ static void attach_histograms(win *w)
                                    .pid = w->options->histogram_pid };
   w->histograms = rsp_histogram_pane_new(&hooks, &o);
   GtkWidget *paned = gtk_widget_get_parent(w->view_stack);
-  GtkWidget *split = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+  GtkWidget *split = w->histograms_split = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
   g_object_ref(w->view_stack);
   gtk_container_remove(GTK_CONTAINER(paned), w->view_stack);
   gtk_paned_pack1(GTK_PANED(split), w->view_stack, TRUE, FALSE);
@@ -434,6 +438,72 @@ static void attach_histograms(win *w)
   gtk_paned_pack1(GTK_PANED(paned), split, TRUE, TRUE);
   gtk_widget_show(split);
   atk_object_set_name(gtk_widget_get_accessible(split), _("Views and histograms"));
+}
+
+/* The colours of the views, named: the legend at the right of the status line. */
+static void fill_legend(win *w)
+{
+  const rsp_style *s = style();
+  const struct {
+    rsp_rgb c;
+    const char *what;
+  } items[] = {
+    { s->run, N_("running") },       { s->sleep, N_("sleeping") },        { s->both, N_("both (flame)") },
+    { s->io, N_("I/O wait") },       { s->disk, N_("disk request") },     { s->net, N_("network") },
+    { s->link_wakeup, N_("wakeup") }, { s->selection, N_("wait chain") },
+  };
+  GString *m = g_string_new(NULL);
+  for (unsigned i = 0; i < G_N_ELEMENTS(items); i++) {
+    char hex[8];
+    g_autofree char *what = g_markup_escape_text(_(items[i].what), -1);
+    g_string_append_printf(m, "%s<span foreground=\"%s\">\u25A0</span> %s", i ? "  " : "",
+                           rsp_rgb_to_hex(items[i].c, hex), what);
+  }
+  gtk_label_set_markup(GTK_LABEL(obj(w, "legend_label")), m->str);
+  gtk_widget_set_tooltip_text(obj(w, "legend_label"),
+                              _("The views' colours. A link is a line from the task that woke (or sent) to the one "
+                                "that ran next; the wait chain marks what the process of interest waited for."));
+  g_string_free(m, TRUE);
+}
+
+/* Keys of the whole window: ? shows the help (unless typed into an entry), Ctrl+P the process
+ * picker, Ctrl+F the search, Ctrl+O the Open dialog. */
+static gboolean on_window_key(GtkWidget *window, GdkEventKey *ev, gpointer data)
+{
+  win *w = data;
+  GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(window));
+  bool typing = focus && GTK_IS_EDITABLE(focus);
+  bool ctrl = ev->state & GDK_CONTROL_MASK;
+  if (ev->keyval == GDK_KEY_question && !typing && !ctrl) {
+    g_action_group_activate_action(G_ACTION_GROUP(window), "show-help-overlay", NULL);
+    return TRUE;
+  }
+  if (ctrl && (ev->keyval == GDK_KEY_p || ev->keyval == GDK_KEY_P)) {
+    gtk_widget_show(w->picker_popover);
+    gtk_widget_grab_focus(w->picker_entry);
+    return TRUE;
+  }
+  if (ctrl && (ev->keyval == GDK_KEY_f || ev->keyval == GDK_KEY_F)) {
+    gtk_widget_grab_focus(w->search_entry);
+    return TRUE;
+  }
+  if (ctrl && (ev->keyval == GDK_KEY_o || ev->keyval == GDK_KEY_O)) {
+    gtk_button_clicked(GTK_BUTTON(obj(w, "open_button")));
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static void attach_help(win *w)
+{
+  GtkBuilder *b = gtk_builder_new_from_resource("/org/rsp/view/help-overlay.ui");
+  w->help_overlay = GTK_WIDGET(gtk_builder_get_object(b, "help_overlay"));
+  gtk_application_window_set_help_overlay(GTK_APPLICATION_WINDOW(w->window), GTK_SHORTCUTS_WINDOW(w->help_overlay));
+  g_object_unref(b);
+  const char *help_keys[] = { "F1", NULL };
+  gtk_application_set_accels_for_action(w->app, "win.show-help-overlay", help_keys);
+  g_signal_connect(w->window, "key-press-event", G_CALLBACK(on_window_key), w);
+  fill_legend(w);
 }
 
 /* Ctrl+Q: the window closed, as its close button would. */
@@ -511,9 +581,11 @@ static void on_activate(GtkApplication *app, gpointer data)
   g_signal_connect(obj(w, "cancel_button"), "clicked", G_CALLBACK(on_cancel), w);
   g_signal_connect(obj(w, "open_button"), "clicked", G_CALLBACK(on_open), w);
   g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);
+  attach_help(w);
+  settings_restore_window(w);
   gtk_widget_show(w->window);
   if (w->options->file)
-    start_load(w, w->options->file);
+    app_load(w, w->options->file);
   else
     app_set_details(w, _("Open a recording (perf.data) with the Open button."));
 }

@@ -208,6 +208,21 @@ static void first_open_self_test(win *w)
   app_check(w, process_picker_choose_first(w, back) && w->paths && rsp_paths_pid(w->paths) == pid,
             "and back to the process of interest");
   gtk_entry_set_text(GTK_ENTRY(w->picker_entry), "");
+  /* ? (not typed into an entry) shows the help overlay */
+  gtk_widget_grab_focus(w->consolidated_area);
+  GdkEvent *key = gdk_event_new(GDK_KEY_PRESS);
+  key->key.keyval = GDK_KEY_question;
+  key->key.window = g_object_ref(gtk_widget_get_window(w->window));
+  gtk_widget_event(w->window, key);
+  gdk_event_free(key);
+  settle(w->help_overlay);
+  app_check(w, w->help_overlay && gtk_widget_get_visible(w->help_overlay), "? shows the help overlay with the keys");
+  if (w->help_overlay)
+    gtk_widget_hide(w->help_overlay);
+  /* the recording is the first of the recent ones */
+  g_auto(GStrv) recent = settings_recent();
+  g_autofree char *abs = g_canonicalize_filename(w->path, NULL);
+  app_check(w, recent[0] && !strcmp(recent[0], abs), "the recording is remembered first among the recent ones");
 }
 
 gboolean app_self_test_step(gpointer data)
