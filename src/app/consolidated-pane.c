@@ -41,6 +41,19 @@ void consolidated_pane_rebuild(win *w)
                         ? rsp_consolidated_view_new_range(w->paths, w->range_t0, w->range_t1)
                         : rsp_consolidated_view_new(w->paths);
   w->cvp = (rsp_viewport){ .t0 = 0, .t1 = consolidated_pane_total(w), .scroll_y = -1 };
+  /* say so when it gathers a part of the recording only (issue 17: it kept the range silently) */
+  GtkWidget *note = obj(w, "consolidated_label");
+  if (w->range_t1 > w->range_t0) {
+    char a[48], b[48];
+    g_autofree char *text = g_strdup_printf(_("Gathered over %s to %s of the recording only (the time range selected); "
+                                              "Fit gathers all of it."),
+                                            rsp_format_duration(w->range_t0 - w->lo, a, sizeof a),
+                                            rsp_format_duration(w->range_t1 - w->lo, b, sizeof b));
+    gtk_label_set_text(GTK_LABEL(note), text);
+    gtk_widget_show(note);
+  } else {
+    gtk_widget_hide(note);
+  }
   w->consolidated_matches = rsp_consolidated_view_set_search(w->consolidated,
                                                              gtk_entry_get_text(GTK_ENTRY(w->search_entry)));
 }
@@ -96,7 +109,7 @@ static gboolean on_consolidated_scroll(GtkWidget *area, GdkEventScroll *ev, gpoi
     gdk_event_get_scroll_deltas((GdkEvent *)ev, &dx, &dy);
   rsp_viewport vp = consolidated_pane_viewport(w);
   if (ev->state & GDK_CONTROL_MASK)
-    rsp_viewport_zoom(&vp, style(), pow(1.25, dy), ev->x, 0, consolidated_pane_total(w));
+    rsp_viewport_zoom(&vp, style(), pow(APP_WHEEL_ZOOM, dy), ev->x, 0, consolidated_pane_total(w));
   else if ((ev->state & GDK_SHIFT_MASK) || dx != 0)
     rsp_viewport_pan(&vp, style(), (dx != 0 ? dx : dy) * 60, 0, consolidated_pane_total(w));
   else

@@ -54,7 +54,7 @@ gboolean running_pane_scroll_event(GtkWidget *area, GdkEventScroll *ev, gpointer
   else if (ev->direction == GDK_SCROLL_SMOOTH)
     gdk_event_get_scroll_deltas((GdkEvent *)ev, &dx, &dy);
   if (ev->state & GDK_CONTROL_MASK)
-    app_zoom(w, pow(1.25, dy), ev->x);
+    app_zoom(w, pow(APP_WHEEL_ZOOM, dy), ev->x);
   else if (ev->state & GDK_SHIFT_MASK || dx != 0)
     app_pan(w, (dx != 0 ? dx : dy) * 60);
   else {

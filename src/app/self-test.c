@@ -135,8 +135,12 @@ static void flame_self_test(win *w, int32_t pid)
   g_autofree char *ranged = g_strdup_printf("a time range selected filters the consolidated view (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ")",
                                             rsp_consolidated_view_total(w->consolidated), total);
   app_check(w, w->vp.t0 == a && w->vp.t1 == b && rsp_consolidated_view_total(w->consolidated) < total, ranged);
+  GtkWidget *note = obj(w, "consolidated_label");
+  app_check(w, gtk_widget_get_visible(note) && strstr(gtk_label_get_text(GTK_LABEL(note)), "only"),
+            "the consolidated view says it gathers the selected range only");
   app_zoom_fit(w);
   app_check(w, consolidated_pane_total(w) == total, "Fit gathers the whole recording in the consolidated view again");
+  app_check(w, !gtk_widget_get_visible(note), "and the note of the range goes");
   gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
   pump();
 }
@@ -248,6 +252,18 @@ gboolean app_self_test_step(gpointer data)
   running_pane_key(w->area, &key->key, w);
   gdk_event_free(key);
   app_check(w, w->vp.t1 - w->vp.t0 < span * 3 / 4, "+ zooms in");
+  /* one wheel notch with Ctrl zooms as much as + does (issue 17: it took 28 notches from 2 s to 4 ms) */
+  span = w->vp.t1 - w->vp.t0;
+  GdkEvent *wheel = gdk_event_new(GDK_SCROLL);
+  wheel->scroll.direction = GDK_SCROLL_UP;
+  wheel->scroll.state = GDK_CONTROL_MASK;
+  wheel->scroll.x = app_plot_center(w);
+  wheel->scroll.window = g_object_ref(gtk_widget_get_window(w->area));
+  running_pane_scroll_event(w->area, &wheel->scroll, w);
+  gdk_event_free(wheel);
+  g_autofree char *notch = g_strdup_printf("a Ctrl+wheel notch halves the span (%" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT ")",
+                                           span, w->vp.t1 - w->vp.t0);
+  app_check(w, (w->vp.t1 - w->vp.t0) * 2 <= span + 2, notch);
   gtk_button_clicked(GTK_BUTTON(obj(w, "zoom_fit_button")));
   app_check(w, w->vp.t0 == w->lo && w->vp.t1 == w->hi, "Fit shows the whole recording");
   gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(w->sleeps_check), FALSE);

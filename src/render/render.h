@@ -52,6 +52,10 @@ void rsp_viewport_pan(rsp_viewport *vp, const rsp_style *style, double dx, uint6
 /* ---- Time ruler ------------------------------------------------------------------------------- */
 /* Draws the ruler (ticks with units, times relative to ORIGIN) across the top of VP. */
 void rsp_time_ruler_draw(cairo_t *cr, const rsp_viewport *vp, const rsp_style *style, uint64_t origin);
+/* The ruler's label of a tick at T (ns from the origin) STEP apart from the next, on a ruler whose
+ * last tick is at MAX: in the step's unit, or a larger one when the numbers would reach 5 digits
+ * ("1061.5 ms", never "1061500 us"), with the decimals STEP needs, into BUF. */
+const char *rsp_format_tick(uint64_t t, uint64_t step, uint64_t max, char *buf, size_t size);
 /* A duration as text with a unit ("1.50 ms", "230 us", "2.000 s") into BUF. */
 const char *rsp_format_duration(uint64_t ns, char *buf, size_t size);
 /* Parses "1.5ms", "200us", "3s", "1500ns", "2" (seconds) into NS. */

@@ -219,6 +219,16 @@ int main(void)
     CHECK_EQ(rsp_running_view_n_others(v), 0);
   }
 
+  /* issue 17: the ruler read "1061000 us" zoomed in a second into a recording */
+  {
+    char tick[48];
+    CHECK(!strcmp(rsp_format_tick(1061500000ull, 500000, 1063000000ull, tick, sizeof tick), "1061.5 ms"));
+    CHECK(!strcmp(rsp_format_tick(1061000000ull, 100000000, 1200000000ull, tick, sizeof tick), "1061 ms"));
+    CHECK(!strcmp(rsp_format_tick(200000000ull, 100000000, 500000000ull, tick, sizeof tick), "200 ms"));
+    CHECK(!strcmp(rsp_format_tick(12500, 2500, 20000, tick, sizeof tick), "12.5 us"));
+    CHECK(!strcmp(rsp_format_tick(30000000000ull, 1000000, 30005000000ull, tick, sizeof tick), "30.000 s"));
+  }
+
   /* the filter keeps only matching processes */
   rsp_running_view_set_filter(v, "BET");
   CHECK_EQ(rsp_running_view_n_rows(v), 2);
