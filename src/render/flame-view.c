@@ -343,6 +343,7 @@ static void paint_queued(rsp_flame_view *v, cairo_t *cr, const rsp_style *style)
     cairo_stroke(cr);
     g_array_set_size(v->matches, 0);
   }
+  double base = 1 + rsp_text_baseline(cr, rh - 2); /* in the box drawn from y + 1, rh - 2 high */
   for (guint i = 0; i < v->texts->len; i++) {
     const painted_frame *pf = &g_array_index(v->texts, painted_frame, i);
     cairo_save(cr);
@@ -352,7 +353,7 @@ static void paint_queued(rsp_flame_view *v, cairo_t *cr, const rsp_style *style)
       cairo_set_source_rgb(cr, 1, 1, 1);
     else
       cairo_set_source_rgb(cr, style->text.r, style->text.g, style->text.b);
-    cairo_move_to(cr, (pf->x0 > style->label_width ? pf->x0 : style->label_width) + 2, pf->y + rh - 3);
+    cairo_move_to(cr, (pf->x0 > style->label_width ? pf->x0 : style->label_width) + 2, pf->y + base);
     cairo_show_text(cr, pf->label);
     cairo_restore(cr);
   }
@@ -497,7 +498,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     char buf[96];
     snprintf(buf, sizeof buf, "path %u: %s [%d]", p, t->comm, t->pid);
     cairo_set_source_rgb(cr, style->process_text.r, style->process_text.g, style->process_text.b);
-    cairo_move_to(cr, 4, y + rh - 3);
+    cairo_move_to(cr, 4, y + rsp_text_baseline(cr, rh));
     cairo_show_text(cr, buf);
   }
   rsp_time_ruler_draw(cr, vp, style, rsp_model_time_first(v->model));

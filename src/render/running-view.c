@@ -7,7 +7,7 @@
  * a row is drawn by binary-searching the first interval ending after the current position and
  * either drawing it (when at least a pixel wide) or filling its pixel column and jumping to the
  * next column. A row thus costs O(pixel columns x log n) at any zoom, never O(trace). */
-#include "render/render.h"
+#include "render/render-private.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -929,7 +929,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
         snprintf(buf, sizeof buf, v->others_folded ? "other processes (%u): click to show"
                                                    : "other processes (%u): click to fold", v->n_others);
         cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-        cairo_move_to(cr, 18, y + rh - 3);
+        cairo_move_to(cr, 18, y + rsp_text_baseline(cr, rh));
         cairo_show_text(cr, buf);
         cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
         continue;
@@ -938,7 +938,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
       snprintf(buf, sizeof buf, "%s [%d]", pr->name ? pr->name : "?", rw->pid);
       set_rgb(cr, style->process_text);
       cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-      cairo_move_to(cr, 3, y + rh - 3);
+      cairo_move_to(cr, 3, y + rsp_text_baseline(cr, rh));
       cairo_show_text(cr, buf);
       cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
       continue;
@@ -978,7 +978,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
         cairo_save(cr);
         cairo_rectangle(cr, l->x0 + 1, l->y, l->x1 - l->x0 - 2, l->h);
         cairo_clip(cr);
-        cairo_move_to(cr, (l->x0 > style->label_width ? l->x0 : style->label_width) + 2, l->y + l->h - 3);
+        cairo_move_to(cr, (l->x0 > style->label_width ? l->x0 : style->label_width) + 2, l->y + rsp_text_baseline(cr, l->h));
         cairo_show_text(cr, l->text);
         cairo_restore(cr);
       }
@@ -1029,7 +1029,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     char buf[96];
     snprintf(buf, sizeof buf, "%s %d", task->comm && *task->comm ? task->comm : "?", task->tid);
     set_rgb(cr, v->task_focus[rw->task] && !v->task_match[rw->task] ? style->background : style->text);
-    cairo_move_to(cr, 12, y + rh - 3);
+    cairo_move_to(cr, 12, y + rsp_text_baseline(cr, rh));
     cairo_show_text(cr, buf);
   }
   cairo_restore(cr);

@@ -35,6 +35,11 @@ static rsp_rgb pixel(cairo_surface_t *s, int x, int y)
   return (rsp_rgb){ ((v >> 16) & 255) / 255.0, ((v >> 8) & 255) / 255.0, (v & 255) / 255.0 };
 }
 
+static double dist(rsp_rgb a, rsp_rgb b)
+{
+  return fabs(a.r - b.r) + fabs(a.g - b.g) + fabs(a.b - b.b);
+}
+
 #define CHECK_COLOUR(surface, x, y, want)                                                        \
   do {                                                                                          \
     rsp_rgb got_ = pixel(surface, x, y), want_ = (want);                                        \
@@ -197,6 +202,15 @@ int main(void)
   CHECK_STR(label, "__libc_read");
   CHECK_EQ(dur, 500 * US);
   CHECK_EQ(merged, 3);
+  /* issue 17: "__libc_recv" read "libc recv": the label's underscores fell on the white line under
+   * the box, white on white. Its leading "__" is inked inside the box (rows YC + 1 .. YC + rh - 2). */
+  {
+    bool inked = false;
+    for (int x = X(0) + 3; x < X(0) + 12; x++)
+      for (int y = YC(2) + 1; y <= YC(2) + rh - 2; y++)
+        inked |= dist(pixel(s, x, y), st->both) > 0.6;
+    CHECK(inked);
+  }
   CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(575), YC(2) + mid, &label, &dur, &merged));
   CHECK_STR(label, "work");
   CHECK_EQ(dur, 150 * US);
@@ -213,8 +227,8 @@ int main(void)
   CHECK_EQ(dur, 150 * US);
   CHECK_COLOUR(s, X(100), YC(6) + 2, st->process_bg);
   CHECK_COLOUR(s, X(155), YC(6) + 2, st->background);
-  CHECK_COLOUR(s, X(50), YC(7) + 2, st->run);
-  CHECK_COLOUR(s, X(50), YC(8) + 2, st->run);
+  CHECK_COLOUR(s, X(50), YC(7) + rh - 2, st->run); /* below the label (white on red) */
+  CHECK_COLOUR(s, X(50), YC(8) + rh - 2, st->run);
   CHECK_COLOUR(s, X(120), YC(8) + 2, st->background);
   CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(50), YC(8) + mid, &label, &dur, &merged));
   CHECK_STR(label, "produce");
