@@ -37,6 +37,7 @@ typedef struct win {
   GtkTreeModel *picker_filter;
   GtkWidget *histograms_split; /* the views above, the histograms below */
   GtkWidget *help_overlay;     /* F1 or ?: the keys */
+  GtkWidget *path_combo;       /* the flame view's path picker */
   int flame_scroll;          /* pixels of the flame view above its top edge; -1: show path 0's base */
   rsp_viewport cvp;          /* the consolidated view's own (x is accumulated duration); scroll_y -1: bottom */
   uint64_t range_t0, range_t1; /* the time range selected (0, 0: none): the consolidated view gathers it */
@@ -112,6 +113,8 @@ bool flame_pane_open(win *w, int32_t pid);
 void flame_pane_drop(win *w);
 bool flame_pane_hit(win *w, double x, double y, rsp_hit *hit);
 bool flame_pane_click(win *w, double x, double y);
+/* Control path P shown: the flame view over its time, its base row at the bottom edge. */
+bool flame_pane_show_path(win *w, rsp_path_id p);
 
 /* ---- consolidated-pane.c -------------------------------------------------------------------- */
 void consolidated_pane_attach(win *w);

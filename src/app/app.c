@@ -383,7 +383,7 @@ static void on_destroy(GtkWidget *widget, gpointer data)
 {
   win *w = data;
   settings_save_window(w);
-  w->explanation_view = NULL; /* gone with the window: not updated when the flame view is dropped */
+  w->explanation_view = w->path_combo = NULL; /* gone with the window: not updated when the flame view is dropped */
   if (w->loader) {
     rsp_loader_abandon(w->loader);
     w->loader = NULL;

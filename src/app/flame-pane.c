@@ -6,6 +6,9 @@
 #include <math.h>
 #include <string.h>
 
+static void fill_paths(win *w);
+static void on_path_chosen(GtkComboBox *combo, gpointer data);
+
 void flame_pane_drop(win *w)
 {
   if (w->view)
@@ -16,8 +19,10 @@ void flame_pane_drop(win *w)
   w->flame = NULL;
   rsp_paths_free(w->paths);
   w->paths = NULL;
+  fill_paths(w);
   explanation_pane_update(w);
 }
+
 
 /* The flame view of process PID: its control paths, shown on the Flame page. */
 bool flame_pane_open(win *w, int32_t pid)
@@ -33,6 +38,7 @@ bool flame_pane_open(win *w, int32_t pid)
     return false;
   }
   w->flame = rsp_flame_view_new(w->paths);
+  rsp_flame_view_set_show_links(w->flame, gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w->links_check)));
   w->flame_scroll = -1;
   consolidated_pane_rebuild(w);
   /* the process of interest's wait chain highlighted in the running view */
@@ -44,6 +50,7 @@ bool flame_pane_open(win *w, int32_t pid)
                                          pid, rsp_paths_n_paths(w->paths), rsp_paths_n_tasks(w->paths),
                                          rsp_paths_n_processes(w->paths));
   gtk_label_set_text(GTK_LABEL(w->flame_label), msg);
+  fill_paths(w);
   explanation_pane_update(w);
   /* the process selected: the histograms show its profiles */
   rsp_histogram_pane_set_pid(w->histograms, pid);
@@ -250,8 +257,61 @@ static gboolean on_flame_key(GtkWidget *area, GdkEventKey *ev, gpointer data)
 }
 
 
+/* The control paths, one entry each, for the path picker. */
+static void fill_paths(win *w)
+{
+  if (!w->path_combo) /* the window is gone */
+    return;
+  GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(w->path_combo);
+  g_signal_handlers_block_by_func(combo, on_path_chosen, w);
+  gtk_combo_box_text_remove_all(combo);
+  for (uint32_t p = 0; w->paths && p < rsp_paths_n_paths(w->paths); p++) {
+    const rsp_path *path = rsp_paths_path(w->paths, p);
+    rsp_elem_id first = rsp_paths_path_elem(w->paths, p, 0);
+    const rsp_path_elem *e = first != RSP_NO_ID ? rsp_paths_elem(w->paths, first) : NULL;
+    const rsp_task *t = e && e->task < rsp_model_n_tasks(w->model) ? rsp_model_task(w->model, e->task) : NULL;
+    char at[48], len[48];
+    g_autofree char *text = g_strdup_printf(p ? _("Path %u: %s %d, at %s for %s") : _("Path %u (the process's own): %s %d, at %s for %s"),
+                                            p, t && t->comm ? t->comm : "?", t ? t->tid : -1,
+                                            rsp_format_duration(path->start - w->lo, at, sizeof at),
+                                            rsp_format_duration(path->end - path->start, len, sizeof len));
+    gtk_combo_box_text_append_text(combo, text);
+  }
+  gtk_combo_box_set_active(GTK_COMBO_BOX(combo), -1);
+  gtk_widget_set_sensitive(w->path_combo, w->paths != NULL);
+  g_signal_handlers_unblock_by_func(combo, on_path_chosen, w);
+}
+
+bool flame_pane_show_path(win *w, rsp_path_id p)
+{
+  if (!w->paths || p >= rsp_paths_n_paths(w->paths))
+    return false;
+  const rsp_path *path = rsp_paths_path(w->paths, p);
+  uint64_t span = MAX(path->end - path->start, 1000), margin = span / 20;
+  w->vp.t0 = path->start > w->lo + margin ? path->start - margin : w->lo;
+  w->vp.t1 = MIN(path->end + margin, w->hi);
+  if (w->vp.t1 <= w->vp.t0)
+    w->vp.t1 = w->vp.t0 + 1000;
+  /* its base row at the view's bottom edge, as path 0's is at first */
+  int page = gtk_widget_get_allocated_height(w->flame_area) - style()->ruler_height;
+  w->flame_scroll = flame_scroll_clamp(w, (rsp_flame_view_path_row(w->flame, p) + 2) * style()->row_height - page);
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
+  app_redraw(w);
+  return true;
+}
+
+static void on_path_chosen(GtkComboBox *combo, gpointer data)
+{
+  int p = gtk_combo_box_get_active(combo);
+  if (p >= 0)
+    flame_pane_show_path(data, (rsp_path_id)p);
+}
+
 void flame_pane_attach(win *w)
 {
+  w->path_combo = obj(w, "path_combo");
+  g_signal_connect(w->path_combo, "changed", G_CALLBACK(on_path_chosen), w);
+  fill_paths(w);
   w->flame_area = obj(w, "flame_area");
   w->flame_label = obj(w, "flame_label");
   g_signal_connect(w->view_stack, "notify::visible-child-name", G_CALLBACK(on_view_page), w);

@@ -230,6 +230,8 @@ void running_pane_on_toggle(GtkToggleButton *b, gpointer data)
     return;
   rsp_running_view_set_show_sleeps(w->view, gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w->sleeps_check)));
   rsp_running_view_set_show_links(w->view, gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w->links_check)));
+  if (w->flame) /* the flame view's links too */
+    rsp_flame_view_set_show_links(w->flame, gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w->links_check)));
   app_redraw(w);
 }
 

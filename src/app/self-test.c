@@ -84,6 +84,22 @@ static void flame_self_test(win *w, int32_t pid)
   int base_y = style()->ruler_height + rsp_flame_view_path_row(w->flame, 0) * rh - w->flame_scroll;
   g_autofree char *base = g_strdup_printf("the flame view shows the process of interest's base row (y %d of %d)", base_y, h);
   app_check(w, base_y >= style()->ruler_height && base_y + rh <= h, base);
+  /* the path picker: the last control path shown, over its time, its base row on screen */
+  uint32_t n_paths = rsp_paths_n_paths(w->paths);
+  int scroll = w->flame_scroll;
+  gtk_combo_box_set_active(GTK_COMBO_BOX(w->path_combo), (int)n_paths - 1);
+  pump();
+  const rsp_path *last = rsp_paths_path(w->paths, n_paths - 1);
+  int last_y = style()->ruler_height + rsp_flame_view_path_row(w->flame, n_paths - 1) * rh - w->flame_scroll;
+  g_autofree char *picked = g_strdup_printf("the path picker shows path %u: its time (%" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT
+                                            " in %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT "), its base row (y %d of %d)",
+                                            n_paths - 1, last->start, last->end, w->vp.t0, w->vp.t1, last_y, h);
+  app_check(w, w->vp.t0 <= last->start && last->end <= w->vp.t1 && last_y >= style()->ruler_height && last_y + rh <= h,
+            picked);
+  app_zoom_fit(w);
+  w->flame_scroll = scroll; /* path 0's base again, as at first */
+  gtk_widget_queue_draw(w->flame_area);
+  pump();
   /* search: the process's own name is on its frames in both flame views */
   const rsp_task *t = rsp_model_task(w->model, rsp_paths_task(w->paths, 0));
   gtk_entry_set_text(GTK_ENTRY(w->search_entry), t->comm);

@@ -51,6 +51,7 @@ struct rsp_flame_view {
   GStringChunk *labels;
   char *search;        /* folded search text, or NULL */
   uint64_t sel_t0, sel_t1; /* a selected time range shaded (0, 0: none) */
+  bool hide_links;     /* rsp_flame_view_set_show_links(false) */
 };
 
 typedef struct painted_frame {
@@ -468,7 +469,28 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     cairo_rectangle(cr, x0, style->ruler_height, x1 - x0 > 1 ? x1 - x0 : 1, vp->height);
     cairo_fill(cr);
   }
-  if (v->segments->len) {
+  if (v->segments->len && !v->hide_links) {
+    /* one line per pixel column and pair of rows: thousands of links zoomed out are one line a
+     * column, not a solid fill; and when they still crowd the plot, drawn faint */
+    GHashTable *seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    guint kept = 0;
+    for (guint i = 0; i < v->segments->len; i++) {
+      float *q = &g_array_index(v->segments, float, i * 4);
+      gint64 *key = g_new(gint64, 1);
+      *key = ((gint64)lrintf(q[0]) << 42) ^ ((gint64)lrintf(q[2]) << 28) ^ ((gint64)lrintf(q[1]) << 14) ^
+             (gint64)lrintf(q[3]);
+      if (g_hash_table_contains(seen, key)) {
+        g_free(key);
+        continue;
+      }
+      g_hash_table_add(seen, key);
+      memmove(&g_array_index(v->segments, float, kept * 4), q, 4 * sizeof(float));
+      kept++;
+    }
+    g_hash_table_destroy(seen);
+    g_array_set_size(v->segments, kept * 4);
+    double plot = vp->width - style->label_width;
+    double alpha = kept * 6 > plot ? MAX(0.15, plot / (kept * 6.0)) : 1.0;
     cairo_save(cr);
     cairo_rectangle(cr, style->label_width, style->ruler_height, vp->width - style->label_width, vp->height);
     cairo_clip(cr);
@@ -478,7 +500,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
       cairo_line_to(cr, q[2], q[3]);
     }
     cairo_set_line_width(cr, 1.5);
-    cairo_set_source_rgb(cr, style->link_wakeup.r, style->link_wakeup.g, style->link_wakeup.b);
+    cairo_set_source_rgba(cr, style->link_wakeup.r, style->link_wakeup.g, style->link_wakeup.b, alpha);
     cairo_stroke(cr);
     cairo_restore(cr);
   }
@@ -533,4 +555,9 @@ bool rsp_flame_view_hit(const rsp_flame_view *v, const rsp_viewport *vp, const r
                         rsp_elem_id *out)
 {
   return rsp_flame_view_frame_at(v, vp, style, x, y, out, NULL);
+}
+
+void rsp_flame_view_set_show_links(rsp_flame_view *v, bool show)
+{
+  v->hide_links = !show;
 }

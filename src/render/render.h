@@ -156,6 +156,9 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *view, const char *text);
 int rsp_flame_view_path_row(const rsp_flame_view *view, rsp_path_id path);
 /* Shades the time range [T0, T1) (T0 >= T1: none), a range selected in another view. */
 void rsp_flame_view_set_selection(rsp_flame_view *view, uint64_t t0, uint64_t t1);
+/* The wakeup links drawn between its rows (the default), or not. Zoomed out, links that fall on the
+ * same pixels are drawn once, and faint when they still crowd the plot. */
+void rsp_flame_view_set_show_links(rsp_flame_view *view, bool show);
 
 /* ---- Consolidated Flame View ---------------------------------------------------------------------
  * Matching pseudo-stacks merged and sorted by duration, level by level, each layer drawn as its stack

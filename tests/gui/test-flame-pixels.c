@@ -137,6 +137,16 @@ int main(void)
           found = true;
       }
     CHECK(found);
+    /* issue 17: the Links toggle applies to the flame view too */
+    rsp_flame_view_set_show_links(v, false);
+    rsp_flame_view_draw(v, cr, &vp, st);
+    found = false;
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dx = -1; dx <= 1; dx++)
+        found |= dist(pixel(s, lx + dx, ly + dy), st->link_wakeup) < 0.25;
+    CHECK(!found);
+    rsp_flame_view_set_show_links(v, true);
+    rsp_flame_view_draw(v, cr, &vp, st);
   }
   rsp_elem_id e;
   const char *label = NULL;
