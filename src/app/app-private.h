@@ -38,6 +38,7 @@ typedef struct win {
   GtkWidget *histograms_split; /* the views above, the histograms below */
   GtkWidget *help_overlay;     /* F1 or ?: the keys */
   GtkWidget *path_combo;       /* the flame view's path picker */
+  struct rsp_compare_window *compare; /* the last "Compare with…" window (it frees itself when closed) */
   int flame_scroll;          /* pixels of the flame view above its top edge; -1: show path 0's base */
   rsp_viewport cvp;          /* the consolidated view's own (x is accumulated duration); scroll_y -1: bottom */
   uint64_t range_t0, range_t1; /* the time range selected (0, 0: none): the consolidated view gathers it */
@@ -83,6 +84,8 @@ typedef struct app_accessible_name {
 } app_accessible_name;
 extern const app_accessible_name app_accessible_names[];
 extern const unsigned app_n_accessible_names;
+/* The compare window of this recording and OTHER (the toolbar's "Compare with…"). */
+void app_compare_with(win *w, const char *other);
 /* Loads PATH in the loading thread (the window shows it when done). */
 void app_load(win *w, const char *path);
 /* The window's story of process PID: its flame and consolidated views, the explanation beside the

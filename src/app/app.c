@@ -323,10 +323,35 @@ static void on_open(GtkButton *b, gpointer data)
   gtk_widget_destroy(dlg);
 }
 
+/* "Compare with…": the compare window (as rsp-view --diff opens it) of this recording and another. */
+void app_compare_with(win *w, const char *other)
+{
+  rsp_compare_options co = { .file_a = w->path, .file_b = other, .resolution = w->options->resolution,
+                             .first_class = w->options->histogram_class };
+  w->compare = rsp_compare_window_open(w->app, &co);
+}
+
+static void on_compare(GtkButton *b, gpointer data)
+{
+  win *w = data;
+  if (!w->path)
+    return;
+  GtkWidget *dlg = gtk_file_chooser_dialog_new(_("Compare with a recording"), GTK_WINDOW(w->window),
+                                               GTK_FILE_CHOOSER_ACTION_OPEN, _("_Cancel"), GTK_RESPONSE_CANCEL,
+                                               _("_Compare"), GTK_RESPONSE_ACCEPT, NULL);
+  if (gtk_dialog_run(GTK_DIALOG(dlg)) == GTK_RESPONSE_ACCEPT) {
+    g_autofree char *file = gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(dlg));
+    if (file)
+      app_compare_with(w, file);
+  }
+  gtk_widget_destroy(dlg);
+}
+
 /* Accessible names, for screen readers and for the GUI tests (which find widgets by them). */
 const app_accessible_name app_accessible_names[] = {
   { "open_button", N_("Open recording") },
   { "recent_button", N_("Recent recordings") },
+  { "compare_button", N_("Compare with another recording") },
   { "legend_label", N_("Colour legend") },
   { "process_button", N_("Choose process") },
   { "view_switcher", N_("View") },
@@ -580,6 +605,7 @@ static void on_activate(GtkApplication *app, gpointer data)
   g_signal_connect(obj(w, "zoom_fit_button"), "clicked", G_CALLBACK(zoom_fit_clicked), w);
   g_signal_connect(obj(w, "cancel_button"), "clicked", G_CALLBACK(on_cancel), w);
   g_signal_connect(obj(w, "open_button"), "clicked", G_CALLBACK(on_open), w);
+  g_signal_connect(obj(w, "compare_button"), "clicked", G_CALLBACK(on_compare), w);
   g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);
   attach_help(w);
   settings_restore_window(w);

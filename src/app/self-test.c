@@ -333,6 +333,19 @@ gboolean app_self_test_step(gpointer data)
   gtk_widget_queue_draw(w->area);
   pump();
   histograms_self_test(w);
+  /* "Compare with…" opens the compare window from the app (it was reachable with --diff only) */
+  guint windows = g_list_length(gtk_application_get_windows(w->app));
+  app_compare_with(w, w->path);
+  pump();
+  GtkWidget *compare = NULL;
+  for (GList *l = gtk_application_get_windows(w->app); l; l = l->next)
+    if (GTK_WIDGET(l->data) != w->window)
+      compare = l->data;
+  app_check(w, compare && g_list_length(gtk_application_get_windows(w->app)) == windows + 1,
+            "Compare with… opens the compare window");
+  if (compare)
+    gtk_widget_destroy(compare); /* cancels its loading */
+  pump();
   printf("self-test: done, closing\n");
   fflush(stdout);
   gtk_widget_destroy(w->window);
