@@ -581,6 +581,8 @@ static void on_activate(GtkApplication *app, gpointer data)
   w->details_view = obj(w, "details_view");
   w->view_stack = obj(w, "view_stack");
   w->search_entry = obj(w, "search_entry");
+  /* the switcher's buttons as wide as their labels, so the toolbar fits 1280 pixels */
+  gtk_box_set_homogeneous(GTK_BOX(obj(w, "view_switcher")), FALSE);
   running_pane_attach(w);
   flame_pane_attach(w);
   consolidated_pane_attach(w);
