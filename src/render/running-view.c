@@ -1180,10 +1180,30 @@ char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
     if (sl->wake_time)
       g_string_append_printf(s, "scheduler delay %s\n", rsp_format_duration(sl->end - sl->wake_time, a, sizeof a));
     if (sl->wake_link != RSP_NO_ID) {
+      /* who woke it: the run that fired its wakeup. A network or disk link starts at the run that
+       * began the operation (for a reply, the sleeper's own send): beside it the WAKEUP link into
+       * the same run names the sender (on loopback) that fired it (issue 17: "woken (network) by"
+       * the sleeper itself, where the recording shows the server's sched_waking). */
       const rsp_link *l = rsp_model_link(m, sl->wake_link);
-      if (l->from_run != RSP_NO_ID)
-        g_string_append_printf(s, "woken (%s) by %s\n", link_kind_name(l->kind),
-                               task_name(m, rsp_model_run(m, l->from_run)->task, name, sizeof name));
+      rsp_task_id waker = RSP_NO_ID;
+      if (l->kind == RSP_LINK_WAKEUP && l->from_run != RSP_NO_ID)
+        waker = rsp_model_run(m, l->from_run)->task;
+      if (waker == RSP_NO_ID && l->to_run != RSP_NO_ID) {
+        uint32_t n = 0;
+        rsp_link_id first = rsp_model_run_links_in(m, l->to_run, &n);
+        for (uint32_t k = 0; k < n && waker == RSP_NO_ID; k++) {
+          const rsp_link *w = rsp_model_link(m, first + k);
+          if (w->kind == RSP_LINK_WAKEUP && w->from_run != RSP_NO_ID && (w->sleep == hit->sleep || w->sleep == RSP_NO_ID))
+            waker = rsp_model_run(m, w->from_run)->task;
+        }
+      }
+      if (waker == RSP_NO_ID && l->from_run != RSP_NO_ID && rsp_model_run(m, l->from_run)->task != sl->task)
+        waker = rsp_model_run(m, l->from_run)->task;
+      if (waker != RSP_NO_ID)
+        g_string_append_printf(s, "woken (%s) by %s\n", link_kind_name(l->kind), task_name(m, waker, name, sizeof name));
+      else
+        g_string_append_printf(s, "woken (%s) from outside the recording's tasks (a peer, a device, an interrupt)\n",
+                               link_kind_name(l->kind));
     }
     if (sl->disk_op != RSP_NO_ID) {
       const rsp_disk_op *d = rsp_model_disk_op(m, sl->disk_op);

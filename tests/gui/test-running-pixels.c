@@ -91,8 +91,45 @@ static int X(int us)
   return st->label_width + us;
 }
 
+/* Issue 17: a sleep ended by data on loopback is woken by the sender's run (its sched_waking), not
+ * by the sleeper, whose own recv began the network operation. Beta waits in recv on SK; alpha
+ * sends, and its softirq wakes beta. */
+static void test_loopback_waker(void)
+{
+  enum { SK = 0x10000 };
+  tb *t = tb_new(false);
+  tb_comm(t, 0, 0, A, "alpha", false);
+  tb_comm(t, 0, 1, B, "beta", false);
+  sw(t, 40, 0, IDLE, "R", A);
+  sw(t, 40, 1, IDLE, "R", B);
+  tb_sock(t, TB_RECV, 50 * US, 1, B, SK);
+  sw(t, 60, 1, B, "S", IDLE);
+  tb_sock(t, TB_SEND, 400 * US, 0, A, SK + 1);
+  tb_sock(t, TB_DATA_READY, 401 * US, 0, A, SK);
+  tb_next_stack(t, "try_to_wake_up,sock_def_readable,tcp_data_queue,net_rx_action,handle_softirqs,do_softirq,"
+                   "__local_bh_enable_ip,__dev_queue_xmit,tcp_sendmsg|send");
+  tb_waking(t, 402 * US, 0, A, B, 1);
+  sw(t, 420, 1, IDLE, "R", B);
+  tb_sock(t, TB_RECV, 421 * US, 1, B, SK);
+  sw(t, 500, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id b = find_task(m, B, 0);
+  rsp_sleep_id id = rsp_model_task_sleep(m, b, 0);
+  CHECK_EQ(rsp_model_sleep(m, id)->end_cause, RSP_SLEEP_END_NETWORK);
+  rsp_running_view *v = rsp_running_view_new(m);
+  rsp_hit hit = { .kind = RSP_HIT_SLEEP, .pid = B, .task = b, .run = RSP_NO_ID, .sleep = id };
+  char *text = rsp_running_view_describe(v, &hit);
+  if (!strstr(text, "woken (network) by alpha"))
+    fprintf(stderr, "the loopback sleep's description names the wrong waker:\n%s\n", text);
+  CHECK(strstr(text, "woken (network) by alpha") != NULL);
+  g_free(text);
+  rsp_running_view_free(v);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_loopback_waker();
   st = rsp_style_default();
   rsp_model *m = build();
   rsp_running_view *v = rsp_running_view_new(m);
