@@ -23,8 +23,9 @@ typedef struct row {
   bool process; /* a process header (or the fold row), else a thread */
   bool fold;    /* the "other processes" row between the processes put first and the rest */
   int32_t pid;
-  rsp_task_id task; /* threads: the task; headers: the process's first task */
+  rsp_task_id task; /* threads: the task (its last generation); headers: the process's first task */
   uint32_t proc;    /* index into view->procs */
+  uint32_t gen0, n_gen; /* threads: the generations of the thread (one per exec), proc_tasks[gen0..] */
 } row;
 
 typedef struct rect {
@@ -162,13 +163,23 @@ static void rebuild_rows(rsp_running_view *v)
     }
     row h = { .process = true, .pid = pr->pid, .task = v->proc_tasks[pr->first_task], .proc = p };
     g_array_append_val(v->rows, h);
-    for (uint32_t i = 0; i < pr->n_tasks; i++) {
-      rsp_task_id t = v->proc_tasks[pr->first_task + i];
-      if (!rsp_model_task(v->model, t)->n_runs)
-        continue;
-      row r = { .process = false, .pid = pr->pid, .task = t, .proc = p };
-      v->task_row[t] = (int32_t)v->rows->len;
-      g_array_append_val(v->rows, r);
+    /* one row per thread: its generations (an exec starts a new one, with the same tid) share it */
+    for (uint32_t i = 0; i < pr->n_tasks;) {
+      uint32_t j = i + 1;
+      int32_t tid = rsp_model_task(v->model, v->proc_tasks[pr->first_task + i])->tid;
+      while (j < pr->n_tasks && rsp_model_task(v->model, v->proc_tasks[pr->first_task + j])->tid == tid)
+        j++;
+      row r = { .process = false, .pid = pr->pid, .task = RSP_NO_ID, .proc = p, .gen0 = pr->first_task + i,
+                .n_gen = j - i };
+      for (uint32_t g = i; g < j; g++)
+        if (rsp_model_task(v->model, v->proc_tasks[pr->first_task + g])->n_runs)
+          r.task = v->proc_tasks[pr->first_task + g]; /* the last generation that ran names the row */
+      if (r.task != RSP_NO_ID) {
+        for (uint32_t g = i; g < j; g++)
+          v->task_row[v->proc_tasks[pr->first_task + g]] = (int32_t)v->rows->len;
+        g_array_append_val(v->rows, r);
+      }
+      i = j;
     }
   }
 }
@@ -833,9 +844,11 @@ static void draw_highlights(rsp_running_view *v, cairo_t *cr, const rsp_viewport
     if (rw->process)
       continue;
     double cur0 = 0, cur1 = -1e9;
-    for (guint i = first_highlight_of(v, rw->task); i < v->highlights->len; i++) {
+    for (uint32_t g = 0; g < rw->n_gen; g++) {
+    rsp_task_id gt = v->proc_tasks[rw->gen0 + g];
+    for (guint i = first_highlight_of(v, gt); i < v->highlights->len; i++) {
       const rsp_highlight *h = &g_array_index(v->highlights, rsp_highlight, i);
-      if (h->task != rw->task || h->start > vp->t1)
+      if (h->task != gt || h->start > vp->t1)
         break;
       if (h->end < vp->t0)
         continue;
@@ -854,6 +867,7 @@ static void draw_highlights(rsp_running_view *v, cairo_t *cr, const rsp_viewport
         cairo_rectangle(cr, floor(cur0) + 1, y + 1, MAX(floor(cur1) - floor(cur0) - 2, 3), rh - 2);
       cur0 = x0;
       cur1 = x1;
+    }
     }
     if (cur1 > cur0)
       cairo_rectangle(cr, floor(cur0) + 1, y + 1, MAX(floor(cur1) - floor(cur0) - 2, 3), rh - 2);
@@ -877,8 +891,13 @@ static void draw_highlight_marks(rsp_running_view *v, cairo_t *cr, const rsp_vie
     if (y >= vp->height)
       break;
     const row *rw = &g_array_index(v->rows, row, r);
-    guint i = rw->process ? v->highlights->len : first_highlight_of(v, rw->task);
-    if (i < v->highlights->len && g_array_index(v->highlights, rsp_highlight, i).task == rw->task)
+    bool marked = false;
+    for (uint32_t g = 0; g < rw->n_gen && !marked; g++) {
+      rsp_task_id gt = v->proc_tasks[rw->gen0 + g];
+      guint i = first_highlight_of(v, gt);
+      marked = i < v->highlights->len && g_array_index(v->highlights, rsp_highlight, i).task == gt;
+    }
+    if (marked)
       cairo_rectangle(cr, 0, y, 5, style->row_height);
   }
   cairo_fill(cr);
@@ -943,11 +962,12 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
       cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
       continue;
     }
-    rsp_task_id t = rw->task;
     if (r % 2) {
       rect alt = { (float)style->label_width, (float)y, (float)plot, (float)rh };
       g_array_append_val(v->batch[KIND_ALT], alt);
     }
+    for (uint32_t g = 0; g < rw->n_gen; g++) {
+    rsp_task_id t = v->proc_tasks[rw->gen0 + g];
     draw_ctx c = { .cr = cr, .v = v, .style = style, .vp = vp, .task = t, .y = y + 1, .h = rh - 2,
                    .row_top = y, .pend_kind = -1 };
     if (v->show_sleeps) {
@@ -965,6 +985,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     flush(&c);
     walk(v->net + v->net_off[t], v->net_off[t + 1] - v->net_off[t], vp, style, emit_net, &c);
     flush(&c);
+    }
   }
   /* one fill per colour: alternate rows, sleeps, I/O sleeps, matches, then labels, then runs */
   static const int order[] = { KIND_ALT, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_RUN, KIND_DISK, KIND_NET, KIND_CHAIN };
@@ -1068,21 +1089,29 @@ void rsp_running_view_hit(const rsp_running_view *v, const rsp_viewport *vp, con
   /* a pixel's worth of tolerance, so narrow runs can be pointed at */
   uint64_t t = rsp_viewport_time(vp, style, x);
   uint64_t slack = rsp_viewport_time(vp, style, x + 1) - t;
-  rsp_task_id task = rw->task;
-  const interval *runs = v->runs + v->run_off[task];
-  uint32_t nr = v->run_off[task + 1] - v->run_off[task];
-  uint32_t i = first_ending_after(runs, nr, t > slack ? t - slack : 0);
-  if (i < nr && runs[i].start <= t + slack) {
-    out->kind = RSP_HIT_RUN;
-    out->run = rsp_model_task_run(v->model, task, i);
-    return;
+  for (uint32_t g = 0; g < rw->n_gen; g++) { /* the generation (exec) whose run is there */
+    rsp_task_id task = v->proc_tasks[rw->gen0 + g];
+    const interval *runs = v->runs + v->run_off[task];
+    uint32_t nr = v->run_off[task + 1] - v->run_off[task];
+    uint32_t i = first_ending_after(runs, nr, t > slack ? t - slack : 0);
+    if (i < nr && runs[i].start <= t + slack) {
+      out->kind = RSP_HIT_RUN;
+      out->task = task;
+      out->run = rsp_model_task_run(v->model, task, i);
+      return;
+    }
   }
-  const interval *sl = v->sleeps + v->sleep_off[task];
-  uint32_t ns = v->sleep_off[task + 1] - v->sleep_off[task];
-  i = first_ending_after(sl, ns, t);
-  if (v->show_sleeps && i < ns && sl[i].start <= t) {
-    out->kind = RSP_HIT_SLEEP;
-    out->sleep = rsp_model_task_sleep(v->model, task, i);
+  for (uint32_t g = 0; g < rw->n_gen && v->show_sleeps; g++) {
+    rsp_task_id task = v->proc_tasks[rw->gen0 + g];
+    const interval *sl = v->sleeps + v->sleep_off[task];
+    uint32_t ns = v->sleep_off[task + 1] - v->sleep_off[task];
+    uint32_t i = first_ending_after(sl, ns, t);
+    if (i < ns && sl[i].start <= t) {
+      out->kind = RSP_HIT_SLEEP;
+      out->task = task;
+      out->sleep = rsp_model_task_sleep(v->model, task, i);
+      return;
+    }
   }
 }
 

@@ -127,10 +127,48 @@ static void test_loopback_waker(void)
   rsp_model_free(m);
 }
 
+/* Issue 17: one thread shown as two rows after exec. Alpha runs 100-200 us, execs "omega" at
+ * 150 us, runs again 300-400: one row, each generation's runs on it, hit as its own. */
+static void test_exec_one_row(void)
+{
+  tb *t = tb_new(false);
+  tb_comm(t, 0, 0, A, "alpha", false);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_comm(t, 150 * US, 0, A, "omega", true);
+  sw(t, 200, 0, A, "S", IDLE);
+  sw(t, 300, 0, IDLE, "R", A);
+  sw(t, 400, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id g0 = find_task(m, A, 0), g1 = find_task(m, A, 1);
+  CHECK(g0 != RSP_NO_ID && g1 != RSP_NO_ID && g0 != g1);
+  rsp_running_view *v = rsp_running_view_new(m);
+  rsp_viewport vp = { .t0 = 0, .t1 = 1000 * US, .width = st->label_width + 1000, .height = 100 };
+  CHECK_EQ(rsp_running_view_n_rows(v), 2); /* the process, its one thread */
+  int y = st->ruler_height + st->row_height;
+  CHECK_EQ(rsp_running_view_task_y(v, &vp, st, g0), y);
+  CHECK_EQ(rsp_running_view_task_y(v, &vp, st, g1), y);
+  rsp_hit hit;
+  rsp_running_view_hit(v, &vp, st, X(120), y + st->row_height / 2, &hit);
+  CHECK_EQ(hit.kind, RSP_HIT_RUN);
+  rsp_running_view_hit(v, &vp, st, X(350), y + st->row_height / 2, &hit);
+  CHECK_EQ(hit.kind, RSP_HIT_RUN);
+  CHECK(hit.run != RSP_NO_ID && rsp_model_run(m, hit.run)->start == 300 * US);
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, vp.width, vp.height);
+  cairo_t *cr = cairo_create(s);
+  rsp_running_view_draw(v, cr, &vp, st);
+  CHECK_COLOUR(s, X(120), y + st->row_height / 2, st->run);
+  CHECK_COLOUR(s, X(350), y + st->row_height / 2, st->run);
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  rsp_running_view_free(v);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
-  test_loopback_waker();
   st = rsp_style_default();
+  test_loopback_waker();
+  test_exec_one_row();
   rsp_model *m = build();
   rsp_running_view *v = rsp_running_view_new(m);
   rsp_viewport vp = { .t0 = 0, .t1 = 1000 * US, .width = st->label_width + 1000, .height = 200 };
