@@ -38,6 +38,7 @@ typedef struct win {
   GtkWidget *histograms_split; /* the views above, the histograms below */
   GtkWidget *help_overlay;     /* F1 or ?: the keys */
   GtkWidget *path_combo;       /* the flame view's path picker */
+  int match_index;             /* the search match stepped to last (-1: none yet) */
   struct rsp_compare_window *compare; /* the last "Compare with…" window (it frees itself when closed) */
   int flame_scroll;          /* pixels of the flame view above its top edge; -1: show path 0's base */
   rsp_viewport cvp;          /* the consolidated view's own (x is accumulated duration); scroll_y -1: bottom */
@@ -108,6 +109,9 @@ void running_pane_show_hit(win *w, double x, double y);
 void running_pane_on_filter(GtkSearchEntry *entry, gpointer data);
 void running_pane_on_sort(GtkComboBox *combo, gpointer data);
 void running_pane_on_toggle(GtkToggleButton *b, gpointer data);
+/* F3 / Shift+F3, Enter in Search: the next (DIR 1) or previous (-1) match shown in the running
+ * view, outlined, in the middle; false when there is none. */
+bool running_pane_step_match(win *w, int dir);
 
 /* ---- flame-pane.c --------------------------------------------------------------------------- */
 void flame_pane_attach(win *w);

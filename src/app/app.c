@@ -120,9 +120,15 @@ bool app_begin_drag(win *w, GtkWidget *area, const GdkEventButton *ev)
   return true;
 }
 
+static void on_search_activate(GtkEntry *entry, gpointer data)
+{
+  running_pane_step_match(data, 1);
+}
+
 void app_on_search(GtkSearchEntry *entry, gpointer data)
 {
   win *w = data;
+  w->match_index = -1;
   if (!w->view)
     return;
   const char *text = gtk_entry_get_text(GTK_ENTRY(entry));
@@ -130,7 +136,7 @@ void app_on_search(GtkSearchEntry *entry, gpointer data)
   w->flame_matches = w->flame ? rsp_flame_view_set_search(w->flame, text) : 0;
   w->consolidated_matches = w->consolidated ? rsp_consolidated_view_set_search(w->consolidated, text) : 0;
   if (*text) {
-    g_autofree char *s = g_strdup_printf(_("%u matches for \"%s\" (tasks, and sleeps whose label matches)"), n, text);
+    g_autofree char *s = g_strdup_printf(_("%u matches for \"%s\" (tasks, and sleeps whose label matches); Enter or F3 steps through them"), n, text);
     g_autofree char *f = w->flame ? g_strdup_printf(_("%s\nFlame view: %u functions or processes match; consolidated flame view: %u frames"),
                                                     s, w->flame_matches, w->consolidated_matches)
                                   : NULL;
@@ -499,6 +505,10 @@ static gboolean on_window_key(GtkWidget *window, GdkEventKey *ev, gpointer data)
   GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(window));
   bool typing = focus && GTK_IS_EDITABLE(focus);
   bool ctrl = ev->state & GDK_CONTROL_MASK;
+  if (ev->keyval == GDK_KEY_F3) {
+    running_pane_step_match(w, (ev->state & GDK_SHIFT_MASK) ? -1 : 1);
+    return TRUE;
+  }
   if (ev->keyval == GDK_KEY_question && !typing && !ctrl) {
     g_action_group_activate_action(G_ACTION_GROUP(window), "show-help-overlay", NULL);
     return TRUE;
@@ -602,6 +612,7 @@ static void on_activate(GtkApplication *app, gpointer data)
     gtk_entry_set_text(GTK_ENTRY(w->search_entry), w->options->search);
 
   g_signal_connect(w->search_entry, "search-changed", G_CALLBACK(app_on_search), w);
+  g_signal_connect(w->search_entry, "activate", G_CALLBACK(on_search_activate), w);
   g_signal_connect(obj(w, "zoom_in_button"), "clicked", G_CALLBACK(zoom_in_clicked), w);
   g_signal_connect(obj(w, "zoom_out_button"), "clicked", G_CALLBACK(zoom_out_clicked), w);
   g_signal_connect(obj(w, "zoom_fit_button"), "clicked", G_CALLBACK(zoom_fit_clicked), w);
@@ -622,6 +633,7 @@ int rsp_app_run(const rsp_app_options *options)
 {
   win *w = g_new0(win, 1);
   w->options = options;
+  w->match_index = -1;
   w->app = gtk_application_new("org.rsp.View", G_APPLICATION_NON_UNIQUE);
   g_signal_connect(w->app, "activate", G_CALLBACK(on_activate), w);
   char *argv[] = { (char *)"rsp-view", NULL };

@@ -260,3 +260,35 @@ void running_pane_attach(win *w)
   g_signal_connect(w->sleeps_check, "toggled", G_CALLBACK(running_pane_on_toggle), w);
   g_signal_connect(w->links_check, "toggled", G_CALLBACK(running_pane_on_toggle), w);
 }
+
+bool running_pane_step_match(win *w, int dir)
+{
+  if (!w->view)
+    return false;
+  uint32_t n = rsp_running_view_n_match_items(w->view);
+  if (!n) {
+    gtk_label_set_text(GTK_LABEL(w->status_label), _("No match to step to: type in Search first"));
+    return false;
+  }
+  w->match_index = w->match_index < 0 ? (dir > 0 ? 0 : (int)n - 1) : (int)((w->match_index + (int)n + dir) % (int)n);
+  rsp_highlight m;
+  rsp_running_view_match_item(w->view, (uint32_t)w->match_index, &m);
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "running");
+  if (rsp_running_view_task_y(w->view, &w->vp, style(), m.task) < 0 && rsp_running_view_others_folded(w->view)) {
+    rsp_running_view_set_others_folded(w->view, false); /* under 'other processes': shown */
+    running_pane_update_scroll(w);
+  }
+  /* the match in the middle, at the zoom shown unless it is longer than that */
+  uint64_t span = w->vp.t1 - w->vp.t0, len = m.end > m.start ? m.end - m.start : 1;
+  if (len * 10 > span * 8)
+    span = len + len / 4;
+  uint64_t mid = m.start + len / 2, t0 = mid > w->lo + span / 2 ? mid - span / 2 : w->lo;
+  w->vp.t0 = t0;
+  w->vp.t1 = MIN(t0 + span, w->hi);
+  rsp_running_view_set_highlights(w->view, &m, 1);
+  running_pane_scroll_to_task(w, m.task);
+  g_autofree char *what = g_strdup_printf(_("Match %d of %u (F3: next, Shift+F3: previous)"), w->match_index + 1, n);
+  app_set_details(w, what);
+  app_redraw(w);
+  return true;
+}

@@ -107,6 +107,27 @@ static void flame_self_test(win *w, int32_t pid)
   g_autofree char *found = g_strdup_printf("searching \"%s\" finds it in the flame view (%u) and the consolidated view (%u)",
                                            t->comm, w->flame_matches, w->consolidated_matches);
   app_check(w, w->flame_matches > 0 && w->consolidated_matches > 0, found);
+  /* and steps through its matches in the running view (issue 17: it only counted them) */
+  uint32_t items = rsp_running_view_n_match_items(w->view);
+  uint64_t span = w->vp.t1 - w->vp.t0;
+  bool stepped = running_pane_step_match(w, 1);
+  rsp_highlight m0 = { 0 };
+  rsp_running_view_match_item(w->view, 0, &m0);
+  g_autofree char *step = g_strdup_printf("Enter/F3 steps to the first of %u matches, outlined and in sight", items);
+  app_check(w, stepped && w->match_index == 0 && rsp_running_view_n_highlights(w->view) == 1 &&
+                   w->vp.t0 <= m0.start && m0.end <= w->vp.t1 && m0.task < rsp_model_n_tasks(w->model) &&
+                   rsp_running_view_task_y(w->view, &w->vp, style(), m0.task) >= 0,
+            step);
+  if (items > 1) {
+    running_pane_step_match(w, 1);
+    running_pane_step_match(w, -1);
+    running_pane_step_match(w, -1);
+    app_check(w, w->match_index == (int)items - 1, "Shift+F3 steps back, round to the last match");
+  }
+  w->vp.t0 = w->lo, w->vp.t1 = w->lo + span; /* as it was */
+  rsp_running_view_set_highlights(w->view, NULL, 0);
+  gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
+  settle(w->flame_area);
   gtk_entry_set_text(GTK_ENTRY(w->search_entry), "");
   app_on_search(GTK_SEARCH_ENTRY(w->search_entry), w);
   app_check(w, w->flame_matches == 0, "clearing the search clears the flame view's matches");
@@ -191,6 +212,11 @@ static void first_open_self_test(win *w)
   g_autofree char *pidtext = g_strdup_printf("[%d]", pid);
   app_check(w, gtk_widget_get_mapped(w->explanation_view) && strstr(text, pidtext),
             "the explanation beside it names the process");
+  /* issue 17: hex frames and no word why; running time in code without symbols is said, with why */
+  rsp_categories cats;
+  rsp_categories_compute(w->paths, &cats);
+  if (cats.ns[RSP_CAT_UNKNOWN_STACK])
+    app_check(w, strstr(text, "Symbols missing") != NULL, "the explanation says where symbols are missing, and why");
   app_check(w, rsp_histogram_pane_pid(w->histograms) == pid, "the histograms show the process of interest's");
   rsp_hit hit;
   rsp_running_view_hit(w->view, &w->vp, style(), 20, style()->ruler_height + 1, &hit);

@@ -230,6 +230,10 @@ void rsp_running_view_set_highlights(rsp_running_view *view, const rsp_highlight
 uint32_t rsp_running_view_n_highlights(const rsp_running_view *view);
 /* The colour the highlights are drawn in. */
 rsp_rgb rsp_running_view_highlight_color(void);
+/* The search's matches one by one, to step through: the matched sleeps in time order, then the
+ * matched tasks (over their first to last run). The I-th into OUT; false past the end. */
+uint32_t rsp_running_view_n_match_items(const rsp_running_view *view);
+bool rsp_running_view_match_item(const rsp_running_view *view, uint32_t i, rsp_highlight *out);
 
 /* ---- Heat map of a time-sampled profile (issue 7, OSprof figure 9) -----------------------------
  * rsp_heat_map_draw (above) draws it; the cell under a pixel, for clicks and tooltips: its slice and

@@ -83,6 +83,8 @@ struct rsp_running_view {
   GArray *link_segments;/* per frame: the links' lines */
   int32_t *task_row;    /* row index of each task, -1 when filtered out */
   GArray *highlights;   /* rsp_highlight: intervals pointed out (rsp_running_view_set_highlights), or NULL */
+  GArray *match_items;  /* rsp_highlight: the search's matches one by one (matched sleeps in time order,
+                           then matched tasks over their runs), or NULL */
 };
 
 static bool contains_ci(const char *hay, const char *needle)
@@ -360,6 +362,8 @@ void rsp_running_view_free(rsp_running_view *v)
   g_free(v->task_focus);
   g_free(v->task_row);
   g_free(v->first_pids);
+  if (v->match_items)
+    g_array_free(v->match_items, true);
   g_array_free(v->rows, true);
   for (unsigned k = 0; k < G_N_ELEMENTS(v->batch); k++)
     g_array_free(v->batch[k], true);
@@ -420,8 +424,12 @@ uint32_t rsp_running_view_set_search(rsp_running_view *v, const char *text)
   memset(v->task_match, 0, v->n_tasks);
   uint32_t n_sleeps = rsp_model_n_sleeps(v->model);
   memset(v->sleep_match, 0, n_sleeps);
+  if (v->match_items)
+    g_array_set_size(v->match_items, 0);
   if (!v->search)
     return 0;
+  if (!v->match_items)
+    v->match_items = g_array_new(FALSE, FALSE, sizeof(rsp_highlight));
   uint32_t hits = 0;
   for (uint32_t t = 0; t < v->n_tasks; t++)
     if (contains_ci(rsp_model_task(v->model, t)->comm, v->search)) {
@@ -440,10 +448,33 @@ uint32_t rsp_running_view_set_search(rsp_running_view *v, const char *text)
     if (s->stack != RSP_NO_ID && s->stack < n_stacks && stack_hit[s->stack]) {
       v->sleep_match[i] = 1;
       hits++;
+      rsp_highlight h = { s->task, s->start, s->end };
+      g_array_append_val(v->match_items, h);
     }
   }
   g_free(stack_hit);
+  for (uint32_t tk = 0; tk < v->n_tasks; tk++) {
+    const rsp_task *task = rsp_model_task(v->model, tk);
+    if (v->task_match[tk] && task->n_runs) {
+      rsp_highlight h = { tk, rsp_model_run(v->model, rsp_model_task_run(v->model, tk, 0))->start,
+                          rsp_model_run(v->model, rsp_model_task_run(v->model, tk, task->n_runs - 1))->end };
+      g_array_append_val(v->match_items, h);
+    }
+  }
   return hits;
+}
+
+uint32_t rsp_running_view_n_match_items(const rsp_running_view *v)
+{
+  return v->match_items ? v->match_items->len : 0;
+}
+
+bool rsp_running_view_match_item(const rsp_running_view *v, uint32_t i, rsp_highlight *out)
+{
+  if (!v->match_items || i >= v->match_items->len)
+    return false;
+  *out = g_array_index(v->match_items, rsp_highlight, i);
+  return true;
 }
 
 void rsp_running_view_set_show_sleeps(rsp_running_view *v, bool show)
