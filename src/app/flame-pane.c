@@ -265,6 +265,8 @@ static void fill_paths(win *w)
   GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(w->path_combo);
   g_signal_handlers_block_by_func(combo, on_path_chosen, w);
   gtk_combo_box_text_remove_all(combo);
+  if (w->paths)
+    gtk_combo_box_text_append_text(combo, _("All control paths (choose one to show it)"));
   for (uint32_t p = 0; w->paths && p < rsp_paths_n_paths(w->paths); p++) {
     const rsp_path *path = rsp_paths_path(w->paths, p);
     rsp_elem_id first = rsp_paths_path_elem(w->paths, p, 0);
@@ -277,7 +279,7 @@ static void fill_paths(win *w)
                                             rsp_format_duration(path->end - path->start, len, sizeof len));
     gtk_combo_box_text_append_text(combo, text);
   }
-  gtk_combo_box_set_active(GTK_COMBO_BOX(combo), -1);
+  gtk_combo_box_set_active(GTK_COMBO_BOX(combo), w->paths ? 0 : -1);
   gtk_widget_set_sensitive(w->path_combo, w->paths != NULL);
   g_signal_handlers_unblock_by_func(combo, on_path_chosen, w);
 }
@@ -300,11 +302,18 @@ bool flame_pane_show_path(win *w, rsp_path_id p)
   return true;
 }
 
+/* Entry 0: all of them (the whole recording); entry P + 1: path P. */
 static void on_path_chosen(GtkComboBox *combo, gpointer data)
 {
+  win *w = data;
   int p = gtk_combo_box_get_active(combo);
-  if (p >= 0)
-    flame_pane_show_path(data, (rsp_path_id)p);
+  if (p > 0) {
+    flame_pane_show_path(w, (rsp_path_id)(p - 1));
+  } else if (p == 0 && w->paths) {
+    app_zoom_fit(w);
+    w->flame_scroll = -1;
+    gtk_widget_queue_draw(w->flame_area);
+  }
 }
 
 void flame_pane_attach(win *w)

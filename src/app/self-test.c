@@ -87,7 +87,7 @@ static void flame_self_test(win *w, int32_t pid)
   /* the path picker: the last control path shown, over its time, its base row on screen */
   uint32_t n_paths = rsp_paths_n_paths(w->paths);
   int scroll = w->flame_scroll;
-  gtk_combo_box_set_active(GTK_COMBO_BOX(w->path_combo), (int)n_paths - 1);
+  gtk_combo_box_set_active(GTK_COMBO_BOX(w->path_combo), (int)n_paths); /* entry 0 is "all" */
   pump();
   const rsp_path *last = rsp_paths_path(w->paths, n_paths - 1);
   int last_y = style()->ruler_height + rsp_flame_view_path_row(w->flame, n_paths - 1) * rh - w->flame_scroll;
