@@ -173,7 +173,9 @@ static void flame_self_test(win *w, int32_t pid)
                                             rsp_consolidated_view_total(w->consolidated), total);
   app_check(w, w->vp.t0 == a && w->vp.t1 == b && rsp_consolidated_view_total(w->consolidated) < total, ranged);
   GtkWidget *note = obj(w, "consolidated_label");
-  app_check(w, gtk_widget_get_visible(note) && strstr(gtk_label_get_text(GTK_LABEL(note)), "only"),
+  char from[48];
+  rsp_format_duration(a - w->lo, from, sizeof from);
+  app_check(w, gtk_widget_get_visible(note) && strstr(gtk_label_get_text(GTK_LABEL(note)), from),
             "the consolidated view says it gathers the selected range only");
   app_zoom_fit(w);
   app_check(w, consolidated_pane_total(w) == total, "Fit gathers the whole recording in the consolidated view again");
@@ -215,8 +217,12 @@ static void first_open_self_test(win *w)
   /* issue 17: hex frames and no word why; running time in code without symbols is said, with why */
   rsp_categories cats;
   rsp_categories_compute(w->paths, &cats);
-  if (cats.ns[RSP_CAT_UNKNOWN_STACK])
-    app_check(w, strstr(text, "Symbols missing") != NULL, "the explanation says where symbols are missing, and why");
+  if (cats.ns[RSP_CAT_UNKNOWN_STACK]) {
+    char missing[48];
+    rsp_format_duration(cats.ns[RSP_CAT_UNKNOWN_STACK], missing, sizeof missing);
+    g_autofree char *said = g_strdup_printf(_("\nSymbols missing: %s of running time is in code without symbols:\n"), missing);
+    app_check(w, strstr(text, said) != NULL, "the explanation says where symbols are missing, and why");
+  }
   app_check(w, rsp_histogram_pane_pid(w->histograms) == pid, "the histograms show the process of interest's");
   rsp_hit hit;
   rsp_running_view_hit(w->view, &w->vp, style(), 20, style()->ruler_height + 1, &hit);
