@@ -465,7 +465,7 @@ static void attach_histograms(win *w)
   gtk_paned_pack1(GTK_PANED(split), w->view_stack, TRUE, FALSE);
   gtk_paned_pack2(GTK_PANED(split), rsp_histogram_pane_widget(w->histograms), TRUE, TRUE);
   g_object_unref(w->view_stack);
-  gtk_paned_set_position(GTK_PANED(split), 470); /* the views first: the histograms a strip below */
+  gtk_paned_set_position(GTK_PANED(split), 500); /* the views first: the histograms a strip below */
   gtk_paned_pack1(GTK_PANED(paned), split, TRUE, TRUE);
   gtk_widget_show(split);
   atk_object_set_name(gtk_widget_get_accessible(split), _("Views and histograms"));
