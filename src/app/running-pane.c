@@ -78,6 +78,7 @@ void running_pane_show_hit(win *w, double x, double y)
   if (!w->view)
     return;
   rsp_hit hit;
+  w->vp.scroll_y = (int)gtk_adjustment_get_value(w->vadj); /* as drawn next, even before a draw */
   rsp_running_view_hit(w->view, &w->vp, style(), x, y, &hit);
   if (hit.kind == RSP_HIT_FOLD) { /* the other processes shown, or folded away again */
     rsp_running_view_set_others_folded(w->view, !rsp_running_view_others_folded(w->view));

@@ -124,7 +124,9 @@ static void flame_self_test(win *w, int32_t pid)
     running_pane_step_match(w, -1);
     app_check(w, w->match_index == (int)items - 1, "Shift+F3 steps back, round to the last match");
   }
-  w->vp.t0 = w->lo, w->vp.t1 = w->lo + span; /* as it was */
+  w->vp.t0 = w->lo, w->vp.t1 = w->lo + span; /* as it was, rows scrolled back to the top */
+  gtk_adjustment_set_value(w->vadj, 0);
+  w->vp.scroll_y = 0;
   rsp_running_view_set_highlights(w->view, NULL, 0);
   gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
   settle(w->flame_area);
@@ -189,6 +191,17 @@ static void flame_self_test(win *w, int32_t pid)
  * under one row that one click unfolds; the loss warning on one line. */
 static void first_open_self_test(win *w)
 {
+  /* what the last run remembered (tests/gui runs several recordings with one settings file) */
+  g_autofree char *ini = settings_path();
+  g_autoptr(GKeyFile) k = g_key_file_new();
+  if (g_key_file_load_from_file(k, ini, G_KEY_FILE_NONE, NULL) && g_key_file_has_key(k, "panes", "details", NULL)) {
+    int want = g_key_file_get_integer(k, "panes", "details", NULL);
+    int got = gtk_paned_get_position(GTK_PANED(obj(w, "paned")));
+    g_autofree char *kept = g_strdup_printf("the details pane is where it was left (%d, remembered %d)", got, want);
+    app_check(w, got == want, kept);
+    g_auto(GStrv) recent = settings_recent();
+    app_check(w, recent[0] != NULL, "the recordings opened before are in the Recent menu");
+  }
   const char *loss = gtk_label_get_text(GTK_LABEL(w->loss_label));
   g_autofree char *one = g_strdup_printf("the loss warning is one line (\"%s\")", loss);
   app_check(w, !gtk_widget_get_visible(w->loss_bar) || (*loss && !strchr(loss, '\n')), one);
