@@ -39,6 +39,7 @@ typedef struct win {
   GtkWidget *help_overlay;     /* F1 or ?: the keys */
   GtkWidget *path_combo;       /* the flame view's path picker */
   int match_index;             /* the search match stepped to last (-1: none yet) */
+  int flame_match;             /* the flame view's row of that match (for the self-test) */
   struct rsp_compare_window *compare; /* the last "Compare with…" window (it frees itself when closed) */
   int flame_scroll;          /* pixels of the flame view above its top edge; -1: show path 0's base */
   rsp_viewport cvp;          /* the consolidated view's own (x is accumulated duration); scroll_y -1: bottom */
@@ -96,6 +97,8 @@ bool app_open_process(win *w, int32_t pid);
 const char *app_process_name(const rsp_model *model, int32_t pid);
 /* The process the window opens on: --flame PID, else the recorded command's (-1: none known). */
 int32_t app_first_process(win *w);
+/* F3, Shift+F3, Enter in Search: the next or previous match of the page shown (flame or running). */
+bool app_step_match(win *w, int dir);
 /* The search entry changed: every view's matches. */
 void app_on_search(GtkSearchEntry *entry, gpointer data);
 
@@ -122,6 +125,8 @@ bool flame_pane_hit(win *w, double x, double y, rsp_hit *hit);
 bool flame_pane_click(win *w, double x, double y);
 /* Control path P shown: the flame view over its time, its base row at the bottom edge. */
 bool flame_pane_show_path(win *w, rsp_path_id p);
+/* F3 / Shift+F3 on the Flame page: the next (DIR 1) or previous (-1) matching frame in the middle. */
+bool flame_pane_step_match(win *w, int dir);
 
 /* ---- consolidated-pane.c -------------------------------------------------------------------- */
 void consolidated_pane_attach(win *w);

@@ -120,9 +120,15 @@ bool app_begin_drag(win *w, GtkWidget *area, const GdkEventButton *ev)
   return true;
 }
 
+bool app_step_match(win *w, int dir)
+{
+  const char *page = gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack));
+  return page && !strcmp(page, "flame") ? flame_pane_step_match(w, dir) : running_pane_step_match(w, dir);
+}
+
 static void on_search_activate(GtkEntry *entry, gpointer data)
 {
-  running_pane_step_match(data, 1);
+  app_step_match(data, 1);
 }
 
 void app_on_search(GtkSearchEntry *entry, gpointer data)
@@ -506,7 +512,7 @@ static gboolean on_window_key(GtkWidget *window, GdkEventKey *ev, gpointer data)
   bool typing = focus && GTK_IS_EDITABLE(focus);
   bool ctrl = ev->state & GDK_CONTROL_MASK;
   if (ev->keyval == GDK_KEY_F3) {
-    running_pane_step_match(w, (ev->state & GDK_SHIFT_MASK) ? -1 : 1);
+    app_step_match(w, (ev->state & GDK_SHIFT_MASK) ? -1 : 1);
     return TRUE;
   }
   if (ev->keyval == GDK_KEY_question && !typing && !ctrl) {

@@ -334,3 +334,31 @@ void flame_pane_attach(win *w)
   g_signal_connect(w->flame_area, "scroll-event", G_CALLBACK(on_flame_scroll), w);
   g_signal_connect(w->flame_area, "key-press-event", G_CALLBACK(on_flame_key), w);
 }
+
+bool flame_pane_step_match(win *w, int dir)
+{
+  uint32_t n = w->flame ? rsp_flame_view_n_match_items(w->flame) : 0;
+  if (!n) {
+    gtk_label_set_text(GTK_LABEL(w->status_label), _("No match to step to: type in Search first"));
+    return false;
+  }
+  w->match_index = w->match_index < 0 ? (dir > 0 ? 0 : (int)n - 1) : (int)((w->match_index + (int)n + dir) % (int)n);
+  uint64_t t0, t1;
+  int row;
+  rsp_flame_view_match_item(w->flame, (uint32_t)w->match_index, &t0, &t1, &row);
+  /* the frame in the middle, at the zoom shown unless it is longer than that; its row in sight */
+  uint64_t span = w->vp.t1 - w->vp.t0, len = t1 > t0 ? t1 - t0 : 1;
+  if (len * 10 > span * 8)
+    span = len + len / 4;
+  uint64_t mid = t0 + len / 2, a = mid > w->lo + span / 2 ? mid - span / 2 : w->lo;
+  w->vp.t0 = a;
+  w->vp.t1 = MIN(a + span, w->hi);
+  int page = gtk_widget_get_allocated_height(w->flame_area) - style()->ruler_height;
+  w->flame_scroll = flame_scroll_clamp(w, row * style()->row_height - page / 2);
+  w->flame_match = (int)row;
+  g_autofree char *what = g_strdup_printf(_("Match %d of %u (F3: next, Shift+F3: previous)"), w->match_index + 1, n);
+  gtk_label_set_text(GTK_LABEL(w->status_label), what);
+  gtk_widget_queue_draw(w->flame_area);
+  gtk_widget_queue_draw(w->area);
+  return true;
+}

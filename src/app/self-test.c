@@ -107,7 +107,23 @@ static void flame_self_test(win *w, int32_t pid)
   g_autofree char *found = g_strdup_printf("searching \"%s\" finds it in the flame view (%u) and the consolidated view (%u)",
                                            t->comm, w->flame_matches, w->consolidated_matches);
   app_check(w, w->flame_matches > 0 && w->consolidated_matches > 0, found);
-  /* and steps through its matches in the running view (issue 17: it only counted them) */
+  /* and steps through them: on the Flame page its frames (issue 17: it only counted them) */
+  {
+    uint64_t f0 = w->vp.t0, f1 = w->vp.t1;
+    int fscroll = w->flame_scroll;
+    bool fstep = app_step_match(w, 1);
+    uint64_t m0s = 0, m0e = 0;
+    int mrow = -1;
+    rsp_flame_view_match_item(w->flame, 0, &m0s, &m0e, &mrow);
+    int my = style()->ruler_height + mrow * rh - w->flame_scroll;
+    g_autofree char *fwhat = g_strdup_printf("F3 on the Flame page steps to the first of %u matching frames (row y %d of %d)",
+                                             rsp_flame_view_n_match_items(w->flame), my, h);
+    app_check(w, fstep && w->match_index == 0 && w->vp.t0 <= m0s && m0e <= w->vp.t1 && my >= style()->ruler_height &&
+                     my + rh <= h,
+              fwhat);
+    w->vp.t0 = f0, w->vp.t1 = f1, w->flame_scroll = fscroll, w->match_index = -1;
+  }
+  /* and in the running view, its tasks and sleeps */
   uint32_t items = rsp_running_view_n_match_items(w->view);
   uint64_t span = w->vp.t1 - w->vp.t0;
   bool stepped = running_pane_step_match(w, 1);

@@ -52,7 +52,21 @@ struct rsp_flame_view {
   char *search;        /* folded search text, or NULL */
   uint64_t sel_t0, sel_t1; /* a selected time range shaded (0, 0: none) */
   bool hide_links;     /* rsp_flame_view_set_show_links(false) */
+  GArray *match_items; /* flame_match: the search's matching frames, by time (adjacent pieces as one) */
 };
+
+typedef struct flame_match {
+  uint64_t start, end;
+  int row;
+} flame_match;
+
+static int cmp_flame_match(const void *a, const void *b)
+{
+  const flame_match *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
 
 typedef struct painted_frame {
   float x0, x1, y;
@@ -256,6 +270,8 @@ void rsp_flame_view_free(rsp_flame_view *v)
   if (!v)
     return;
   g_free(v->cells);
+  if (v->match_items)
+    g_array_free(v->match_items, true);
   g_free(v->max_ends);
   g_free(v->rows);
   g_free(v->path_label_row);
@@ -280,8 +296,31 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *v, const char *text)
 {
   g_free(v->search);
   v->search = text && *text ? g_utf8_casefold(text, -1) : NULL;
+  if (!v->match_items)
+    v->match_items = g_array_new(FALSE, FALSE, sizeof(flame_match));
+  g_array_set_size(v->match_items, 0);
   if (!v->search)
     return 0;
+  for (int r = 0; r < v->n_rows; r++) {
+    flame_match cur = { 0, 0, -1 };
+    const char *cur_label = NULL;
+    for (uint32_t i = v->rows[r].first; i < v->rows[r].first + v->rows[r].n; i++) {
+      const cell *c = &v->cells[i];
+      if (!rsp_label_matches(c->label, v->search))
+        continue;
+      if (cur.row >= 0 && c->label == cur_label && c->start <= cur.end) { /* the same frame, going on */
+        cur.end = MAX(cur.end, c->end);
+        continue;
+      }
+      if (cur.row >= 0)
+        g_array_append_val(v->match_items, cur);
+      cur = (flame_match){ c->start, c->end, r };
+      cur_label = c->label;
+    }
+    if (cur.row >= 0)
+      g_array_append_val(v->match_items, cur);
+  }
+  g_array_sort(v->match_items, cmp_flame_match);
   GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (uint32_t i = 0; i < v->n_cells; i++)
     if (rsp_label_matches(v->cells[i].label, v->search))
@@ -488,7 +527,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
       kept++;
     }
     g_hash_table_destroy(seen);
-    g_array_set_size(v->segments, kept * 4);
+    g_array_set_size(v->segments, kept);
     double plot = vp->width - style->label_width;
     double alpha = kept * 6 > plot ? MAX(0.15, plot / (kept * 6.0)) : 1.0;
     cairo_save(cr);
@@ -560,4 +599,20 @@ bool rsp_flame_view_hit(const rsp_flame_view *v, const rsp_viewport *vp, const r
 void rsp_flame_view_set_show_links(rsp_flame_view *v, bool show)
 {
   v->hide_links = !show;
+}
+
+uint32_t rsp_flame_view_n_match_items(const rsp_flame_view *v)
+{
+  return v->match_items ? v->match_items->len : 0;
+}
+
+bool rsp_flame_view_match_item(const rsp_flame_view *v, uint32_t i, uint64_t *t0, uint64_t *t1, int *row)
+{
+  if (!v->match_items || i >= v->match_items->len)
+    return false;
+  const flame_match *m = &g_array_index(v->match_items, flame_match, i);
+  *t0 = m->start;
+  *t1 = m->end;
+  *row = m->row;
+  return true;
 }

@@ -159,6 +159,10 @@ void rsp_flame_view_set_selection(rsp_flame_view *view, uint64_t t0, uint64_t t1
 /* The wakeup links drawn between its rows (the default), or not. Zoomed out, links that fall on the
  * same pixels are drawn once, and faint when they still crowd the plot. */
 void rsp_flame_view_set_show_links(rsp_flame_view *view, bool show);
+/* The search's matching frames one by one, to step through: by time, a frame's adjacent pieces as
+ * one. The I-th's span and row (0: the top row of the drawing); false past the end. */
+uint32_t rsp_flame_view_n_match_items(const rsp_flame_view *view);
+bool rsp_flame_view_match_item(const rsp_flame_view *view, uint32_t i, uint64_t *t0, uint64_t *t1, int *row);
 
 /* ---- Consolidated Flame View ---------------------------------------------------------------------
  * Matching pseudo-stacks merged and sorted by duration, level by level, each layer drawn as its stack

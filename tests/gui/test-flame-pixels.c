@@ -169,6 +169,19 @@ int main(void)
   CHECK_COLOUR(s, X(175), Y(2) + 2, st->match);
   CHECK_COLOUR(s, X(100) + 1, Y(2) + 2, st->run);
   CHECK_EQ(rsp_flame_view_set_search(v, "read"), 3); /* __libc_read, vfs_read, pipe_read */
+  /* issue 17: the matches one by one, by time, each frame's adjacent pieces as one */
+  {
+    uint32_t n = rsp_flame_view_n_match_items(v);
+    CHECK(n >= 3);
+    uint64_t prev = 0, t0, t1;
+    int row;
+    for (uint32_t i = 0; i < n; i++) {
+      CHECK(rsp_flame_view_match_item(v, i, &t0, &t1, &row));
+      CHECK(t0 >= prev && t1 > t0 && row >= 0);
+      prev = t0;
+    }
+    CHECK(!rsp_flame_view_match_item(v, n, &t0, &t1, &row));
+  }
   CHECK_EQ(rsp_flame_view_set_search(v, NULL), 0);
 
   /* zoomed out to 200 us a pixel, nothing visible separates the two vfs_read frames: one frame */
