@@ -466,7 +466,8 @@ typedef struct rsp_profile_diff_options {
 } rsp_profile_diff_options;
 
 typedef struct rsp_profile_diff {
-  uint32_t n_pairs;          /* kept, ranked by distance (largest first) */
+  uint32_t n_pairs;          /* kept, ranked by distance (largest first), the pairs of a class in
+                                one recording only (infinite distance) after the others */
   rsp_profile_pair *pairs;
   uint32_t n_similar, n_negligible, n_few; /* dropped in phase 1 */
 } rsp_profile_diff;

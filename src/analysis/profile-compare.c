@@ -171,6 +171,10 @@ static bool compare_peaks(const rsp_profile *a, const rsp_profile *b, GString *o
 static int by_distance(const void *x, const void *y)
 {
   const rsp_profile_pair *p = x, *q = y;
+  /* a class in one recording only has an infinite distance: after every real change, not above
+   * them (issue 17), ordered among themselves by the latency that came or went */
+  if (isinf(p->distance) != isinf(q->distance))
+    return isinf(p->distance) ? 1 : -1;
   if (p->distance != q->distance)
     return p->distance < q->distance ? 1 : -1;
   uint64_t dp = (uint64_t)fabs((double)(p->a ? p->a->total_ns : 0) - (double)(p->b ? p->b->total_ns : 0));

@@ -214,9 +214,12 @@ static gboolean self_test(gpointer data)
            rows);
   c->check(c->diff && c->diff->n_pairs > 0 && rows == c->diff->n_pairs, what, c->check_data);
   bool ranked = true;
-  for (uint32_t i = 1; c->diff && i < c->diff->n_pairs; i++)
-    ranked &= c->diff->pairs[i - 1].distance >= c->diff->pairs[i].distance;
-  c->check(ranked, "the pairs are ranked by distance, largest first", c->check_data);
+  for (uint32_t i = 1; c->diff && i < c->diff->n_pairs; i++) {
+    double x = c->diff->pairs[i - 1].distance, y = c->diff->pairs[i].distance;
+    ranked &= isinf(y) || (!isinf(x) && x >= y); /* finite ones largest first, then one-sided ones */
+  }
+  c->check(ranked, "the pairs are ranked by distance, largest first, those in one recording only last",
+           c->check_data);
   if (c->diff && c->diff->n_pairs) {
     for (uint32_t i = 0; i < rows; i++) {
       select_row(c, i);
@@ -285,8 +288,8 @@ static gboolean finish(gpointer data)
     const rsp_profile_pair *p = &c->diff->pairs[i];
     const rsp_profile *any = p->a ? p->a : p->b;
     char d[32], a[64], b[64];
-    if (isinf(p->distance))
-      snprintf(d, sizeof d, "inf");
+    if (isinf(p->distance)) /* in one recording only: ranked after the real changes */
+      snprintf(d, sizeof d, "%s", p->a ? _("gone") : _("new"));
     else
       snprintf(d, sizeof d, "%.3f", p->distance);
     rsp_profile_format_ops_total(p->a, "—", a, sizeof a);

@@ -183,7 +183,7 @@ static bool draw_node(rsp_consolidated_view *v, cairo_t *cr, const rsp_viewport 
           cairo_set_source_rgb(cr, 1, 1, 1);
         else
           cairo_set_source_rgb(cr, style->text.r, style->text.g, style->text.b);
-        cairo_move_to(cr, (x0 > style->label_width ? x0 : style->label_width) + 2, y + rh - 3);
+        cairo_move_to(cr, (x0 > style->label_width ? x0 : style->label_width) + 2, y + 1 + rsp_text_baseline(cr, rh - 2));
         cairo_show_text(cr, buf);
         cairo_restore(cr);
       }

@@ -51,7 +51,22 @@ struct rsp_flame_view {
   GStringChunk *labels;
   char *search;        /* folded search text, or NULL */
   uint64_t sel_t0, sel_t1; /* a selected time range shaded (0, 0: none) */
+  bool hide_links;     /* rsp_flame_view_set_show_links(false) */
+  GArray *match_items; /* flame_match: the search's matching frames, by time (adjacent pieces as one) */
 };
+
+typedef struct flame_match {
+  uint64_t start, end;
+  int row;
+} flame_match;
+
+static int cmp_flame_match(const void *a, const void *b)
+{
+  const flame_match *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
 
 typedef struct painted_frame {
   float x0, x1, y;
@@ -255,6 +270,8 @@ void rsp_flame_view_free(rsp_flame_view *v)
   if (!v)
     return;
   g_free(v->cells);
+  if (v->match_items)
+    g_array_free(v->match_items, true);
   g_free(v->max_ends);
   g_free(v->rows);
   g_free(v->path_label_row);
@@ -279,8 +296,31 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *v, const char *text)
 {
   g_free(v->search);
   v->search = text && *text ? g_utf8_casefold(text, -1) : NULL;
+  if (!v->match_items)
+    v->match_items = g_array_new(FALSE, FALSE, sizeof(flame_match));
+  g_array_set_size(v->match_items, 0);
   if (!v->search)
     return 0;
+  for (int r = 0; r < v->n_rows; r++) {
+    flame_match cur = { 0, 0, -1 };
+    const char *cur_label = NULL;
+    for (uint32_t i = v->rows[r].first; i < v->rows[r].first + v->rows[r].n; i++) {
+      const cell *c = &v->cells[i];
+      if (!rsp_label_matches(c->label, v->search))
+        continue;
+      if (cur.row >= 0 && c->label == cur_label && c->start <= cur.end) { /* the same frame, going on */
+        cur.end = MAX(cur.end, c->end);
+        continue;
+      }
+      if (cur.row >= 0)
+        g_array_append_val(v->match_items, cur);
+      cur = (flame_match){ c->start, c->end, r };
+      cur_label = c->label;
+    }
+    if (cur.row >= 0)
+      g_array_append_val(v->match_items, cur);
+  }
+  g_array_sort(v->match_items, cmp_flame_match);
   GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (uint32_t i = 0; i < v->n_cells; i++)
     if (rsp_label_matches(v->cells[i].label, v->search))
@@ -343,6 +383,7 @@ static void paint_queued(rsp_flame_view *v, cairo_t *cr, const rsp_style *style)
     cairo_stroke(cr);
     g_array_set_size(v->matches, 0);
   }
+  double base = 1 + rsp_text_baseline(cr, rh - 2); /* in the box drawn from y + 1, rh - 2 high */
   for (guint i = 0; i < v->texts->len; i++) {
     const painted_frame *pf = &g_array_index(v->texts, painted_frame, i);
     cairo_save(cr);
@@ -352,7 +393,7 @@ static void paint_queued(rsp_flame_view *v, cairo_t *cr, const rsp_style *style)
       cairo_set_source_rgb(cr, 1, 1, 1);
     else
       cairo_set_source_rgb(cr, style->text.r, style->text.g, style->text.b);
-    cairo_move_to(cr, (pf->x0 > style->label_width ? pf->x0 : style->label_width) + 2, pf->y + rh - 3);
+    cairo_move_to(cr, (pf->x0 > style->label_width ? pf->x0 : style->label_width) + 2, pf->y + base);
     cairo_show_text(cr, pf->label);
     cairo_restore(cr);
   }
@@ -467,7 +508,28 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     cairo_rectangle(cr, x0, style->ruler_height, x1 - x0 > 1 ? x1 - x0 : 1, vp->height);
     cairo_fill(cr);
   }
-  if (v->segments->len) {
+  if (v->segments->len && !v->hide_links) {
+    /* one line per pixel column and pair of rows: thousands of links zoomed out are one line a
+     * column, not a solid fill; and when they still crowd the plot, drawn faint */
+    GHashTable *seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    guint kept = 0;
+    for (guint i = 0; i < v->segments->len; i++) {
+      float *q = &g_array_index(v->segments, float, i * 4);
+      gint64 *key = g_new(gint64, 1);
+      *key = ((gint64)lrintf(q[0]) << 42) ^ ((gint64)lrintf(q[2]) << 28) ^ ((gint64)lrintf(q[1]) << 14) ^
+             (gint64)lrintf(q[3]);
+      if (g_hash_table_contains(seen, key)) {
+        g_free(key);
+        continue;
+      }
+      g_hash_table_add(seen, key);
+      memmove(&g_array_index(v->segments, float, kept * 4), q, 4 * sizeof(float));
+      kept++;
+    }
+    g_hash_table_destroy(seen);
+    g_array_set_size(v->segments, kept);
+    double plot = vp->width - style->label_width;
+    double alpha = kept * 6 > plot ? MAX(0.15, plot / (kept * 6.0)) : 1.0;
     cairo_save(cr);
     cairo_rectangle(cr, style->label_width, style->ruler_height, vp->width - style->label_width, vp->height);
     cairo_clip(cr);
@@ -477,7 +539,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
       cairo_line_to(cr, q[2], q[3]);
     }
     cairo_set_line_width(cr, 1.5);
-    cairo_set_source_rgb(cr, style->link_wakeup.r, style->link_wakeup.g, style->link_wakeup.b);
+    cairo_set_source_rgba(cr, style->link_wakeup.r, style->link_wakeup.g, style->link_wakeup.b, alpha);
     cairo_stroke(cr);
     cairo_restore(cr);
   }
@@ -497,7 +559,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     char buf[96];
     snprintf(buf, sizeof buf, "path %u: %s [%d]", p, t->comm, t->pid);
     cairo_set_source_rgb(cr, style->process_text.r, style->process_text.g, style->process_text.b);
-    cairo_move_to(cr, 4, y + rh - 3);
+    cairo_move_to(cr, 4, y + rsp_text_baseline(cr, rh));
     cairo_show_text(cr, buf);
   }
   rsp_time_ruler_draw(cr, vp, style, rsp_model_time_first(v->model));
@@ -532,4 +594,25 @@ bool rsp_flame_view_hit(const rsp_flame_view *v, const rsp_viewport *vp, const r
                         rsp_elem_id *out)
 {
   return rsp_flame_view_frame_at(v, vp, style, x, y, out, NULL);
+}
+
+void rsp_flame_view_set_show_links(rsp_flame_view *v, bool show)
+{
+  v->hide_links = !show;
+}
+
+uint32_t rsp_flame_view_n_match_items(const rsp_flame_view *v)
+{
+  return v->match_items ? v->match_items->len : 0;
+}
+
+bool rsp_flame_view_match_item(const rsp_flame_view *v, uint32_t i, uint64_t *t0, uint64_t *t1, int *row)
+{
+  if (!v->match_items || i >= v->match_items->len)
+    return false;
+  const flame_match *m = &g_array_index(v->match_items, flame_match, i);
+  *t0 = m->start;
+  *t1 = m->end;
+  *row = m->row;
+  return true;
 }

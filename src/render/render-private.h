@@ -20,4 +20,9 @@ double rsp_histogram_font_size(const rsp_histogram_style *style);
  * font at FONT_SIZE (the caller ends with cairo_restore). */
 void rsp_histogram_begin(cairo_t *cr, double width, double height, double font_size);
 
+/* The baseline of a line of text in a box of HEIGHT pixels, from the box's top: the text from its
+ * capitals' top to its underscores' bottom centred in it (issue 17: a baseline 3 px above the
+ * bottom put the underscores of "__libc_recv" on the box's edge, clipped). With CR's font. */
+double rsp_text_baseline(cairo_t *cr, double height);
+
 G_END_DECLS

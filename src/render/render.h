@@ -52,6 +52,10 @@ void rsp_viewport_pan(rsp_viewport *vp, const rsp_style *style, double dx, uint6
 /* ---- Time ruler ------------------------------------------------------------------------------- */
 /* Draws the ruler (ticks with units, times relative to ORIGIN) across the top of VP. */
 void rsp_time_ruler_draw(cairo_t *cr, const rsp_viewport *vp, const rsp_style *style, uint64_t origin);
+/* The ruler's label of a tick at T (ns from the origin) STEP apart from the next, on a ruler whose
+ * last tick is at MAX: in the step's unit, or a larger one when the numbers would reach 5 digits
+ * ("1061.5 ms", never "1061500 us"), with the decimals STEP needs, into BUF. */
+const char *rsp_format_tick(uint64_t t, uint64_t step, uint64_t max, char *buf, size_t size);
 /* A duration as text with a unit ("1.50 ms", "230 us", "2.000 s") into BUF. */
 const char *rsp_format_duration(uint64_t ns, char *buf, size_t size);
 /* Parses "1.5ms", "200us", "3s", "1500ns", "2" (seconds) into NS. */
@@ -88,6 +92,16 @@ void rsp_running_view_set_focus_pid(rsp_running_view *view, int32_t pid);
  * NULL: none. PATHS must outlive the view or be unset first. */
 void rsp_running_view_set_wait_chain(rsp_running_view *view, const rsp_paths *paths);
 
+/* PIDS (N of them; the processes on the control paths, the process of interest first) shown first, in
+ * that order; below them one row "other processes (K)" and, unless FOLD_OTHERS, the others in the sort
+ * order. N 0: every process in the sort order, no fold row. */
+void rsp_running_view_set_first(rsp_running_view *view, const int32_t *pids, uint32_t n, bool fold_others);
+/* The other processes hidden under their row (true) or shown below it; the fold row's click. */
+void rsp_running_view_set_others_folded(rsp_running_view *view, bool folded);
+bool rsp_running_view_others_folded(const rsp_running_view *view);
+/* How many processes the fold row stands for (0: no fold row). */
+uint32_t rsp_running_view_n_others(const rsp_running_view *view);
+
 /* Rows (process headers and threads) currently shown, and the pixel height they take. */
 uint32_t rsp_running_view_n_rows(const rsp_running_view *view);
 int rsp_running_view_content_height(const rsp_running_view *view, const rsp_style *style);
@@ -104,6 +118,7 @@ typedef enum {
   RSP_HIT_TASK,    /* a task's name (task set) */
   RSP_HIT_RUN,     /* task and run set */
   RSP_HIT_SLEEP,   /* task and sleep set */
+  RSP_HIT_FOLD,    /* the "other processes" row (rsp_running_view_set_first) */
 } rsp_hit_kind;
 
 typedef struct rsp_hit {
@@ -141,6 +156,13 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *view, const char *text);
 int rsp_flame_view_path_row(const rsp_flame_view *view, rsp_path_id path);
 /* Shades the time range [T0, T1) (T0 >= T1: none), a range selected in another view. */
 void rsp_flame_view_set_selection(rsp_flame_view *view, uint64_t t0, uint64_t t1);
+/* The wakeup links drawn between its rows (the default), or not. Zoomed out, links that fall on the
+ * same pixels are drawn once, and faint when they still crowd the plot. */
+void rsp_flame_view_set_show_links(rsp_flame_view *view, bool show);
+/* The search's matching frames one by one, to step through: by time, a frame's adjacent pieces as
+ * one. The I-th's span and row (0: the top row of the drawing); false past the end. */
+uint32_t rsp_flame_view_n_match_items(const rsp_flame_view *view);
+bool rsp_flame_view_match_item(const rsp_flame_view *view, uint32_t i, uint64_t *t0, uint64_t *t1, int *row);
 
 /* ---- Consolidated Flame View ---------------------------------------------------------------------
  * Matching pseudo-stacks merged and sorted by duration, level by level, each layer drawn as its stack
@@ -212,6 +234,10 @@ void rsp_running_view_set_highlights(rsp_running_view *view, const rsp_highlight
 uint32_t rsp_running_view_n_highlights(const rsp_running_view *view);
 /* The colour the highlights are drawn in. */
 rsp_rgb rsp_running_view_highlight_color(void);
+/* The search's matches one by one, to step through: the matched sleeps in time order, then the
+ * matched tasks (over their first to last run). The I-th into OUT; false past the end. */
+uint32_t rsp_running_view_n_match_items(const rsp_running_view *view);
+bool rsp_running_view_match_item(const rsp_running_view *view, uint32_t i, rsp_highlight *out);
 
 /* ---- Heat map of a time-sampled profile (issue 7, OSprof figure 9) -----------------------------
  * rsp_heat_map_draw (above) draws it; the cell under a pixel, for clicks and tooltips: its slice and

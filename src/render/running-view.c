@@ -7,7 +7,7 @@
  * a row is drawn by binary-searching the first interval ending after the current position and
  * either drawing it (when at least a pixel wide) or filling its pixel column and jumping to the
  * next column. A row thus costs O(pixel columns x log n) at any zoom, never O(trace). */
-#include "render/render.h"
+#include "render/render-private.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -20,10 +20,12 @@ typedef struct interval {
 } interval;
 
 typedef struct row {
-  bool process; /* a process header, else a thread */
+  bool process; /* a process header (or the fold row), else a thread */
+  bool fold;    /* the "other processes" row between the processes put first and the rest */
   int32_t pid;
-  rsp_task_id task; /* threads: the task; headers: the process's first task */
+  rsp_task_id task; /* threads: the task (its last generation); headers: the process's first task */
   uint32_t proc;    /* index into view->procs */
+  uint32_t gen0, n_gen; /* threads: the generations of the thread (one per exec), proc_tasks[gen0..] */
 } row;
 
 typedef struct rect {
@@ -71,12 +73,18 @@ struct rsp_running_view {
   int32_t focus_pid;
   const rsp_paths *chain; /* the wait chain highlighted (control paths of the focus process), or NULL */
   bool show_sleeps, show_links;
+  int32_t *first_pids;  /* processes shown first, in this order (rsp_running_view_set_first), or NULL */
+  uint32_t n_first;
+  bool others_folded;   /* the processes not in first_pids hidden under one row */
+  uint32_t n_others;    /* processes under that row (after the filter) */
   GArray *rows;         /* row */
   GArray *batch[8];     /* per frame: pixel-snapped rects per colour class (reused, no per-frame malloc) */
   GArray *labels;       /* per frame: sleep labels to draw after the boxes */
   GArray *link_segments;/* per frame: the links' lines */
   int32_t *task_row;    /* row index of each task, -1 when filtered out */
   GArray *highlights;   /* rsp_highlight: intervals pointed out (rsp_running_view_set_highlights), or NULL */
+  GArray *match_items;  /* rsp_highlight: the search's matches one by one (matched sleeps in time order,
+                           then matched tasks over their runs), or NULL */
 };
 
 static bool contains_ci(const char *hay, const char *needle)
@@ -104,13 +112,33 @@ static int cmp_proc(const void *a, const void *b, void *data)
   return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+static bool is_first(const rsp_running_view *v, int32_t pid)
+{
+  for (uint32_t i = 0; i < v->n_first; i++)
+    if (v->first_pids[i] == pid)
+      return true;
+  return false;
+}
+
 static void rebuild_rows(rsp_running_view *v)
 {
   g_qsort_with_data(v->procs, v->n_procs, sizeof(process), cmp_proc, &v->order);
   g_array_set_size(v->rows, 0);
   for (uint32_t t = 0; t < v->n_tasks; t++)
     v->task_row[t] = -1;
-  for (uint32_t p = 0; p < v->n_procs; p++) {
+  v->n_others = 0;
+  /* with processes put first: those (in their order), the fold row, then the others */
+  for (int pass = v->n_first ? 0 : 1; pass < 2; pass++)
+  for (uint32_t k = 0; k < (pass ? v->n_procs : v->n_first); k++) {
+    uint32_t p = k;
+    if (!pass) { /* the K-th pid put first */
+      for (p = 0; p < v->n_procs && v->procs[p].pid != v->first_pids[k]; p++)
+        ;
+      if (p == v->n_procs)
+        continue;
+    } else if (v->n_first && is_first(v, v->procs[p].pid)) {
+      continue;
+    }
     const process *pr = &v->procs[p];
     bool keep = !v->filter || !*v->filter;
     if (!keep) {
@@ -127,15 +155,33 @@ static void rebuild_rows(rsp_running_view *v)
       active += rsp_model_task(v->model, v->proc_tasks[pr->first_task + i])->n_runs > 0;
     if (!active)
       continue; /* never ran during the recording: nothing to draw */
+    if (pass && v->n_first) {
+      if (!v->n_others++) {
+        row f = { .process = true, .fold = true, .pid = -1, .task = RSP_NO_ID, .proc = UINT32_MAX };
+        g_array_append_val(v->rows, f);
+      }
+      if (v->others_folded)
+        continue;
+    }
     row h = { .process = true, .pid = pr->pid, .task = v->proc_tasks[pr->first_task], .proc = p };
     g_array_append_val(v->rows, h);
-    for (uint32_t i = 0; i < pr->n_tasks; i++) {
-      rsp_task_id t = v->proc_tasks[pr->first_task + i];
-      if (!rsp_model_task(v->model, t)->n_runs)
-        continue;
-      row r = { .process = false, .pid = pr->pid, .task = t, .proc = p };
-      v->task_row[t] = (int32_t)v->rows->len;
-      g_array_append_val(v->rows, r);
+    /* one row per thread: its generations (an exec starts a new one, with the same tid) share it */
+    for (uint32_t i = 0; i < pr->n_tasks;) {
+      uint32_t j = i + 1;
+      int32_t tid = rsp_model_task(v->model, v->proc_tasks[pr->first_task + i])->tid;
+      while (j < pr->n_tasks && rsp_model_task(v->model, v->proc_tasks[pr->first_task + j])->tid == tid)
+        j++;
+      row r = { .process = false, .pid = pr->pid, .task = RSP_NO_ID, .proc = p, .gen0 = pr->first_task + i,
+                .n_gen = j - i };
+      for (uint32_t g = i; g < j; g++)
+        if (rsp_model_task(v->model, v->proc_tasks[pr->first_task + g])->n_runs)
+          r.task = v->proc_tasks[pr->first_task + g]; /* the last generation that ran names the row */
+      if (r.task != RSP_NO_ID) {
+        for (uint32_t g = i; g < j; g++)
+          v->task_row[v->proc_tasks[pr->first_task + g]] = (int32_t)v->rows->len;
+        g_array_append_val(v->rows, r);
+      }
+      i = j;
     }
   }
 }
@@ -315,6 +361,9 @@ void rsp_running_view_free(rsp_running_view *v)
   g_free(v->sleep_match);
   g_free(v->task_focus);
   g_free(v->task_row);
+  g_free(v->first_pids);
+  if (v->match_items)
+    g_array_free(v->match_items, true);
   g_array_free(v->rows, true);
   for (unsigned k = 0; k < G_N_ELEMENTS(v->batch); k++)
     g_array_free(v->batch[k], true);
@@ -336,6 +385,31 @@ void rsp_running_view_set_sort(rsp_running_view *v, rsp_sort_order order)
   rebuild_rows(v);
 }
 
+void rsp_running_view_set_first(rsp_running_view *v, const int32_t *pids, uint32_t n, bool fold_others)
+{
+  g_free(v->first_pids);
+  v->first_pids = n ? g_memdup2(pids, n * sizeof *pids) : NULL;
+  v->n_first = n;
+  v->others_folded = n && fold_others;
+  rebuild_rows(v);
+}
+
+void rsp_running_view_set_others_folded(rsp_running_view *v, bool folded)
+{
+  v->others_folded = v->n_first && folded;
+  rebuild_rows(v);
+}
+
+bool rsp_running_view_others_folded(const rsp_running_view *v)
+{
+  return v->others_folded;
+}
+
+uint32_t rsp_running_view_n_others(const rsp_running_view *v)
+{
+  return v->n_others;
+}
+
 void rsp_running_view_set_filter(rsp_running_view *v, const char *text)
 {
   g_free(v->filter);
@@ -350,8 +424,12 @@ uint32_t rsp_running_view_set_search(rsp_running_view *v, const char *text)
   memset(v->task_match, 0, v->n_tasks);
   uint32_t n_sleeps = rsp_model_n_sleeps(v->model);
   memset(v->sleep_match, 0, n_sleeps);
+  if (v->match_items)
+    g_array_set_size(v->match_items, 0);
   if (!v->search)
     return 0;
+  if (!v->match_items)
+    v->match_items = g_array_new(FALSE, FALSE, sizeof(rsp_highlight));
   uint32_t hits = 0;
   for (uint32_t t = 0; t < v->n_tasks; t++)
     if (contains_ci(rsp_model_task(v->model, t)->comm, v->search)) {
@@ -370,10 +448,33 @@ uint32_t rsp_running_view_set_search(rsp_running_view *v, const char *text)
     if (s->stack != RSP_NO_ID && s->stack < n_stacks && stack_hit[s->stack]) {
       v->sleep_match[i] = 1;
       hits++;
+      rsp_highlight h = { s->task, s->start, s->end };
+      g_array_append_val(v->match_items, h);
     }
   }
   g_free(stack_hit);
+  for (uint32_t tk = 0; tk < v->n_tasks; tk++) {
+    const rsp_task *task = rsp_model_task(v->model, tk);
+    if (v->task_match[tk] && task->n_runs) {
+      rsp_highlight h = { tk, rsp_model_run(v->model, rsp_model_task_run(v->model, tk, 0))->start,
+                          rsp_model_run(v->model, rsp_model_task_run(v->model, tk, task->n_runs - 1))->end };
+      g_array_append_val(v->match_items, h);
+    }
+  }
   return hits;
+}
+
+uint32_t rsp_running_view_n_match_items(const rsp_running_view *v)
+{
+  return v->match_items ? v->match_items->len : 0;
+}
+
+bool rsp_running_view_match_item(const rsp_running_view *v, uint32_t i, rsp_highlight *out)
+{
+  if (!v->match_items || i >= v->match_items->len)
+    return false;
+  *out = g_array_index(v->match_items, rsp_highlight, i);
+  return true;
 }
 
 void rsp_running_view_set_show_sleeps(rsp_running_view *v, bool show)
@@ -774,9 +875,11 @@ static void draw_highlights(rsp_running_view *v, cairo_t *cr, const rsp_viewport
     if (rw->process)
       continue;
     double cur0 = 0, cur1 = -1e9;
-    for (guint i = first_highlight_of(v, rw->task); i < v->highlights->len; i++) {
+    for (uint32_t g = 0; g < rw->n_gen; g++) {
+    rsp_task_id gt = v->proc_tasks[rw->gen0 + g];
+    for (guint i = first_highlight_of(v, gt); i < v->highlights->len; i++) {
       const rsp_highlight *h = &g_array_index(v->highlights, rsp_highlight, i);
-      if (h->task != rw->task || h->start > vp->t1)
+      if (h->task != gt || h->start > vp->t1)
         break;
       if (h->end < vp->t0)
         continue;
@@ -795,6 +898,7 @@ static void draw_highlights(rsp_running_view *v, cairo_t *cr, const rsp_viewport
         cairo_rectangle(cr, floor(cur0) + 1, y + 1, MAX(floor(cur1) - floor(cur0) - 2, 3), rh - 2);
       cur0 = x0;
       cur1 = x1;
+    }
     }
     if (cur1 > cur0)
       cairo_rectangle(cr, floor(cur0) + 1, y + 1, MAX(floor(cur1) - floor(cur0) - 2, 3), rh - 2);
@@ -818,8 +922,13 @@ static void draw_highlight_marks(rsp_running_view *v, cairo_t *cr, const rsp_vie
     if (y >= vp->height)
       break;
     const row *rw = &g_array_index(v->rows, row, r);
-    guint i = rw->process ? v->highlights->len : first_highlight_of(v, rw->task);
-    if (i < v->highlights->len && g_array_index(v->highlights, rsp_highlight, i).task == rw->task)
+    bool marked = false;
+    for (uint32_t g = 0; g < rw->n_gen && !marked; g++) {
+      rsp_task_id gt = v->proc_tasks[rw->gen0 + g];
+      guint i = first_highlight_of(v, gt);
+      marked = i < v->highlights->len && g_array_index(v->highlights, rsp_highlight, i).task == gt;
+    }
+    if (marked)
       cairo_rectangle(cr, 0, y, 5, style->row_height);
   }
   cairo_fill(cr);
@@ -855,21 +964,41 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
       set_rgb(cr, style->process_bg);
       cairo_rectangle(cr, 0, y, vp->width, rh);
       cairo_fill(cr);
+      char buf[128];
+      if (rw->fold) {
+        /* a triangle pointing right (folded) or down, then how many */
+        double cx = 8, cy = y + rh / 2.0;
+        set_rgb(cr, style->process_text);
+        if (v->others_folded) {
+          cairo_move_to(cr, cx - 3, cy - 5), cairo_line_to(cr, cx + 4, cy), cairo_line_to(cr, cx - 3, cy + 5);
+        } else {
+          cairo_move_to(cr, cx - 5, cy - 3), cairo_line_to(cr, cx + 5, cy - 3), cairo_line_to(cr, cx, cy + 4);
+        }
+        cairo_close_path(cr);
+        cairo_fill(cr);
+        snprintf(buf, sizeof buf, v->others_folded ? "other processes (%u): click to show"
+                                                   : "other processes (%u): click to fold", v->n_others);
+        cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+        cairo_move_to(cr, 18, y + rsp_text_baseline(cr, rh));
+        cairo_show_text(cr, buf);
+        cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+        continue;
+      }
       const process *pr = &v->procs[rw->proc];
-      char buf[96];
       snprintf(buf, sizeof buf, "%s [%d]", pr->name ? pr->name : "?", rw->pid);
       set_rgb(cr, style->process_text);
       cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-      cairo_move_to(cr, 3, y + rh - 3);
+      cairo_move_to(cr, 3, y + rsp_text_baseline(cr, rh));
       cairo_show_text(cr, buf);
       cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
       continue;
     }
-    rsp_task_id t = rw->task;
     if (r % 2) {
       rect alt = { (float)style->label_width, (float)y, (float)plot, (float)rh };
       g_array_append_val(v->batch[KIND_ALT], alt);
     }
+    for (uint32_t g = 0; g < rw->n_gen; g++) {
+    rsp_task_id t = v->proc_tasks[rw->gen0 + g];
     draw_ctx c = { .cr = cr, .v = v, .style = style, .vp = vp, .task = t, .y = y + 1, .h = rh - 2,
                    .row_top = y, .pend_kind = -1 };
     if (v->show_sleeps) {
@@ -887,6 +1016,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     flush(&c);
     walk(v->net + v->net_off[t], v->net_off[t + 1] - v->net_off[t], vp, style, emit_net, &c);
     flush(&c);
+    }
   }
   /* one fill per colour: alternate rows, sleeps, I/O sleeps, matches, then labels, then runs */
   static const int order[] = { KIND_ALT, KIND_SLEEP, KIND_IO, KIND_MATCH, KIND_RUN, KIND_DISK, KIND_NET, KIND_CHAIN };
@@ -900,7 +1030,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
         cairo_save(cr);
         cairo_rectangle(cr, l->x0 + 1, l->y, l->x1 - l->x0 - 2, l->h);
         cairo_clip(cr);
-        cairo_move_to(cr, (l->x0 > style->label_width ? l->x0 : style->label_width) + 2, l->y + l->h - 3);
+        cairo_move_to(cr, (l->x0 > style->label_width ? l->x0 : style->label_width) + 2, l->y + rsp_text_baseline(cr, l->h));
         cairo_show_text(cr, l->text);
         cairo_restore(cr);
       }
@@ -951,7 +1081,7 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     char buf[96];
     snprintf(buf, sizeof buf, "%s %d", task->comm && *task->comm ? task->comm : "?", task->tid);
     set_rgb(cr, v->task_focus[rw->task] && !v->task_match[rw->task] ? style->background : style->text);
-    cairo_move_to(cr, 12, y + rh - 3);
+    cairo_move_to(cr, 12, y + rsp_text_baseline(cr, rh));
     cairo_show_text(cr, buf);
   }
   cairo_restore(cr);
@@ -975,6 +1105,10 @@ void rsp_running_view_hit(const rsp_running_view *v, const rsp_viewport *vp, con
     return;
   const row *rw = &g_array_index(v->rows, row, r);
   out->pid = rw->pid;
+  if (rw->fold) {
+    out->kind = RSP_HIT_FOLD;
+    return;
+  }
   if (rw->process) {
     out->kind = RSP_HIT_PROCESS;
     return;
@@ -986,21 +1120,29 @@ void rsp_running_view_hit(const rsp_running_view *v, const rsp_viewport *vp, con
   /* a pixel's worth of tolerance, so narrow runs can be pointed at */
   uint64_t t = rsp_viewport_time(vp, style, x);
   uint64_t slack = rsp_viewport_time(vp, style, x + 1) - t;
-  rsp_task_id task = rw->task;
-  const interval *runs = v->runs + v->run_off[task];
-  uint32_t nr = v->run_off[task + 1] - v->run_off[task];
-  uint32_t i = first_ending_after(runs, nr, t > slack ? t - slack : 0);
-  if (i < nr && runs[i].start <= t + slack) {
-    out->kind = RSP_HIT_RUN;
-    out->run = rsp_model_task_run(v->model, task, i);
-    return;
+  for (uint32_t g = 0; g < rw->n_gen; g++) { /* the generation (exec) whose run is there */
+    rsp_task_id task = v->proc_tasks[rw->gen0 + g];
+    const interval *runs = v->runs + v->run_off[task];
+    uint32_t nr = v->run_off[task + 1] - v->run_off[task];
+    uint32_t i = first_ending_after(runs, nr, t > slack ? t - slack : 0);
+    if (i < nr && runs[i].start <= t + slack) {
+      out->kind = RSP_HIT_RUN;
+      out->task = task;
+      out->run = rsp_model_task_run(v->model, task, i);
+      return;
+    }
   }
-  const interval *sl = v->sleeps + v->sleep_off[task];
-  uint32_t ns = v->sleep_off[task + 1] - v->sleep_off[task];
-  i = first_ending_after(sl, ns, t);
-  if (v->show_sleeps && i < ns && sl[i].start <= t) {
-    out->kind = RSP_HIT_SLEEP;
-    out->sleep = rsp_model_task_sleep(v->model, task, i);
+  for (uint32_t g = 0; g < rw->n_gen && v->show_sleeps; g++) {
+    rsp_task_id task = v->proc_tasks[rw->gen0 + g];
+    const interval *sl = v->sleeps + v->sleep_off[task];
+    uint32_t ns = v->sleep_off[task + 1] - v->sleep_off[task];
+    uint32_t i = first_ending_after(sl, ns, t);
+    if (i < ns && sl[i].start <= t) {
+      out->kind = RSP_HIT_SLEEP;
+      out->task = task;
+      out->sleep = rsp_model_task_sleep(v->model, task, i);
+      return;
+    }
   }
 }
 
@@ -1045,6 +1187,10 @@ char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
   char a[48], b[48], c[48], name[96];
   switch (hit->kind) {
   case RSP_HIT_NOTHING:
+    break;
+  case RSP_HIT_FOLD:
+    g_string_append_printf(s, v->others_folded ? "%u other processes, folded: click to show them"
+                                               : "%u other processes: click to fold them", v->n_others);
     break;
   case RSP_HIT_PROCESS:
     g_string_append_printf(s, "process %d", hit->pid);
@@ -1094,10 +1240,30 @@ char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
     if (sl->wake_time)
       g_string_append_printf(s, "scheduler delay %s\n", rsp_format_duration(sl->end - sl->wake_time, a, sizeof a));
     if (sl->wake_link != RSP_NO_ID) {
+      /* who woke it: the run that fired its wakeup. A network or disk link starts at the run that
+       * began the operation (for a reply, the sleeper's own send): beside it the WAKEUP link into
+       * the same run names the sender (on loopback) that fired it (issue 17: "woken (network) by"
+       * the sleeper itself, where the recording shows the server's sched_waking). */
       const rsp_link *l = rsp_model_link(m, sl->wake_link);
-      if (l->from_run != RSP_NO_ID)
-        g_string_append_printf(s, "woken (%s) by %s\n", link_kind_name(l->kind),
-                               task_name(m, rsp_model_run(m, l->from_run)->task, name, sizeof name));
+      rsp_task_id waker = RSP_NO_ID;
+      if (l->kind == RSP_LINK_WAKEUP && l->from_run != RSP_NO_ID)
+        waker = rsp_model_run(m, l->from_run)->task;
+      if (waker == RSP_NO_ID && l->to_run != RSP_NO_ID) {
+        uint32_t n = 0;
+        rsp_link_id first = rsp_model_run_links_in(m, l->to_run, &n);
+        for (uint32_t k = 0; k < n && waker == RSP_NO_ID; k++) {
+          const rsp_link *w = rsp_model_link(m, first + k);
+          if (w->kind == RSP_LINK_WAKEUP && w->from_run != RSP_NO_ID && (w->sleep == hit->sleep || w->sleep == RSP_NO_ID))
+            waker = rsp_model_run(m, w->from_run)->task;
+        }
+      }
+      if (waker == RSP_NO_ID && l->from_run != RSP_NO_ID && rsp_model_run(m, l->from_run)->task != sl->task)
+        waker = rsp_model_run(m, l->from_run)->task;
+      if (waker != RSP_NO_ID)
+        g_string_append_printf(s, "woken (%s) by %s\n", link_kind_name(l->kind), task_name(m, waker, name, sizeof name));
+      else
+        g_string_append_printf(s, "woken (%s) from outside the recording's tasks (a peer, a device, an interrupt)\n",
+                               link_kind_name(l->kind));
     }
     if (sl->disk_op != RSP_NO_ID) {
       const rsp_disk_op *d = rsp_model_disk_op(m, sl->disk_op);

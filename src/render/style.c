@@ -1,7 +1,9 @@
 /* The view's colours and metrics. Colours follow the paper (Figure "Process Running View" and the
  * flame views): runs red, sleeps blue, run and sleep together purple, process names grey,
  * blocking I/O green. */
-#include "render/render.h"
+#include "render/render-private.h"
+
+#include <math.h>
 
 #include <stdio.h>
 
@@ -41,4 +43,11 @@ const char *rsp_rgb_to_hex(rsp_rgb c, char buf[8])
   snprintf(buf, 8, "#%02x%02x%02x", (unsigned)(c.r * 255 + 0.5), (unsigned)(c.g * 255 + 0.5),
            (unsigned)(c.b * 255 + 0.5));
   return buf;
+}
+
+double rsp_text_baseline(cairo_t *cr, double height)
+{
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, "Hg_", &e); /* capitals' top (y_bearing < 0) to descenders' and underscores' bottom */
+  return floor((height - e.height) / 2 - e.y_bearing + 0.5);
 }

@@ -42,25 +42,22 @@ bool rsp_parse_duration(const char *text, uint64_t *ns)
   return true;
 }
 
-/* A tick label for T (ns from the origin) at tick STEP: as many decimals as the step needs. */
-static void tick_label(uint64_t t, uint64_t step, char *buf, size_t size)
+/* A tick label for T (ns from the origin) at tick STEP, on a ruler whose last tick is at MAX: in the
+ * step's unit unless the ruler's numbers would reach 5 digits, then in a larger one ("1061.5 ms" at
+ * 500 us steps, not "1061500 us"), with as many decimals as the step needs. */
+const char *rsp_format_tick(uint64_t t, uint64_t step, uint64_t max, char *buf, size_t size)
 {
-  const char *unit = "s";
-  double div = 1e9;
-  if (step < 1000) {
-    unit = "ns";
-    div = 1;
-  } else if (step < 1000000) {
-    unit = "us";
-    div = 1e3;
-  } else if (step < 1000000000) {
-    unit = "ms";
-    div = 1e6;
-  }
+  static const char *const units[] = { "ns", "us", "ms", "s" };
+  static const double divs[] = { 1, 1e3, 1e6, 1e9 };
+  int u = step < 1000 ? 0 : step < 1000000 ? 1 : step < 1000000000 ? 2 : 3;
+  uint64_t top = MAX(max, t);
+  while (u < 3 && (double)top / divs[u] >= 10000)
+    u++;
   int decimals = 0;
-  for (double s = (double)step / div; s < 1 - 1e-9 && decimals < 6; s *= 10)
+  for (double s = (double)(step ? step : 1) / divs[u]; fabs(s - round(s)) > 1e-6 * MAX(s, 1) && decimals < 9; s *= 10)
     decimals++;
-  snprintf(buf, size, "%.*f %s", decimals, (double)t / div, unit);
+  snprintf(buf, size, "%.*f %s", decimals, (double)t / divs[u], units[u]);
+  return buf;
 }
 
 void rsp_time_ruler_draw(cairo_t *cr, const rsp_viewport *vp, const rsp_style *style, uint64_t origin)
@@ -105,7 +102,7 @@ void rsp_time_ruler_draw(cairo_t *cr, const rsp_viewport *vp, const rsp_style *s
     cairo_line_to(cr, x, h);
     cairo_stroke(cr);
     char buf[48];
-    tick_label(rel, ustep, buf, sizeof buf);
+    rsp_format_tick(rel, ustep, vp->t1 > origin ? vp->t1 - origin : 0, buf, sizeof buf);
     cairo_move_to(cr, x + 2, h - 9);
     cairo_show_text(cr, buf);
     /* minor ticks */

@@ -35,6 +35,11 @@ static rsp_rgb pixel(cairo_surface_t *s, int x, int y)
   return (rsp_rgb){ ((v >> 16) & 255) / 255.0, ((v >> 8) & 255) / 255.0, (v & 255) / 255.0 };
 }
 
+static double dist(rsp_rgb a, rsp_rgb b)
+{
+  return fabs(a.r - b.r) + fabs(a.g - b.g) + fabs(a.b - b.b);
+}
+
 #define CHECK_COLOUR(surface, x, y, want)                                                        \
   do {                                                                                          \
     rsp_rgb got_ = pixel(surface, x, y), want_ = (want);                                        \
@@ -132,6 +137,16 @@ int main(void)
           found = true;
       }
     CHECK(found);
+    /* issue 17: the Links toggle applies to the flame view too */
+    rsp_flame_view_set_show_links(v, false);
+    rsp_flame_view_draw(v, cr, &vp, st);
+    found = false;
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dx = -1; dx <= 1; dx++)
+        found |= dist(pixel(s, lx + dx, ly + dy), st->link_wakeup) < 0.25;
+    CHECK(!found);
+    rsp_flame_view_set_show_links(v, true);
+    rsp_flame_view_draw(v, cr, &vp, st);
   }
   rsp_elem_id e;
   const char *label = NULL;
@@ -154,6 +169,19 @@ int main(void)
   CHECK_COLOUR(s, X(175), Y(2) + 2, st->match);
   CHECK_COLOUR(s, X(100) + 1, Y(2) + 2, st->run);
   CHECK_EQ(rsp_flame_view_set_search(v, "read"), 3); /* __libc_read, vfs_read, pipe_read */
+  /* issue 17: the matches one by one, by time, each frame's adjacent pieces as one */
+  {
+    uint32_t n = rsp_flame_view_n_match_items(v);
+    CHECK(n >= 3);
+    uint64_t prev = 0, t0, t1;
+    int row;
+    for (uint32_t i = 0; i < n; i++) {
+      CHECK(rsp_flame_view_match_item(v, i, &t0, &t1, &row));
+      CHECK(t0 >= prev && t1 > t0 && row >= 0);
+      prev = t0;
+    }
+    CHECK(!rsp_flame_view_match_item(v, n, &t0, &t1, &row));
+  }
   CHECK_EQ(rsp_flame_view_set_search(v, NULL), 0);
 
   /* zoomed out to 200 us a pixel, nothing visible separates the two vfs_read frames: one frame */
@@ -197,6 +225,15 @@ int main(void)
   CHECK_STR(label, "__libc_read");
   CHECK_EQ(dur, 500 * US);
   CHECK_EQ(merged, 3);
+  /* issue 17: "__libc_recv" read "libc recv": the label's underscores fell on the white line under
+   * the box, white on white. Its leading "__" is inked inside the box (rows YC + 1 .. YC + rh - 2). */
+  {
+    bool inked = false;
+    for (int x = X(0) + 3; x < X(0) + 12; x++)
+      for (int y = YC(2) + 1; y <= YC(2) + rh - 2; y++)
+        inked |= dist(pixel(s, x, y), st->both) > 0.6;
+    CHECK(inked);
+  }
   CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(575), YC(2) + mid, &label, &dur, &merged));
   CHECK_STR(label, "work");
   CHECK_EQ(dur, 150 * US);
@@ -213,8 +250,8 @@ int main(void)
   CHECK_EQ(dur, 150 * US);
   CHECK_COLOUR(s, X(100), YC(6) + 2, st->process_bg);
   CHECK_COLOUR(s, X(155), YC(6) + 2, st->background);
-  CHECK_COLOUR(s, X(50), YC(7) + 2, st->run);
-  CHECK_COLOUR(s, X(50), YC(8) + 2, st->run);
+  CHECK_COLOUR(s, X(50), YC(7) + rh - 2, st->run); /* below the label (white on red) */
+  CHECK_COLOUR(s, X(50), YC(8) + rh - 2, st->run);
   CHECK_COLOUR(s, X(120), YC(8) + 2, st->background);
   CHECK(rsp_consolidated_view_node_at(cv, &vp, st, X(50), YC(8) + mid, &label, &dur, &merged));
   CHECK_STR(label, "produce");

@@ -91,9 +91,84 @@ static int X(int us)
   return st->label_width + us;
 }
 
+/* Issue 17: a sleep ended by data on loopback is woken by the sender's run (its sched_waking), not
+ * by the sleeper, whose own recv began the network operation. Beta waits in recv on SK; alpha
+ * sends, and its softirq wakes beta. */
+static void test_loopback_waker(void)
+{
+  enum { SK = 0x10000 };
+  tb *t = tb_new(false);
+  tb_comm(t, 0, 0, A, "alpha", false);
+  tb_comm(t, 0, 1, B, "beta", false);
+  sw(t, 40, 0, IDLE, "R", A);
+  sw(t, 40, 1, IDLE, "R", B);
+  tb_sock(t, TB_RECV, 50 * US, 1, B, SK);
+  sw(t, 60, 1, B, "S", IDLE);
+  tb_sock(t, TB_SEND, 400 * US, 0, A, SK + 1);
+  tb_sock(t, TB_DATA_READY, 401 * US, 0, A, SK);
+  tb_next_stack(t, "try_to_wake_up,sock_def_readable,tcp_data_queue,net_rx_action,handle_softirqs,do_softirq,"
+                   "__local_bh_enable_ip,__dev_queue_xmit,tcp_sendmsg|send");
+  tb_waking(t, 402 * US, 0, A, B, 1);
+  sw(t, 420, 1, IDLE, "R", B);
+  tb_sock(t, TB_RECV, 421 * US, 1, B, SK);
+  sw(t, 500, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id b = find_task(m, B, 0);
+  rsp_sleep_id id = rsp_model_task_sleep(m, b, 0);
+  CHECK_EQ(rsp_model_sleep(m, id)->end_cause, RSP_SLEEP_END_NETWORK);
+  rsp_running_view *v = rsp_running_view_new(m);
+  rsp_hit hit = { .kind = RSP_HIT_SLEEP, .pid = B, .task = b, .run = RSP_NO_ID, .sleep = id };
+  char *text = rsp_running_view_describe(v, &hit);
+  if (!strstr(text, "woken (network) by alpha"))
+    fprintf(stderr, "the loopback sleep's description names the wrong waker:\n%s\n", text);
+  CHECK(strstr(text, "woken (network) by alpha") != NULL);
+  g_free(text);
+  rsp_running_view_free(v);
+  rsp_model_free(m);
+}
+
+/* Issue 17: one thread shown as two rows after exec. Alpha runs 100-200 us, execs "omega" at
+ * 150 us, runs again 300-400: one row, each generation's runs on it, hit as its own. */
+static void test_exec_one_row(void)
+{
+  tb *t = tb_new(false);
+  tb_comm(t, 0, 0, A, "alpha", false);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_comm(t, 150 * US, 0, A, "omega", true);
+  sw(t, 200, 0, A, "S", IDLE);
+  sw(t, 300, 0, IDLE, "R", A);
+  sw(t, 400, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id g0 = find_task(m, A, 0), g1 = find_task(m, A, 1);
+  CHECK(g0 != RSP_NO_ID && g1 != RSP_NO_ID && g0 != g1);
+  rsp_running_view *v = rsp_running_view_new(m);
+  rsp_viewport vp = { .t0 = 0, .t1 = 1000 * US, .width = st->label_width + 1000, .height = 100 };
+  CHECK_EQ(rsp_running_view_n_rows(v), 2); /* the process, its one thread */
+  int y = st->ruler_height + st->row_height;
+  CHECK_EQ(rsp_running_view_task_y(v, &vp, st, g0), y);
+  CHECK_EQ(rsp_running_view_task_y(v, &vp, st, g1), y);
+  rsp_hit hit;
+  rsp_running_view_hit(v, &vp, st, X(120), y + st->row_height / 2, &hit);
+  CHECK_EQ(hit.kind, RSP_HIT_RUN);
+  rsp_running_view_hit(v, &vp, st, X(350), y + st->row_height / 2, &hit);
+  CHECK_EQ(hit.kind, RSP_HIT_RUN);
+  CHECK(hit.run != RSP_NO_ID && rsp_model_run(m, hit.run)->start == 300 * US);
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, vp.width, vp.height);
+  cairo_t *cr = cairo_create(s);
+  rsp_running_view_draw(v, cr, &vp, st);
+  CHECK_COLOUR(s, X(120), y + st->row_height / 2, st->run);
+  CHECK_COLOUR(s, X(350), y + st->row_height / 2, st->run);
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  rsp_running_view_free(v);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   st = rsp_style_default();
+  test_loopback_waker();
+  test_exec_one_row();
   rsp_model *m = build();
   rsp_running_view *v = rsp_running_view_new(m);
   rsp_viewport vp = { .t0 = 0, .t1 = 1000 * US, .width = st->label_width + 1000, .height = 200 };
@@ -192,6 +267,42 @@ int main(void)
   rsp_running_view_hit(v, &vp, st, 20, yb + mid, &hit);
   CHECK_EQ(hit.kind, RSP_HIT_TASK);
   CHECK_EQ(hit.task, b);
+
+  /* issue 17: the processes of the paths first (beta, then alpha), the rest (gamma) folded under one
+   * row, which unfolds; the pixels of that row are the process header's */
+  {
+    int32_t first[] = { B, A };
+    rsp_running_view_set_first(v, first, 2, true);
+    CHECK_EQ(rsp_running_view_n_rows(v), 5); /* beta, b, alpha, a, the fold row */
+    CHECK_EQ(rsp_running_view_n_others(v), 1);
+    CHECK_EQ(rsp_running_view_task_y(v, &vp, st, b), st->ruler_height + 1 * rh);
+    CHECK_EQ(rsp_running_view_task_y(v, &vp, st, a), st->ruler_height + 3 * rh);
+    CHECK_EQ(rsp_running_view_task_y(v, &vp, st, c), -1);
+    int yf = st->ruler_height + 4 * rh;
+    rsp_running_view_hit(v, &vp, st, 20, yf + mid, &hit);
+    CHECK_EQ(hit.kind, RSP_HIT_FOLD);
+    rsp_running_view_draw(v, cr, &vp, st);
+    CHECK_COLOUR(s, X(500), yf + 1, st->process_bg);
+    char *fold = rsp_running_view_describe(v, &hit);
+    CHECK(strstr(fold, "1 other processes"));
+    g_free(fold);
+    rsp_running_view_set_others_folded(v, false);
+    CHECK_EQ(rsp_running_view_n_rows(v), 7);
+    CHECK_EQ(rsp_running_view_task_y(v, &vp, st, c), st->ruler_height + 6 * rh);
+    rsp_running_view_set_first(v, NULL, 0, false);
+    CHECK_EQ(rsp_running_view_n_rows(v), 6);
+    CHECK_EQ(rsp_running_view_n_others(v), 0);
+  }
+
+  /* issue 17: the ruler read "1061000 us" zoomed in a second into a recording */
+  {
+    char tick[48];
+    CHECK(!strcmp(rsp_format_tick(1061500000ull, 500000, 1063000000ull, tick, sizeof tick), "1061.5 ms"));
+    CHECK(!strcmp(rsp_format_tick(1061000000ull, 100000000, 1200000000ull, tick, sizeof tick), "1061 ms"));
+    CHECK(!strcmp(rsp_format_tick(200000000ull, 100000000, 500000000ull, tick, sizeof tick), "200 ms"));
+    CHECK(!strcmp(rsp_format_tick(12500, 2500, 20000, tick, sizeof tick), "12.5 us"));
+    CHECK(!strcmp(rsp_format_tick(30000000000ull, 1000000, 30005000000ull, tick, sizeof tick), "30.000 s"));
+  }
 
   /* the filter keeps only matching processes */
   rsp_running_view_set_filter(v, "BET");

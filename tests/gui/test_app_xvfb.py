@@ -1,7 +1,9 @@
 """rsp-view under Xvfb on a real recording: the window opens, loads in its worker thread, every
 widget has its accessible name, zoom/filter/view switching work, and it closes with exit 0
 (rsp-view --self-test drives the widgets in-process and prints one line per check). A file that
-is not a recording: the error is shown in the window and the self-test exits non-zero naming it."""
+is not a recording: the error is shown in the window and the self-test exits non-zero naming it.
+Issue 17: it opens on the recorded command's consolidated view and explanation, the running view lists
+the processes of its paths first and folds the others, the loss warning is one line."""
 import os
 import shutil
 import subprocess
@@ -14,15 +16,18 @@ if not shutil.which("xvfb-run"):
     print("xvfb-run not installed")
     sys.exit(77)
 
+config = tempfile.mkdtemp(prefix="rsp-view-config-")  # the settings rsp-view remembers, here not in $HOME
+
+
 def run(path):
-    env = dict(os.environ, NO_AT_BRIDGE="1", GDK_BACKEND="x11")
+    env = dict(os.environ, NO_AT_BRIDGE="1", GDK_BACKEND="x11", XDG_CONFIG_HOME=config)
     env.pop("DISPLAY", None)
     return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", view, "--self-test", path],
                           capture_output=True, text=True, timeout=240, env=env)
 
 failures = 0
 for rec in ["data/sample.perf.data", "tests/model/data/grep-pingpong.data",
-            "tests/analysis/data/shell-sleep-dd-python.data"]:
+            "tests/analysis/data/shell-sleep-dd-python.data", "tests/model/data/wl-nginx.data"]:
     p = run(os.path.join(root, rec))
     print(p.stdout)
     print(p.stderr, file=sys.stderr)
@@ -40,6 +45,15 @@ for rec in ["data/sample.perf.data", "tests/model/data/grep-pingpong.data",
         print(f"FAIL {rec}: GLib criticals on stderr")
         failures += 1
 
+# issue 17: what it remembers: window size, pane positions, the recordings opened (newest first)
+ini = os.path.join(config, "rsp", "rsp-view.ini")
+text = open(ini).read() if os.path.exists(ini) else ""
+recent = [l for l in text.splitlines() if l.startswith("files=")]
+if not recent or not recent[0][6:].startswith(os.path.realpath(os.path.join(root, "tests/model/data/wl-nginx.data"))) \
+        or "width=" not in text or "histograms=" not in text:
+    print(f"FAIL settings not remembered in {ini}: {text!r}")
+    failures += 1
+
 with tempfile.TemporaryDirectory() as d:
     junk = os.path.join(d, "not-a-recording.data")
     with open(junk, "wb") as f:
@@ -48,6 +62,11 @@ with tempfile.TemporaryDirectory() as d:
     if p.returncode == 0 or "not-a-recording.data" not in p.stderr:
         print(f"FAIL junk file: exit {p.returncode}, stderr {p.stderr!r}")
         failures += 1
+    # issue 17: the loader's error was freed before its message was read ("Could not load X: (null)")
+    if "no PERFILE2 magic" not in p.stderr or "(null)" in p.stderr:
+        print(f"FAIL junk file: the reader's error should be shown, got {p.stderr!r}")
+        failures += 1
 
+shutil.rmtree(config, ignore_errors=True)
 print("failures:", failures)
 sys.exit(1 if failures else 0)

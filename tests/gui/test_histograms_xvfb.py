@@ -17,6 +17,9 @@ import subprocess
 import sys
 import tempfile
 
+# rsp-view remembers its settings in $XDG_CONFIG_HOME: a directory of the test's own, not $HOME
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="rsp-view-config-")
+
 view = os.environ["RSP_VIEW"]
 root = os.environ["RSP_SOURCE_ROOT"]
 data = os.path.join(root, "tests/profiles/data")

@@ -8,6 +8,10 @@ import shutil
 import subprocess
 import sys
 
+import tempfile as _tempfile
+# rsp-view remembers its settings in $XDG_CONFIG_HOME: a directory of the test's own, not $HOME
+os.environ["XDG_CONFIG_HOME"] = _tempfile.mkdtemp(prefix="rsp-view-config-")
+
 view = os.environ["RSP_VIEW"]
 root = os.environ["RSP_SOURCE_ROOT"]
 build = os.environ["RSP_BUILD_ROOT"]

@@ -312,6 +312,29 @@ static void test_selection(void)
   rsp_profile_set_free(b);
   rsp_model_free(ma);
   rsp_model_free(mb);
+
+  /* issue 17: the holder's profiles exist in B only (an infinite distance): ranked after the
+   * waits, whose change is real, not above them */
+  ma = lock_scenario(8000 * US, false);
+  mb = lock_scenario(32000 * US, true);
+  a = rsp_profile_set_build(ma, &o, NULL);
+  b = rsp_profile_set_build(mb, &o, NULL);
+  diff = rsp_profile_diff_compute(a, b, NULL);
+  bool one_sided = false, finite_after = false;
+  for (uint32_t i = 0; i < diff->n_pairs; i++) {
+    if (isinf(diff->pairs[i].distance))
+      one_sided = true;
+    else if (one_sided)
+      finite_after = true;
+  }
+  CHECK(one_sided);
+  CHECK(!finite_after);
+  CHECK(diff->n_pairs > 0 && !isinf(diff->pairs[0].distance));
+  rsp_profile_diff_free(diff);
+  rsp_profile_set_free(a);
+  rsp_profile_set_free(b);
+  rsp_model_free(ma);
+  rsp_model_free(mb);
 }
 
 enum { X = 300, Y = 400, K = 500 };
