@@ -347,10 +347,12 @@ def check(d):
             out = [o for o in pt.outs.get(l['tid'], ()) if abs(o[0] - tp0) < 50e-6]
             if out and out[0][1]:
                 continue        # preempted, not a wait
-            wk = [w for w in pt.wakings.get(l['tid'], ()) if tp0 <= w[0] <= tp1 + 50e-6]
+            # the first waking of the sleep is the one that ended it (a runnable task fires no sched_waking); one may
+            # come a few us before the switch-out record (after sched_switch: the task was going to sleep)
+            wk = [w for w in pt.wakings.get(l['tid'], ()) if tp0 - 5e-6 <= w[0] <= tp1 + 5e-6]
             if not wk:
                 continue
-            t, wpid, wcomm, stack = wk[-1]
+            t, wpid, wcomm, stack = wk[0]
             kind = wake_kind(stack)
             if kind == 'timer':
                 timers += 1
