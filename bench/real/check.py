@@ -60,7 +60,18 @@ class PerfTruth:
         if os.path.exists(cache) and os.path.getmtime(cache) >= os.path.getmtime(data):
             out = open(cache, errors='replace').read()
         else:
-            rc, out, err = run(['perf', 'script', '-i', data, '--show-switch-events', '-F', 'comm,pid,tid,cpu,time,event,trace,ip,sym'])
+            cmd = ['perf', 'script', '-i', data, '--show-switch-events', '-F', 'comm,pid,tid,cpu,time,event,trace,ip,sym']
+            ksyms = data + '.kallsyms.zst'      # the recording's kernel symbols, never this host's
+            tmp = None
+            if os.path.exists(ksyms):
+                import tempfile
+                tmp = tempfile.NamedTemporaryFile(suffix='.kallsyms')
+                subprocess.run(['zstd', '-qdc', ksyms], stdout=tmp, check=True)
+                tmp.flush()
+                cmd += ['--kallsyms', tmp.name]
+            rc, out, err = run(cmd)
+            if tmp:
+                tmp.close()
             if rc != 0:
                 raise RuntimeError('perf script failed: ' + err[:300])
             if os.path.getsize(data) < 32 << 20 and os.access(os.path.dirname(os.path.abspath(data)), os.W_OK):
