@@ -35,6 +35,7 @@ struct rsp_model {
   /* sample-source.c */
   const char *sample_event;       /* interned name of the sampling event runs' samples come from */
   GPtrArray *other_sample_events; /* interned names of the other sampling events (not used) */
+  char **reader_warnings;         /* what the reader tolerated (a bad optional feature, a junk tail...) */
   /* dso-status.c */
   GHashTable *dso_status; /* dso of an unresolved user frame -> rsp_dso_status + 1; NULL: none known */
 };

@@ -590,6 +590,7 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
     return NULL;
   }
   rsp_loss_from_reader(m, rsp_reader_stats_get(reader));
+  m->reader_warnings = g_strdupv((char **)rsp_reader_warnings(reader));
   return m;
 }
 
@@ -626,6 +627,7 @@ void rsp_model_free(rsp_model *m)
   g_array_free(m->disk_ops, TRUE);
   g_array_free(m->net_ops, TRUE);
   g_ptr_array_free(m->other_sample_events, TRUE);
+  g_strfreev(m->reader_warnings);
   g_free(m);
 }
 

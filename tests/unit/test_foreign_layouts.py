@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import synthetic_perf as sp  # noqa: E402
 
 RSP_DUMP = os.environ.get('RSP_DUMP', 'build/src/tools/rsp-dump')
+RSP_SUMMARY = os.environ.get('RSP_SUMMARY', 'build/src/tools/rsp-summary')
 TMP = tempfile.mkdtemp(prefix='rsp-foreign-layouts-')
 failures = []
 
@@ -154,6 +155,26 @@ def test_empty_feature_and_period():
         check([int(x) for x in out.split()] == [5000] * 3, f'... as perf script prints it: {out.split()}')
 
 
+def test_warning_in_summary():
+    """What the reader tolerated reaches the tools' notes (rsp-summary), not only rsp-dump: a recording with
+    switch records (tid 7 runs 1000-2000 and 3000-4000 ns on cpu 0) and an empty cpudesc."""
+    context_switch = 1 << 26
+    a = sp.Attr('', sp.attr(1, 0, T | sp.PERIOD, flags=sp.SAMPLE_ID_ALL | EXCLUDE_GUEST | context_switch), [31])
+    out_misc = 0x2000
+    recs = []
+    for t0, t1 in ((1000, 2000), (3000, 4000)):
+        recs.append(sp.record(sp.REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + a.trailer(7, 7, t0, 31, 0)))
+        recs.append(sp.Sample(a, id=31, ip=0x401000, pid=7, tid=7, time=t0 + 500, cpu=0, period=1).bytes())
+        recs.append(sp.record(sp.REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + a.trailer(7, 7, t1, 31, 0),
+                              misc=out_misc))
+    features = {8: b'', 11: sp.cmdline(['perf', 'record'])}
+    path = write('warning-summary.data', sp.perf_data_file([a], b''.join(recs), features))
+    p = subprocess.run([RSP_SUMMARY, '--tasks', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    notes = [x for x in (p.stdout + p.stderr).splitlines() if 'reading the file' in x]
+    check(p.returncode == 0 and len(notes) == 1 and 'cpudesc' in notes[0] and 'at byte offset' in notes[0],
+          f'rsp-summary notes the reader\'s warning (exit {p.returncode}): {notes or p.stderr[-300:]}')
+
+
 def mmap2_old(pid, start, length, pgoff, name):
     body = struct.pack('<iiQQQIIQQ', pid, pid, start, length, pgoff, 8, 1, 1234, 5) + sp.pad8(name.encode() + b'\0')
     return sp.record(10, body, misc=2)
@@ -211,6 +232,7 @@ def main():
     test_empty_feature_and_period()
     test_mmap2_without_prot()
     test_one_frame_stacks()
+    test_warning_in_summary()
     if failures:
         print(f'\n{len(failures)} failure(s)')
         return 1
