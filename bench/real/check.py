@@ -20,8 +20,9 @@ import json, os, re, subprocess, sys, collections
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUMMARY = os.environ.get('RSP_SUMMARY', os.path.join(REPO, 'build/src/tools/rsp-summary'))
-CATS = ['understood', 'blocking_io', 'unsampled', 'io_queue', 'scheduler', 'hardware', 'involuntary',
-        'misc_kernel', 'timed_out', 'other_path', 'network', 'unaccounted']
+CATS = ['understood', 'blocking_io', 'unsampled', 'unknown_stack', 'io_queue', 'scheduler', 'hardware',
+        'preempted_by_path', 'contention', 'involuntary', 'misc_kernel', 'timed_out', 'other_path', 'network',
+        'unaccounted']
 # what a waking's call stack says woke the task: the first kind any of whose frames it has
 WAKE_KINDS = [('timer', re.compile(r'\b(hrtimer_wakeup|process_timeout)\b')),
               ('signal', re.compile(r'send_signal|complete_signal|signal_wake_up')),
@@ -443,17 +444,16 @@ def markdown(rs):
            '(`perf script --show-switch-events`) for the worker over the client\'s window; C1..C5 are the issue\'s criteria: '
            'C1 worker on the paths with its running time within 10%; C2 no unrelated process on the paths; C3 nanosleep timed out; '
            'C4 loopback/close wakeups name the sender; C5 each wait site\'s total <= paths total.', '',
-           '| workload | wall | total | % acc | understood | blk I/O | unsampled | I/O queue | sched | hardware | involuntary | misc | timed out | other path | network | unacc. | worker | worker CPU truth (client off cpu) | rsp run on paths | C1 | C2 | C3 | C4 | C5 |',
-           '|---|' + '---:|' * 15 + '---|---:|---:|---|---|---|---|---|']
+           '| workload | wall | total | % acc | guessed | understood | blk I/O | unsampled | unknown stack | I/O queue | sched | hardware | preempted by path | contention | involuntary | misc | timed out | other path | network | unacc. | worker | worker CPU truth (client off cpu) | rsp run on paths | C1 | C2 | C3 | C4 | C5 |',
+           '|---|' + '---:|' * 19 + '---|---:|---:|---|---|---|---|---|']
     for r in rs:
         if 'error' in r:
             out.append('| %s | %s |' % (r['name'], r['error']))
             continue
         c = r['cat']; k = c['categories']
         cr = ['-' if r['criteria'][x][0] is None else 'PASS' if r['criteria'][x][0] else '**FAIL**' for x in ('C1', 'C2', 'C3', 'C4', 'C5')]
-        out.append('| %s | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f (%.1f) | %s%.1f | %s |' % (
-            r['name'], c['wall_ms'], c['total_ms'], c['percent_accounted'],
-            *(fmt(k.get(x, 0)) for x in ('understood', 'blocking_io', 'unsampled', 'io_queue', 'scheduler', 'hardware', 'involuntary', 'misc_kernel', 'timed_out', 'other_path', 'network', 'unaccounted')),
+        out.append('| %s | %.1f | %.1f | %.1f | %s | ' % (r['name'], c['wall_ms'], c['total_ms'], c['percent_accounted'], fmt(c.get('guessed_ms', 0))) +
+                   '%s | ' * len(CATS) % tuple(fmt(k.get(x, 0)) for x in CATS) + '%s | %.1f (%.1f) | %s%.1f | %s |' % (
             r['worker_label'], r['truth_cpu_ms'], r['truth_cpu_client_off_ms'], '' if r['rsp_worker_on_paths'] else '(not on paths) ', r['rsp_worker_run_ms'], ' | '.join(cr)))
     out.append('')
     for r in rs:

@@ -51,6 +51,137 @@ static gpointer build_side(gpointer data)
   return NULL;
 }
 
+/* --gate SPEC: "total:+5%,blocking_io:+10%,profile:fsync:+20%,wall:+3ms". Each bound names a value of
+ * both recordings (the recorded command's paths total or wall time, a category by key, or the summed
+ * totals of the profiles whose class contains a text) and how much B may exceed A: a percentage of A,
+ * or milliseconds. */
+typedef struct gate_bound {
+  char *key;     /* "total", "wall", a category key, or "profile:TEXT" */
+  double limit;  /* percent, or ms when in_ms */
+  bool in_ms;
+} gate_bound;
+
+static void gate_free(GArray *g)
+{
+  for (guint i = 0; g && i < g->len; i++)
+    g_free(g_array_index(g, gate_bound, i).key);
+  if (g)
+    g_array_free(g, TRUE);
+}
+
+static bool category_by_key(const char *key, rsp_category *out)
+{
+  for (int c = 0; c < RSP_N_CATEGORIES; c++)
+    if (strcmp(rsp_category_key((rsp_category)c), key) == 0) {
+      *out = (rsp_category)c;
+      return true;
+    }
+  return false;
+}
+
+static GArray *gate_parse(const char *spec)
+{
+  GArray *g = g_array_new(FALSE, TRUE, sizeof(gate_bound));
+  char **items = g_strsplit(spec, ",", -1);
+  bool ok = items[0] != NULL;
+  for (char **it = items; ok && *it; it++) {
+    char *item = g_strstrip(*it);
+    char *colon = strrchr(item, ':');
+    char *end = NULL;
+    gate_bound b = { 0 };
+    if (!colon || colon == item || colon[1] != '+') {
+      ok = false;
+    } else {
+      b.limit = g_ascii_strtod(colon + 2, &end);
+      if (end && end != colon + 2 && strcmp(end, "%") == 0)
+        b.in_ms = false;
+      else if (end && end != colon + 2 && strcmp(end, "ms") == 0)
+        b.in_ms = true;
+      else
+        ok = false;
+      b.key = g_strndup(item, (gsize)(colon - item));
+    }
+    rsp_category cat;
+    if (ok && !(b.limit >= 0) )
+      ok = false;
+    if (ok && strcmp(b.key, "total") != 0 && strcmp(b.key, "wall") != 0 && !g_str_has_prefix(b.key, "profile:") &&
+        !category_by_key(b.key, &cat))
+      ok = false;
+    if (ok && g_str_has_prefix(b.key, "profile:") && !b.key[8])
+      ok = false;
+    if (!ok) {
+      fprintf(stderr, "rsp-diff: --gate: '%s' is no bound: write KEY:+N%% or KEY:+Nms, KEY being total, wall, a "
+                      "category key (blocking_io, understood, ...) or profile:TEXT\n", item);
+      g_free(b.key);
+      break;
+    }
+    g_array_append_val(g, b);
+  }
+  if (!items[0])
+    fprintf(stderr, "rsp-diff: --gate: no bound given (e.g. --gate 'total:+5%%,blocking_io:+10%%')\n");
+  g_strfreev(items);
+  if (!ok) {
+    gate_free(g);
+    return NULL;
+  }
+  return g;
+}
+
+/* The summed total of SET's profiles whose class contains TEXT. */
+static uint64_t profiles_total(const rsp_profile_set *set, const char *text)
+{
+  uint64_t ns = 0;
+  for (uint32_t i = 0; i < rsp_profile_set_n(set); i++) {
+    const rsp_profile *p = rsp_profile_set_get(set, i);
+    if (strstr(p->name, text))
+      ns += p->total_ns;
+  }
+  return ns;
+}
+
+/* Checks every bound; prints one line per bound to OUT; returns how many were crossed, or -1 when a
+ * bound needs what the recordings lack (paths of a recorded command). */
+static int gate_check(const GArray *g, const rsp_categories *a, const rsp_categories *b, const uint64_t *ca,
+                      const uint64_t *cb, const rsp_profile_set *sa, const rsp_profile_set *sb,
+                      const rsp_profile_diff *diff, FILE *out)
+{
+  int crossed = 0;
+  for (guint i = 0; i < g->len; i++) {
+    const gate_bound *bd = &g_array_index(g, gate_bound, i);
+    uint64_t va, vb;
+    rsp_category cat;
+    if (g_str_has_prefix(bd->key, "profile:")) {
+      va = profiles_total(sa, bd->key + 8);
+      vb = profiles_total(sb, bd->key + 8);
+    } else if (category_by_key(bd->key, &cat)) {
+      va = a ? a->ns[cat] : ca[cat];
+      vb = b ? b->ns[cat] : cb[cat];
+    } else if (!a || !b) {
+      fprintf(stderr, "rsp-diff: --gate %s: needs the recorded command's control paths (record with rsp-record, "
+                      "without --all)\n", bd->key);
+      return -1;
+    } else {
+      bool total = strcmp(bd->key, "total") == 0;
+      va = total ? a->total_ns : a->wall_ns;
+      vb = total ? b->total_ns : b->wall_ns;
+    }
+    double ma = (double)va / 1e6, mb = (double)vb / 1e6, grew_ms = mb - ma;
+    double pct = va ? 100.0 * grew_ms / ma : (vb ? INFINITY : 0.0);
+    bool over = bd->in_ms ? grew_ms > bd->limit : pct > bd->limit;
+    crossed += over;
+    fprintf(out, "gate: %s %s: %.3f -> %.3f ms (%+.3f ms, %+.1f%%), bound +%g%s", over ? "CROSSED" : "ok", bd->key,
+            ma, mb, grew_ms, pct, bd->limit, bd->in_ms ? " ms" : "%");
+    if (over && diff && diff->n_pairs) {
+      const rsp_profile_pair *p = &diff->pairs[0];
+      const rsp_profile *any = p->a ? p->a : p->b;
+      fprintf(out, "; the most changed profile: %s (%s)", any->name,
+              strcmp(any->process, "*") ? any->process : "system-wide");
+    }
+    fputc('\n', out);
+  }
+  return crossed;
+}
+
 static void json_string(const char *s)
 {
   putchar('"');
@@ -262,7 +393,8 @@ static bool write_flame(const rsp_model *ma, const rsp_model *mb, const char *pa
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
-  char *method_name = NULL, *flame_out = NULL, *format = NULL;
+  char *method_name = NULL, *flame_out = NULL, *format = NULL, *gate_spec = NULL;
+  GArray *gate = NULL;
   double threshold = 0.1, min_weight = 0.001;
   gint resolution = 1, top = 20, min_ops = 10, pid_a = -1, pid_b = -1, flame_width = 1200;
   gboolean no_switch = FALSE, all = FALSE;
@@ -295,6 +427,9 @@ int main(int argc, char **argv)
     { "all", 0, 0, G_OPTION_ARG_NONE, &all,
       "Compare every process's profiles and the system-wide ones, not only the recorded command's process tree",
       NULL },
+    { "gate", 0, 0, G_OPTION_ARG_STRING, &gate_spec,
+      "Exit 1 when B grew past a bound: KEY:+N% or KEY:+Nms, comma-separated; KEY is total (the recorded command's "
+      "paths), wall, a category key or profile:TEXT (the profiles whose class contains TEXT)", "SPEC" },
     { "no-switch-records", 0, 0, G_OPTION_ARG_NONE, &no_switch,
       "Ignore PERF_RECORD_SWITCH records: build runs from sched:sched_switch", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -333,6 +468,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "rsp-diff: expected two files, A.data B.data (see --help)\n");
     goto out;
   }
+  if (gate_spec && !(gate = gate_parse(gate_spec)))
+    goto out;
   if (!(threshold >= 0 && threshold <= 1) || !(min_weight >= 0 && min_weight <= 1)) {
     fprintf(stderr, "rsp-diff: --threshold and --min-weight are fractions between 0 and 1\n");
     goto out;
@@ -452,6 +589,18 @@ int main(int argc, char **argv)
     }
   }
   status = 0;
+  if (gate) {
+    /* after the report; with --format=json on stderr, so stdout stays one JSON object */
+    FILE *gout = json ? stderr : stdout;
+    if (!json)
+      fputc('\n', gout);
+    int crossed = gate_check(gate, have_categories ? &cat_a : NULL, have_categories ? &cat_b : NULL, ca, cb, sa, sb,
+                             diff, gout);
+    if (crossed < 0)
+      status = 2;
+    else if (crossed > 0)
+      status = 1;
+  }
   if (flame_out) {
     /* the process of interest as for the categories above: the command rsp-record ran */
     int32_t fa = pid_a >= 0 ? pid_a : rsp_model_workload_pid(ma), fb = pid_b >= 0 ? pid_b : rsp_model_workload_pid(mb);
@@ -473,6 +622,8 @@ out:
     rsp_model_free(ma);
   if (mb)
     rsp_model_free(mb);
+  gate_free(gate);
+  g_free(gate_spec);
   g_free(method_name);
   g_free(flame_out);
   g_free(format);
