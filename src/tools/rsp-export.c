@@ -1,0 +1,244 @@
+/* rsp-export: rsp's analysis in the formats other tools read. Today: Brendan Gregg's folded
+ * ("collapsed") stacks, one "frame;frame;frame VALUE" line per distinct stack, which flamegraph.pl,
+ * speedscope, inferno and the Firefox Profiler import:
+ *   consolidated  the process of interest's control paths as cross-process pseudo-stacks (paper,
+ *                 "Consolidated Flame View"): chain-client;__libc_recv;chain-server;read;chain-worker;
+ *                 compute_digest, each stack's own time in microseconds;
+ *   on-cpu        its processes' samples, one count per sample, "comm;outermost;...;innermost";
+ *   off-cpu       its processes' sleeps by wait stack, in microseconds. */
+#include "analysis/analysis.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A folded frame: ';' separates frames and ' ' ends the stack, so neither may appear inside one. */
+static void put_frame(GString *line, const char *name)
+{
+  if (line->len)
+    g_string_append_c(line, ';');
+  for (const char *c = name && *name ? name : "[unknown]"; *c; c++)
+    g_string_append_c(line, *c == ';' ? ':' : (*c == ' ' || *c == '\n' || *c == '\t') ? '_' : *c);
+}
+
+/* The stack of a model stack, outermost first, after PREFIX. */
+static void put_stack(GString *line, const rsp_model *m, rsp_stack_id stack)
+{
+  uint32_t n = 0;
+  const rsp_model_frame *f = stack == RSP_NO_ID ? NULL : rsp_model_stack(m, stack, &n);
+  if (!n) {
+    put_frame(line, "[no stack]");
+    return;
+  }
+  for (uint32_t i = n; i-- > 0;)
+    put_frame(line, f[i].function);
+}
+
+/* Sums VALUE under the stack LINE in TOTALS (stack text -> uint64_t *). */
+static void add_line(GHashTable *totals, const GString *line, uint64_t value)
+{
+  uint64_t *v = g_hash_table_lookup(totals, line->str);
+  if (!v) {
+    v = g_new0(uint64_t, 1);
+    g_hash_table_insert(totals, g_strdup(line->str), v);
+  }
+  *v += value;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Writes TOTALS sorted by stack (as stackcollapse scripts do); values divided by DIVISOR, rounded. */
+static bool write_totals(GHashTable *totals, uint64_t divisor, FILE *out)
+{
+  guint n = 0;
+  gpointer *keys = g_hash_table_get_keys_as_array(totals, &n);
+  qsort(keys, n, sizeof *keys, cmp_str);
+  for (guint i = 0; i < n; i++) {
+    uint64_t v = *(uint64_t *)g_hash_table_lookup(totals, keys[i]);
+    uint64_t shown = (v + divisor / 2) / divisor;
+    if (shown)
+      fprintf(out, "%s %" PRIu64 "\n", (const char *)keys[i], shown);
+  }
+  g_free(keys);
+  return !ferror(out);
+}
+
+/* The consolidated tree's nodes with their own time (theirs less their children's). */
+static void consolidated(const rsp_paths *p, GHashTable *totals)
+{
+  rsp_stack_tree *tree = rsp_stack_tree_build(p, 0, UINT64_MAX);
+  uint32_t n = rsp_stack_tree_n_nodes(tree);
+  GString *line = g_string_new(NULL);
+  GPtrArray *chain = g_ptr_array_new();
+  for (uint32_t id = 0; id < n; id++) {
+    const rsp_stack_node *node = rsp_stack_tree_node(tree, id);
+    uint32_t nk;
+    const uint32_t *kids = rsp_stack_tree_children(tree, id, &nk);
+    uint64_t below = 0;
+    for (uint32_t k = 0; k < nk; k++)
+      below += rsp_stack_tree_node(tree, kids[k])->ns;
+    if (node->ns <= below)
+      continue;
+    g_ptr_array_set_size(chain, 0);
+    for (uint32_t x = id; x != RSP_NO_ID; x = rsp_stack_tree_node(tree, x)->parent)
+      g_ptr_array_add(chain, (gpointer)rsp_stack_tree_node(tree, x)->label);
+    g_string_truncate(line, 0);
+    for (guint k = chain->len; k-- > 0;)
+      put_frame(line, g_ptr_array_index(chain, k));
+    add_line(totals, line, node->ns - below);
+  }
+  g_ptr_array_free(chain, TRUE);
+  g_string_free(line, TRUE);
+  rsp_stack_tree_free(tree);
+}
+
+/* Whether task T belongs to one of the processes in PIDS. */
+static bool wanted(const rsp_model *m, rsp_task_id t, GHashTable *pids)
+{
+  return g_hash_table_contains(pids, GINT_TO_POINTER(rsp_model_task(m, t)->pid));
+}
+
+static void on_cpu(const rsp_model *m, GHashTable *pids, GHashTable *totals)
+{
+  GString *line = g_string_new(NULL);
+  for (rsp_sample_id s = 0; s < rsp_model_n_samples(m); s++) {
+    const rsp_sample *sm = rsp_model_sample(m, s);
+    rsp_task_id t = rsp_model_run(m, sm->run)->task;
+    if (!wanted(m, t, pids))
+      continue;
+    g_string_truncate(line, 0);
+    put_frame(line, rsp_model_task(m, t)->comm);
+    put_stack(line, m, sm->stack);
+    add_line(totals, line, 1);
+  }
+  g_string_free(line, TRUE);
+}
+
+static void off_cpu(const rsp_model *m, GHashTable *pids, GHashTable *totals)
+{
+  GString *line = g_string_new(NULL);
+  for (rsp_sleep_id s = 0; s < rsp_model_n_sleeps(m); s++) {
+    const rsp_sleep *sl = rsp_model_sleep(m, s);
+    if (!wanted(m, sl->task, pids) || sl->end <= sl->start)
+      continue;
+    g_string_truncate(line, 0);
+    put_frame(line, rsp_model_task(m, sl->task)->comm);
+    put_stack(line, m, sl->stack);
+    add_line(totals, line, sl->end - sl->start);
+  }
+  g_string_free(line, TRUE);
+}
+
+int main(int argc, char **argv)
+{
+  setlocale(LC_ALL, "");
+  char *to = NULL, *stacks = NULL, *output = NULL;
+  gint pid = -1;
+  GOptionEntry entries[] = {
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to, "Output format: folded (collapsed stacks)", "FORMAT" },
+    { "stacks", 0, 0, G_OPTION_ARG_STRING, &stacks,
+      "Which stacks: consolidated (the control paths' cross-process pseudo-stacks, us; default), on-cpu (samples, "
+      "counts) or off-cpu (sleeps by wait stack, us)", "KIND" },
+    { "pid", 0, 0, G_OPTION_ARG_INT, &pid, "The process of interest (default: the command rsp-record ran)", "PID" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  GError *error = NULL;
+  GOptionContext *ctx = g_option_context_new("FILE - write rsp's analysis of a perf.data in another tool's format");
+  g_option_context_set_summary(ctx,
+      "--to folded: Brendan Gregg's collapsed stacks (flamegraph.pl, speedscope, inferno), one\n"
+      "'frame;frame;frame VALUE' line per stack. --stacks consolidated: the process of interest's control\n"
+      "paths as cross-process pseudo-stacks (a process name, the functions it waited or ran in, the\n"
+      "process that woke it, ...), each stack's own time in microseconds; on-cpu: the samples of the\n"
+      "processes on those paths, one count each; off-cpu: their sleeps by wait stack, in microseconds.");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  int status = 2;
+  rsp_model *m = NULL;
+  rsp_paths *p = NULL;
+  GHashTable *totals = NULL, *pids = NULL;
+  FILE *out = stdout;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    fprintf(stderr, "rsp-export: %s\n", error->message);
+    g_clear_error(&error);
+    goto done;
+  }
+  if (!to || strcmp(to, "folded") != 0) {
+    fprintf(stderr, "rsp-export: --to %s: the formats are: folded\n", to ? to : "(missing)");
+    goto done;
+  }
+  const char *kind = stacks ? stacks : "consolidated";
+  if (strcmp(kind, "consolidated") && strcmp(kind, "on-cpu") && strcmp(kind, "off-cpu")) {
+    fprintf(stderr, "rsp-export: --stacks %s: consolidated, on-cpu or off-cpu\n", kind);
+    goto done;
+  }
+  if (argc != 2) {
+    fprintf(stderr, "rsp-export: expected one FILE (see --help)\n");
+    goto done;
+  }
+  status = 1;
+  m = rsp_model_load(argv[1], NULL, &error);
+  if (!m) {
+    fprintf(stderr, "rsp-export: %s\n", error->message);
+    g_clear_error(&error);
+    goto done;
+  }
+  int32_t poi = pid >= 0 ? pid : rsp_model_workload_pid(m);
+  if (poi < 0) {
+    fprintf(stderr, "rsp-export: %s: no recorded command (no rsp-record notes, no perf command line): give --pid\n",
+            argv[1]);
+    goto done;
+  }
+  p = rsp_paths_build(m, poi, NULL, &error);
+  if (!p) {
+    fprintf(stderr, "rsp-export: %s: %s\n", argv[1], error ? error->message : "no control paths");
+    g_clear_error(&error);
+    goto done;
+  }
+  totals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++)
+    g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, rsp_paths_task(p, i))->pid));
+  uint64_t divisor = 1000;
+  if (strcmp(kind, "consolidated") == 0) {
+    consolidated(p, totals);
+  } else if (strcmp(kind, "on-cpu") == 0) {
+    on_cpu(m, pids, totals);
+    divisor = 1;
+  } else {
+    off_cpu(m, pids, totals);
+  }
+  if (output && !(out = fopen(output, "w"))) {
+    fprintf(stderr, "rsp-export: %s: %s\n", output, g_strerror(errno));
+    out = stdout;
+    goto done;
+  }
+  if (!write_totals(totals, divisor, out) || (output && fclose(out) != 0)) {
+    fprintf(stderr, "rsp-export: %s: write error\n", output ? output : "standard output");
+    out = stdout;
+    goto done;
+  }
+  out = stdout;
+  status = 0;
+done:
+  if (out != stdout)
+    fclose(out);
+  if (totals)
+    g_hash_table_destroy(totals);
+  if (pids)
+    g_hash_table_destroy(pids);
+  if (p)
+    rsp_paths_free(p);
+  if (m)
+    rsp_model_free(m);
+  g_option_context_free(ctx);
+  g_free(to);
+  g_free(stacks);
+  g_free(output);
+  return status;
+}
