@@ -496,4 +496,29 @@ typedef struct rsp_characteristic_times {
 void rsp_characteristic_times_measure(const rsp_model *model, rsp_characteristic_times *out);
 
 
+/* ---- Per-process accounting (LTT; accounting.c) ----------------------------------------------- */
+typedef enum rsp_accounting_column {
+  RSP_ACCT_USER,              /* running, the samples in user mode (the run's share of them) */
+  RSP_ACCT_KERNEL,            /* running, the samples in kernel mode */
+  RSP_ACCT_RUNNING_UNSAMPLED, /* running, no sample (or none with a stack) to tell the mode */
+  RSP_ACCT_IO_WAIT,           /* a D sleep until its wakeup */
+  RSP_ACCT_WAITING,           /* any other blocked sleep until its wakeup: waiting for other processes */
+  RSP_ACCT_RUNNABLE,          /* preempted, or woken and not yet on a cpu */
+  RSP_ACCT_UNTRACED,          /* between a task's first and last run, covered by no run or sleep */
+  RSP_N_ACCT
+} rsp_accounting_column;
+
+typedef struct rsp_accounting_row {
+  int32_t pid;
+  const char *comm;   /* the main thread's latest name (the model's) */
+  uint32_t n_tasks;   /* threads and exec generations */
+  uint64_t life_ns;   /* its tasks' lives (first run start to last run end) summed: the columns' sum */
+  uint64_t ns[RSP_N_ACCT];
+  uint64_t user_samples, kernel_samples;
+} rsp_accounting_row;
+
+/* Every process of MODEL with a run, the longest-lived first; *N_ROWS set; g_free() the array. */
+rsp_accounting_row *rsp_accounting_compute(const rsp_model *model, uint32_t *n_rows);
+const char *rsp_accounting_key(rsp_accounting_column column);
+
 G_END_DECLS

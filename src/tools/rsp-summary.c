@@ -116,13 +116,45 @@ static void print_loss_check(const char *path, FILE *out)
   g_key_file_unref(meta);
 }
 
+static void print_accounting(const rsp_model *model, bool json, FILE *out)
+{
+  uint32_t n;
+  rsp_accounting_row *rows = rsp_accounting_compute(model, &n);
+  if (json) {
+    fprintf(out, "[");
+    for (uint32_t i = 0; i < n; i++) {
+      const rsp_accounting_row *r = &rows[i];
+      fprintf(out, "%s\n  {\"pid\": %" PRId32 ", \"comm\": ", i ? "," : "", r->pid);
+      json_string(out, r->comm);
+      fprintf(out, ", \"tasks\": %" PRIu32 ", \"life_ms\": %.6f", r->n_tasks, ms(r->life_ns));
+      for (int c = 0; c < RSP_N_ACCT; c++)
+        fprintf(out, ", \"%s_ms\": %.6f", rsp_accounting_key((rsp_accounting_column)c), ms(r->ns[c]));
+      fprintf(out, ", \"user_samples\": %" PRIu64 ", \"kernel_samples\": %" PRIu64 "}", r->user_samples,
+              r->kernel_samples);
+    }
+    fprintf(out, "%s]\n", n ? "\n" : "");
+  } else {
+    fprintf(out, "%8s %-16s %5s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "COMM", "TASKS", "LIFE ms",
+            "USER ms", "KERNEL ms", "UNSAMPL ms", "IO ms", "WAIT ms", "RUNNABLE ms", "UNTRACED ms");
+    for (uint32_t i = 0; i < n; i++) {
+      const rsp_accounting_row *r = &rows[i];
+      fprintf(out, "%8" PRId32 " %-16s %5" PRIu32 " %11.3f", r->pid, r->comm && *r->comm ? r->comm : "?",
+              r->n_tasks, ms(r->life_ns));
+      for (int c = 0; c < RSP_N_ACCT; c++)
+        fprintf(out, " %11.3f", ms(r->ns[c]));
+      fputc('\n', out);
+    }
+  }
+  g_free(rows);
+}
+
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
   gboolean tasks = FALSE, no_switch = FALSE;
   char *format = NULL;
   gint64 window_ns = 0;
-  gboolean categories = FALSE, waits = FALSE, paths = FALSE;
+  gboolean categories = FALSE, waits = FALSE, paths = FALSE, accounting = FALSE;
   g_autofree char *comm = NULL;
   gint64 tolerance_us = INT64_MIN, poll_gap_us = INT64_MIN; /* INT64_MIN: not given (0 means zero) */
   GOptionEntry entries[] = {
@@ -137,6 +169,9 @@ int main(int argc, char **argv)
       "Where the control paths of the process of interest (--pid PID, --comm NAME, else the recorded workload) spent their time (paper, \"Categories\")", NULL },
     { "waits", 0, 0, G_OPTION_ARG_NONE, &waits, "The top waits on those control paths, by wait site (time on the paths: nested waits count once)", NULL },
     { "paths", 0, 0, G_OPTION_ARG_NONE, &paths, "The control paths' pseudo-stacks as indented trees (text)", NULL },
+    { "accounting", 0, 0, G_OPTION_ARG_NONE, &accounting,
+      "Per process, every ms of its tasks' lives: running in user or kernel mode (by the samples), running unsampled, "
+      "waiting for I/O, waiting for others, runnable, untraced (the Linux Trace Toolkit's table)", NULL },
     { "comm", 0, 0, G_OPTION_ARG_STRING, &comm,
       "With --categories/--waits/--paths: the longest-running process named NAME (the others are listed)", "NAME" },
     { "tolerance-us", 0, 0, G_OPTION_ARG_INT64, &tolerance_us,
@@ -223,6 +258,11 @@ int main(int argc, char **argv)
       print_loss_check(argv[1], stdout); /* after the lost-event notes: what rsp-record counted */
     rsp_model_free(model);
     return status;
+  }
+  if (accounting) {
+    print_accounting(model, json, stdout);
+    rsp_model_free(model);
+    return 0;
   }
   if (summary_profiles_requested()) {
     int status = summary_profiles_print(model, argv[1], json, stdout);

@@ -1,0 +1,108 @@
+/* Per-process accounting, as the Linux Trace Toolkit's (reference/ltt-linux-trace-toolkit.txt): every
+ * nanosecond of each task's life, from its first run's start to its last run's end, in one column:
+ * running in user mode or in kernel mode (each run split by its samples' modes: the innermost frame's),
+ * running with no sample to tell the mode, waiting for I/O (a D sleep until its wakeup), waiting for
+ * other processes (any other blocked sleep until its wakeup), runnable (preempted, or woken and not
+ * yet on a cpu), and what the trace does not cover (gaps between runs and sleeps). A process's row sums
+ * its tasks (each exec generation and thread). */
+#include "analysis.h"
+
+#include <string.h>
+
+static void add_task(const rsp_model *m, rsp_task_id t, rsp_accounting_row *r)
+{
+  const rsp_task *task = rsp_model_task(m, t);
+  if (!task->n_runs)
+    return;
+  uint64_t first = rsp_model_run(m, rsp_model_task_run(m, t, 0))->start;
+  uint64_t last = rsp_model_run(m, rsp_model_task_run(m, t, task->n_runs - 1))->end;
+  if (last <= first)
+    return;
+  r->n_tasks++;
+  r->life_ns += last - first;
+  uint64_t covered = 0;
+  for (uint32_t i = 0; i < task->n_runs; i++) {
+    const rsp_run *run = rsp_model_run(m, rsp_model_task_run(m, t, i));
+    uint64_t len = run->end - run->start;
+    covered += len;
+    uint32_t user = 0, kernel = 0;
+    for (uint32_t k = 0; k < run->n_samples; k++) {
+      const rsp_sample *s = rsp_model_sample(m, run->first_sample + k);
+      uint32_t n = 0;
+      const rsp_model_frame *f = s->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, s->stack, &n);
+      if (n && f[0].kernel)
+        kernel++;
+      else if (n)
+        user++;
+    }
+    r->user_samples += user;
+    r->kernel_samples += kernel;
+    uint64_t u = run->n_samples ? len * user / run->n_samples : 0;
+    uint64_t k = run->n_samples ? len * kernel / run->n_samples : 0;
+    r->ns[RSP_ACCT_USER] += u;
+    r->ns[RSP_ACCT_KERNEL] += k;
+    r->ns[RSP_ACCT_RUNNING_UNSAMPLED] += len - u - k;
+  }
+  for (uint32_t i = 0; i < task->n_sleeps; i++) {
+    const rsp_sleep *s = rsp_model_sleep(m, rsp_model_task_sleep(m, t, i));
+    uint64_t a = MAX(s->start, first), b = MIN(s->end, last);
+    if (b <= a)
+      continue;
+    covered += b - a;
+    if (s->preempted || s->end_cause == RSP_SLEEP_END_PREEMPTED) {
+      r->ns[RSP_ACCT_RUNNABLE] += b - a;
+      continue;
+    }
+    uint64_t wake = s->wake_time ? CLAMP(s->wake_time, a, b) : b;
+    r->ns[s->state == 'D' ? RSP_ACCT_IO_WAIT : RSP_ACCT_WAITING] += wake - a;
+    r->ns[RSP_ACCT_RUNNABLE] += b - wake;
+  }
+  r->ns[RSP_ACCT_UNTRACED] += covered < last - first ? last - first - covered : 0;
+}
+
+static int by_life(const void *a, const void *b)
+{
+  const rsp_accounting_row *x = a, *y = b;
+  if (x->life_ns != y->life_ns)
+    return x->life_ns < y->life_ns ? 1 : -1;
+  return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+rsp_accounting_row *rsp_accounting_compute(const rsp_model *m, uint32_t *n_rows)
+{
+  GHashTable *index = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GArray *rows = g_array_new(FALSE, TRUE, sizeof(rsp_accounting_row));
+  for (rsp_task_id t = 0; t < rsp_model_n_tasks(m); t++) {
+    const rsp_task *task = rsp_model_task(m, t);
+    if (!task->n_runs)
+      continue;
+    /* a tid never seen with its pid is a process of its own */
+    int32_t pid = task->pid >= 0 ? task->pid : task->tid;
+    gpointer found;
+    guint i;
+    if (g_hash_table_lookup_extended(index, GINT_TO_POINTER(pid), NULL, &found)) {
+      i = GPOINTER_TO_UINT(found);
+    } else {
+      i = rows->len;
+      rsp_accounting_row r = { .pid = pid, .comm = task->comm };
+      g_array_append_val(rows, r);
+      g_hash_table_insert(index, GINT_TO_POINTER(pid), GUINT_TO_POINTER(i));
+    }
+    rsp_accounting_row *r = &g_array_index(rows, rsp_accounting_row, i);
+    /* named by its main thread's latest generation */
+    if (task->tid == pid && task->comm && *task->comm)
+      r->comm = task->comm;
+    add_task(m, t, r);
+  }
+  g_hash_table_destroy(index);
+  qsort(rows->data, rows->len, sizeof(rsp_accounting_row), by_life);
+  *n_rows = rows->len;
+  return (rsp_accounting_row *)(void *)g_array_free(rows, FALSE);
+}
+
+const char *rsp_accounting_key(rsp_accounting_column c)
+{
+  static const char *const keys[RSP_N_ACCT] = { "user", "kernel", "running_unsampled", "io_wait", "waiting",
+                                                "runnable", "untraced" };
+  return (unsigned)c < RSP_N_ACCT ? keys[c] : "?";
+}
