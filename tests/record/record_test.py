@@ -1041,7 +1041,17 @@ def main():
         print("skipped: no perf")
         return SKIP
     if not os.path.isdir(os.path.join(TRACEFS, "events")):
-        print("skipped: tracefs is not mounted on /sys/kernel/tracing")
+        # not mounted here (a fresh chroot, a container): mount it in a private mount namespace of this test
+        # only, so the host's mounts stay as they are
+        if not os.environ.get("RSP_RECORD_TEST_MOUNTED") and shutil.which("unshare"):
+            env = dict(os.environ, RSP_RECORD_TEST_MOUNTED="1")
+            script = ('mount -t tracefs nodev "$1" || { echo "skipped: cannot mount tracefs on $1"; exit 77; }; '
+                      'shift; exec "$@"')
+            p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", TRACEFS,
+                                sys.executable, os.path.abspath(__file__), name], env=env)
+            return p.returncode
+        print("skipped: tracefs is not mounted on /sys/kernel/tracing (and mounting it in a private mount "
+              "namespace failed)")
         return SKIP
     tmp = tempfile.mkdtemp(prefix=f"rsp-record-test-{name}-")
     try:
