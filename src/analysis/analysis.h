@@ -521,4 +521,42 @@ typedef struct rsp_accounting_row {
 rsp_accounting_row *rsp_accounting_compute(const rsp_model *model, uint32_t *n_rows);
 const char *rsp_accounting_key(rsp_accounting_column column);
 
+/* ---- The answer in words (explain.c) ------------------------------------------------------------ */
+#define RSP_EXPLAIN_MAX_CHAIN 16
+#define RSP_EXPLAIN_MAX_WORK 8
+/* A hop of the chain under the process of interest's longest wait: a process and where it waited (SITE,
+ * NULL when it was running), or the disk (DEV) or network that ended the chain. */
+typedef struct rsp_explain_hop {
+  int32_t pid;
+  const char *comm;
+  const char *site;
+  uint8_t kind;   /* rsp_elem_kind of the element that stood for it */
+  uint32_t dev;   /* RSP_ELEM_DISK: the device (MAJOR << 20 | MINOR) */
+  uint64_t ns;    /* the hop's wait (or run, disk, network) element's length; a running hop: its runs */
+  uint64_t preempted_ns; /* a running hop: its preemptions among them */
+} rsp_explain_hop;
+/* A process's running time on the paths, and the function most of its samples there name. */
+typedef struct rsp_explain_work {
+  int32_t pid;
+  const char *comm;
+  uint64_t run_ns;
+  const char *function;
+  uint64_t function_ns;
+} rsp_explain_work;
+typedef struct rsp_explanation {
+  int32_t pid;
+  const char *comm;
+  uint64_t wall_ns, total_ns;
+  uint32_t n_chain;
+  rsp_explain_hop chain[RSP_EXPLAIN_MAX_CHAIN];
+  uint32_t n_work;                      /* the processes with the most running time, the most first */
+  rsp_explain_work work[RSP_EXPLAIN_MAX_WORK];
+  rsp_explain_work lever;               /* the function with the most time on the paths (function NULL: none) */
+  char **sentences;                     /* the answer, NULL-terminated, largest first */
+  GStringChunk *names_;                 /* private: the names made here */
+} rsp_explanation;
+/* PATHS' story, with C = rsp_categories_compute(PATHS) for its numbers. */
+rsp_explanation *rsp_explain(const rsp_paths *paths, const rsp_categories *c);
+void rsp_explanation_free(rsp_explanation *x);
+
 G_END_DECLS

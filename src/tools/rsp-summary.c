@@ -154,7 +154,7 @@ int main(int argc, char **argv)
   gboolean tasks = FALSE, no_switch = FALSE;
   char *format = NULL;
   gint64 window_ns = 0;
-  gboolean categories = FALSE, waits = FALSE, paths = FALSE, accounting = FALSE;
+  gboolean categories = FALSE, waits = FALSE, paths = FALSE, accounting = FALSE, explain = FALSE;
   g_autofree char *comm = NULL;
   gint64 tolerance_us = INT64_MIN, poll_gap_us = INT64_MIN; /* INT64_MIN: not given (0 means zero) */
   GOptionEntry entries[] = {
@@ -169,6 +169,8 @@ int main(int argc, char **argv)
       "Where the control paths of the process of interest (--pid PID, --comm NAME, else the recorded workload) spent their time (paper, \"Categories\")", NULL },
     { "waits", 0, 0, G_OPTION_ARG_NONE, &waits, "The top waits on those control paths, by wait site (time on the paths: nested waits count once)", NULL },
     { "paths", 0, 0, G_OPTION_ARG_NONE, &paths, "The control paths' pseudo-stacks as indented trees (text)", NULL },
+    { "explain", 0, 0, G_OPTION_ARG_NONE, &explain,
+      "The answer in words: the process of interest's wall time told along its control paths, largest first", NULL },
     { "accounting", 0, 0, G_OPTION_ARG_NONE, &accounting,
       "Per process, every ms of its tasks' lives: running in user or kernel mode (by the samples), running unsampled, "
       "waiting for I/O, waiting for others, runnable, untraced (the Linux Trace Toolkit's table)", NULL },
@@ -247,12 +249,13 @@ int main(int argc, char **argv)
     return 1;
   }
 
-  if (categories || waits || paths) {
+  if (categories || waits || paths || explain) {
     summary_categories_options co = { .pid = summary_profiles_pid(), .comm = comm,
                                       .tolerance_ns = tolerance_set ? (uint64_t)tolerance_us * 1000 : 0,
                                       .poll_gap_ns = poll_gap_set ? (uint64_t)poll_gap_us * 1000 : 0,
                                       .tolerance_set = tolerance_set, .poll_gap_set = poll_gap_set,
-                                      .categories = categories, .waits = waits, .paths = paths, .json = json };
+                                      .categories = categories, .waits = waits, .paths = paths,
+                                      .explain = explain, .json = json };
     int status = summary_categories_print(model, argv[1], &co, stdout);
     if (status == 0 && !json && categories)
       print_loss_check(argv[1], stdout); /* after the lost-event notes: what rsp-record counted */

@@ -369,6 +369,52 @@ static void print_paths(const rsp_paths *p, FILE *out)
   }
 }
 
+/* ", \"explanation\": {...}": the sentences and the numbers they were made of. */
+static void json_explanation(const rsp_explanation *x, FILE *out)
+{
+  fprintf(out, ", \"explanation\": {\"text\": [");
+  for (char **line = x->sentences; *line; line++) {
+    fprintf(out, "%s", line == x->sentences ? "" : ", ");
+    json_str(out, *line);
+  }
+  fprintf(out, "], \"wall_ms\": %.6f, \"chain\": [", ms(x->wall_ns));
+  for (uint32_t i = 0; i < x->n_chain; i++) {
+    const rsp_explain_hop *h = &x->chain[i];
+    static const char *const kinds[] = { "run", "sleep", "disk", "network" };
+    fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", i ? ", " : "", h->pid);
+    json_str(out, h->comm);
+    fprintf(out, ", \"kind\": \"%s\", \"site\": ", h->kind < 4 ? kinds[h->kind] : "?");
+    if (h->site)
+      json_str(out, h->site);
+    else
+      fprintf(out, "null");
+    fprintf(out, ", \"ms\": %.6f}", ms(h->ns));
+  }
+  fprintf(out, "], \"work\": [");
+  for (uint32_t i = 0; i < x->n_work; i++) {
+    const rsp_explain_work *w = &x->work[i];
+    fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", i ? ", " : "", w->pid);
+    json_str(out, w->comm);
+    fprintf(out, ", \"run_ms\": %.6f, \"function\": ", ms(w->run_ns));
+    if (w->function)
+      json_str(out, w->function);
+    else
+      fprintf(out, "null");
+    fprintf(out, ", \"function_ms\": %.6f}", ms(w->function_ns));
+  }
+  fprintf(out, "], \"lever\": ");
+  if (x->lever.function) {
+    fprintf(out, "{\"pid\": %" PRId32 ", \"comm\": ", x->lever.pid);
+    json_str(out, x->lever.comm);
+    fprintf(out, ", \"function\": ");
+    json_str(out, x->lever.function);
+    fprintf(out, ", \"ms\": %.6f}", ms(x->lever.function_ns));
+  } else {
+    fprintf(out, "null");
+  }
+  fprintf(out, "}");
+}
+
 int summary_categories_print(const rsp_model *model, const char *path, const summary_categories_options *o,
                              FILE *out)
 {
@@ -395,6 +441,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   GHashTable *run_ns = run_ns_by_pid(p);
   char **warnings = rsp_model_loss_warnings(model);
   rsp_wait_sites *waits = o->waits ? rsp_wait_sites_compute(p) : NULL;
+  rsp_explanation *story = o->explain ? rsp_explain(p, &c) : NULL;
   double pct = c.total_ns ? 100.0 * (double)c.accounted_ns / (double)c.total_ns : 0.0;
 
   if (o->paths && !o->json)
@@ -534,6 +581,8 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       }
       fprintf(out, "}");
     }
+    if (story)
+      json_explanation(story, out);
     fprintf(out, "}\n");
   } else {
     const rsp_task *t0 = NULL;
@@ -544,6 +593,11 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     }
     fprintf(out, "Process of interest: pid %" PRId32 " (%s): %s\n", pid, t0 && *t0->comm ? t0->comm : "?",
             choice.reason);
+    if (story) {
+      for (char **line = story->sentences; *line; line++)
+        fprintf(out, "%s%s", line == story->sentences ? "\n" : " ", *line);
+      fprintf(out, "\n%s", o->categories || waits ? "\n" : "");
+    }
     if (o->categories) {
       fprintf(out, "%-34s %12u\n", "Processes", c.n_processes);
       fprintf(out, "%-34s %12u\n", "Control paths", c.n_paths);
@@ -576,6 +630,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       fprintf(out, "note: %s\n", *w);
   }
   rsp_wait_sites_free(waits);
+  rsp_explanation_free(story);
   poi_clear(&choice);
   g_hash_table_destroy(run_ns);
   g_strfreev(warnings);

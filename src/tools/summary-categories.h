@@ -11,7 +11,7 @@ typedef struct summary_categories_options {
   const char *comm;     /* NULL: none */
   uint64_t tolerance_ns, poll_gap_ns; /* when *_set (0 is zero), else the paper's */
   bool tolerance_set, poll_gap_set;
-  bool categories, waits, paths, json;
+  bool categories, waits, paths, explain, json;
 } summary_categories_options;
 
 /* Prints to OUT; the exit status (errors on stderr, naming PATH). */

@@ -1,0 +1,438 @@
+/* The answer in words (issue 17): the process of interest's wall time told along its control paths,
+ * largest first, each number one of the categories table's or of the paths' (a process's running time on
+ * them, a function's share of its samples there, a wait element's length):
+ *   - how long it took, and how much of it it ran itself;
+ *   - its longest wait, and the chain below it: who it waited for, what that one waited in, for whom...;
+ *   - the processes that did work for it (their runs on the paths) and the functions they ran in;
+ *   - the disk and network time, what was guessed and what ran without symbols;
+ *   - the biggest lever: the function with the most running time on the paths. */
+#include "analysis.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static double ms(uint64_t ns)
+{
+  return (double)ns / 1e6;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+  return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* What a sleep waited in: the innermost user function of its stack (else a kernel one). */
+static const char *site_of(const rsp_model *m, const rsp_path_elem *e)
+{
+  const rsp_sleep *s = rsp_model_sleep(m, e->id);
+  const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(m, s->stack) : NULL;
+  return f && f->function ? f->function : "an unknown place";
+}
+
+/* The function a sample ran in: its innermost user frame (the code the process runs), else the
+ * innermost frame; code without symbols is named by its file ("libcrypt.so.1 (no symbols)"), so that its
+ * addresses add up to one thing. Returns an interned string (in NAMES for the file-named ones). */
+static const char *function_of(const rsp_model *m, rsp_stack_id stack, GStringChunk *names)
+{
+  uint32_t n = 0;
+  const rsp_model_frame *f = stack == RSP_NO_ID ? NULL : rsp_model_stack(m, stack, &n);
+  const rsp_model_frame *pick = NULL;
+  for (uint32_t i = 0; i < n && !pick; i++)
+    if (!f[i].kernel && f[i].function)
+      pick = &f[i];
+  if (!pick && n && f[0].function)
+    pick = &f[0];
+  if (!pick)
+    return NULL;
+  if (g_str_has_prefix(pick->function, "0x") || strcmp(pick->function, "[unknown]") == 0) {
+    const char *dso = pick->dso && *pick->dso && strcmp(pick->dso, "[unknown]") ? pick->dso : NULL;
+    const char *base = dso ? strrchr(dso, '/') : NULL;
+    char *label = g_strdup_printf("%s (no symbols)", base ? base + 1 : dso ? dso : "unknown code");
+    const char *interned = g_string_chunk_insert_const(names, label);
+    g_free(label);
+    return interned;
+  }
+  return pick->function;
+}
+
+typedef struct fn_time {
+  const char *name;
+  uint64_t ns;
+} fn_time;
+
+typedef struct proc_work {
+  int32_t pid;
+  const char *comm;
+  uint64_t run_ns;
+  GHashTable *fns; /* name -> uint64_t ns (boxed in fn_time) */
+} proc_work;
+
+static void proc_work_free(gpointer p)
+{
+  proc_work *w = p;
+  g_hash_table_destroy(w->fns);
+  g_free(w);
+}
+
+static int by_run(const void *a, const void *b)
+{
+  const rsp_explain_work *x = a, *y = b;
+  return x->run_ns != y->run_ns ? (x->run_ns < y->run_ns ? 1 : -1) : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Each process's runs on the paths, with the time of each function its samples there name (a run's
+ * time on the paths divided equally among its samples). */
+static GHashTable *work_by_process(const rsp_paths *p, GStringChunk *names)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  GHashTable *procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, proc_work_free);
+  for (rsp_elem_id id = 0; id < rsp_paths_n_elems(p); id++) {
+    const rsp_path_elem *e = rsp_paths_elem(p, id);
+    if (e->kind != RSP_ELEM_RUN || e->end <= e->start)
+      continue;
+    const rsp_task *t = rsp_model_task(m, e->task);
+    int32_t pid = t->pid >= 0 ? t->pid : t->tid;
+    proc_work *w = g_hash_table_lookup(procs, GINT_TO_POINTER(pid));
+    if (!w) {
+      w = g_new0(proc_work, 1);
+      w->pid = pid;
+      w->fns = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+      g_hash_table_insert(procs, GINT_TO_POINTER(pid), w);
+    }
+    if (t->tid == pid || !w->comm)
+      w->comm = t->comm;
+    uint64_t len = e->end - e->start;
+    w->run_ns += len;
+    const rsp_run *run = rsp_model_run(m, e->id);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < run->n_samples; k++) {
+      uint64_t tm = rsp_model_sample(m, run->first_sample + k)->time;
+      n += tm >= e->start && tm < e->end + 20000; /* the attach window after the run's end */
+    }
+    for (uint32_t k = 0; k < run->n_samples && n; k++) {
+      const rsp_sample *s = rsp_model_sample(m, run->first_sample + k);
+      if (s->time < e->start || s->time >= e->end + 20000)
+        continue;
+      const char *fn = function_of(m, s->stack, names);
+      if (!fn)
+        continue;
+      fn_time *f = g_hash_table_lookup(w->fns, fn);
+      if (!f) {
+        f = g_new0(fn_time, 1);
+        f->name = fn;
+        g_hash_table_insert(w->fns, (gpointer)fn, f);
+      }
+      f->ns += len / n;
+    }
+  }
+  return procs;
+}
+
+static bool blocked(const rsp_model *m, const rsp_path_elem *e)
+{
+  if (e->kind != RSP_ELEM_SLEEP)
+    return false;
+  const rsp_sleep *s = rsp_model_sleep(m, e->id);
+  return !s->preempted && s->end_cause != RSP_SLEEP_END_PREEMPTED;
+}
+
+static int32_t pid_of(const rsp_task *t)
+{
+  return t->pid >= 0 ? t->pid : t->tid;
+}
+
+/* The chain under the process of interest's longest wait: at each wait, the process whose elements
+ * below it take the most time; when that one mostly ran (runs, and preemptions that interrupted them),
+ * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
+ * than any process's part ends it too. */
+static void follow_chain(const rsp_paths *p, rsp_explanation *x)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  const rsp_path *base = rsp_paths_path(p, 0);
+  rsp_elem_id cur = RSP_NO_ID;
+  for (uint32_t i = 0; base && i < base->n_elems; i++) {
+    rsp_elem_id id = rsp_paths_path_elem(p, 0, i);
+    const rsp_path_elem *e = rsp_paths_elem(p, id);
+    if (e->depth != 0)
+      break;
+    if (blocked(m, e) &&
+        (cur == RSP_NO_ID || e->end - e->start > rsp_paths_elem(p, cur)->end - rsp_paths_elem(p, cur)->start))
+      cur = id;
+  }
+  while (cur != RSP_NO_ID && x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
+    const rsp_path_elem *e = rsp_paths_elem(p, cur);
+    const rsp_task *t = rsp_model_task(m, e->task);
+    x->chain[x->n_chain++] = (rsp_explain_hop){ .pid = pid_of(t), .comm = t->comm, .kind = RSP_ELEM_SLEEP,
+                                                .site = site_of(m, e), .ns = e->end - e->start };
+    uint32_t n;
+    const rsp_elem_id *kids = rsp_paths_children(p, cur, &n);
+    /* per process below: running (runs and preemptions), waiting (blocked sleeps), its longest wait */
+    GHashTable *by = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    uint64_t best_total = 0, best_op = 0;
+    int32_t best_pid = -1;
+    rsp_elem_id op = RSP_NO_ID;
+    for (uint32_t k = 0; k < n; k++) {
+      const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
+      uint64_t len = c->end - c->start;
+      if (c->kind == RSP_ELEM_DISK || c->kind == RSP_ELEM_NET) {
+        if (len > best_op) {
+          best_op = len;
+          op = kids[k];
+        }
+        continue;
+      }
+      int32_t pid = pid_of(rsp_model_task(m, c->task));
+      /* runs, waits, its longest wait, that wait's id, preemptions */
+      uint64_t *acc = g_hash_table_lookup(by, GINT_TO_POINTER(pid));
+      if (!acc) {
+        acc = g_new0(uint64_t, 5);
+        acc[3] = RSP_NO_ID;
+        g_hash_table_insert(by, GINT_TO_POINTER(pid), acc);
+      }
+      if (blocked(m, c)) {
+        acc[1] += len;
+        if (len > acc[2]) {
+          acc[2] = len;
+          acc[3] = kids[k];
+        }
+      } else if (c->kind == RSP_ELEM_SLEEP) {
+        acc[4] += len;
+      } else {
+        acc[0] += len;
+      }
+      if (acc[0] + acc[1] + acc[4] > best_total || (acc[0] + acc[1] + acc[4] == best_total && pid < best_pid)) {
+        best_total = acc[0] + acc[1] + acc[4];
+        best_pid = pid;
+      }
+    }
+    rsp_elem_id next = RSP_NO_ID;
+    if (op != RSP_NO_ID && best_op >= best_total) {
+      const rsp_path_elem *c = rsp_paths_elem(p, op);
+      rsp_explain_hop h = { .pid = x->chain[x->n_chain - 1].pid, .kind = c->kind, .ns = best_op };
+      if (c->kind == RSP_ELEM_DISK)
+        h.dev = rsp_model_disk_op(m, c->id)->dev;
+      x->chain[x->n_chain++] = h;
+    } else if (best_pid >= 0) {
+      const uint64_t *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));
+      if (acc[0] + acc[4] >= acc[1] || acc[3] == RSP_NO_ID) {
+        /* it did the work: the chain ends with it running */
+        const rsp_task *bt = NULL;
+        for (uint32_t k = 0; k < n && !bt; k++)
+          if (pid_of(rsp_model_task(m, rsp_paths_elem(p, kids[k])->task)) == best_pid)
+            bt = rsp_model_task(m, rsp_paths_elem(p, kids[k])->task);
+        if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN)
+          x->chain[x->n_chain++] = (rsp_explain_hop){ .pid = best_pid, .comm = bt ? bt->comm : NULL,
+                                                      .kind = RSP_ELEM_RUN, .ns = acc[0], .preempted_ns = acc[4] };
+      } else {
+        next = (rsp_elem_id)acc[3];
+      }
+    }
+    g_hash_table_destroy(by);
+    cur = next;
+  }
+}
+
+static void say(GPtrArray *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void say(GPtrArray *s, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  g_ptr_array_add(s, g_strdup_vprintf(fmt, ap));
+  va_end(ap);
+}
+
+static const char *name_or(const char *comm)
+{
+  return comm && *comm ? comm : "?";
+}
+
+rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  rsp_explanation *x = g_new0(rsp_explanation, 1);
+  GPtrArray *s = g_ptr_array_new();
+  x->pid = rsp_paths_pid(p);
+  x->wall_ns = c->wall_ns;
+  x->total_ns = c->total_ns;
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
+    const rsp_task *t = rsp_model_task(m, rsp_paths_task(p, i));
+    if (t->pid == x->pid && (!x->comm || t->tid == x->pid))
+      x->comm = t->comm;
+  }
+
+  /* the work done for it, by process, and the functions */
+  x->names_ = g_string_chunk_new(256);
+  GHashTable *procs = work_by_process(p, x->names_);
+  GHashTableIter it;
+  gpointer v;
+  GArray *work = g_array_new(FALSE, TRUE, sizeof(rsp_explain_work));
+  g_hash_table_iter_init(&it, procs);
+  while (g_hash_table_iter_next(&it, NULL, &v)) {
+    proc_work *w = v;
+    rsp_explain_work r = { .pid = w->pid, .comm = w->comm, .run_ns = w->run_ns };
+    GHashTableIter fi;
+    gpointer fv;
+    g_hash_table_iter_init(&fi, w->fns);
+    while (g_hash_table_iter_next(&fi, NULL, &fv)) {
+      fn_time *f = fv;
+      if (f->ns > r.function_ns || (f->ns == r.function_ns && r.function && strcmp(f->name, r.function) < 0)) {
+        r.function = f->name;
+        r.function_ns = f->ns;
+      }
+    }
+    g_array_append_val(work, r);
+  }
+  qsort(work->data, work->len, sizeof(rsp_explain_work), by_run);
+  x->n_work = MIN(work->len, RSP_EXPLAIN_MAX_WORK);
+  memcpy(x->work, work->data, x->n_work * sizeof(rsp_explain_work));
+  /* the biggest lever: the function with the most time on the paths */
+  for (guint i = 0; i < work->len; i++) {
+    const rsp_explain_work *w = &g_array_index(work, rsp_explain_work, i);
+    if (w->function && w->function_ns > x->lever.function_ns)
+      x->lever = *w;
+  }
+  g_array_free(work, TRUE);
+  g_hash_table_destroy(procs);
+  follow_chain(p, x);
+
+  /* 1. how long, and how much it ran itself */
+  uint64_t own = 0;
+  for (uint32_t i = 0; i < x->n_work; i++)
+    if (x->work[i].pid == x->pid)
+      own = x->work[i].run_ns;
+  say(s, "%s [%d] took %.1f ms (wall time); its control paths add up to %.1f ms over %u processes.",
+      name_or(x->comm), x->pid, ms(x->wall_ns), ms(c->total_ns), c->n_processes);
+  if (own)
+    say(s, "It ran %.1f ms itself (%.0f%% of the paths).", ms(own), pct(own, c->total_ns));
+
+  /* 2. the longest wait and the chain below it */
+  if (x->n_chain) {
+    GString *g = g_string_new(NULL);
+    const rsp_explain_hop *h0 = &x->chain[0];
+    g_string_append_printf(g, "Its longest wait, %.1f ms (%.0f%% of the wall time), was in %s", ms(h0->ns),
+                           pct(h0->ns, x->wall_ns), h0->site);
+    for (uint32_t i = 1; i < x->n_chain; i++) {
+      const rsp_explain_hop *h = &x->chain[i];
+      if (h->kind == RSP_ELEM_DISK)
+        g_string_append_printf(g, ", for the disk (%u:%u, %.1f ms)", h->dev >> 20, h->dev & 0xfffff, ms(h->ns));
+      else if (h->kind == RSP_ELEM_NET)
+        g_string_append_printf(g, ", for the network (%.1f ms)", ms(h->ns));
+      else if (h->kind == RSP_ELEM_SLEEP)
+        g_string_append_printf(g, " for %s [%d], which waited in %s", name_or(h->comm), h->pid, h->site);
+      else if (h->preempted_ns)
+        g_string_append_printf(g, " for %s [%d], which ran %.1f ms of it on a cpu and was preempted %.1f ms",
+                               name_or(h->comm), h->pid, ms(h->ns), ms(h->preempted_ns));
+      else
+        g_string_append_printf(g, " for %s [%d], which ran %.1f ms of it", name_or(h->comm), h->pid, ms(h->ns));
+    }
+    g_string_append_c(g, '.');
+    g_ptr_array_add(s, g_string_free(g, FALSE));
+  }
+
+  /* 3. who did the work */
+  GString *g = g_string_new(NULL);
+  uint32_t named = 0;
+  for (uint32_t i = 0; i < x->n_work && named < 4; i++) {
+    const rsp_explain_work *w = &x->work[i];
+    if (w->pid == x->pid || w->run_ns < c->total_ns / 200)
+      continue;
+    g_string_append_printf(g, "%s%s [%d] %.1f ms", named ? ", " : "Work done for it on its paths: ", name_or(w->comm),
+                           w->pid, ms(w->run_ns));
+    if (w->function)
+      g_string_append_printf(g, " (%.1f ms in %s)", ms(w->function_ns), w->function);
+    named++;
+  }
+  if (named) {
+    g_string_append_c(g, '.');
+    g_ptr_array_add(s, g_string_free(g, FALSE));
+  } else {
+    g_string_free(g, TRUE);
+  }
+
+  /* 4. the categories beyond running, largest first */
+  uint32_t n_order;
+  const rsp_category *order = rsp_category_table_order(&n_order);
+  rsp_category top[RSP_N_CATEGORIES];
+  uint32_t n_top = 0;
+  for (uint32_t i = 0; i < n_order; i++)
+    if (c->ns[order[i]] && order[i] != RSP_CAT_UNDERSTOOD && pct(c->ns[order[i]], c->total_ns) >= 1.0)
+      top[n_top++] = order[i];
+  for (uint32_t i = 1; i < n_top; i++)
+    for (uint32_t j = i; j > 0 && c->ns[top[j]] > c->ns[top[j - 1]]; j--) {
+      rsp_category t = top[j];
+      top[j] = top[j - 1];
+      top[j - 1] = t;
+    }
+  if (n_top) {
+    g = g_string_new("Beside running in understood functions (");
+    g_string_append_printf(g, "%.1f ms), the paths' time went to: ", ms(c->ns[RSP_CAT_UNDERSTOOD]));
+    for (uint32_t i = 0; i < n_top && i < 4; i++)
+      g_string_append_printf(g, "%s%s %.1f ms (%.0f%%)", i ? "; " : "", rsp_category_label(top[i]), ms(c->ns[top[i]]),
+                             pct(c->ns[top[i]], c->total_ns));
+    g_string_append_c(g, '.');
+    g_ptr_array_add(s, g_string_free(g, FALSE));
+  }
+  /* the disk: its time and the waits it was in */
+  uint64_t disk = c->ns[RSP_CAT_BLOCKING_IO] + c->ns[RSP_CAT_IO_QUEUE];
+  if (disk) {
+    rsp_wait_sites *ws = rsp_wait_sites_compute(p);
+    const rsp_wait_site *top_site = NULL;
+    for (uint32_t i = 0; i < rsp_wait_sites_n(ws); i++) {
+      const rsp_wait_site *w = rsp_wait_sites_get(ws, i);
+      uint64_t d = w->by_cat[RSP_CAT_BLOCKING_IO] + w->by_cat[RSP_CAT_IO_QUEUE];
+      if (d && (!top_site || d > top_site->by_cat[RSP_CAT_BLOCKING_IO] + top_site->by_cat[RSP_CAT_IO_QUEUE]))
+        top_site = w;
+    }
+    if (top_site)
+      say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms), most in %s (%" PRIu64
+             " waits).", ms(disk), ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]), top_site->label,
+          top_site->count);
+    else
+      say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms).", ms(disk),
+          ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]));
+    rsp_wait_sites_free(ws);
+  }
+  if (c->ns[RSP_CAT_NETWORK])
+    say(s, "It waited on the network %.1f ms.", ms(c->ns[RSP_CAT_NETWORK]));
+  if (c->n_preemptors) {
+    const rsp_preemptor *pr = &c->top_preemptors[0];
+    const rsp_task *t = rsp_model_task(m, pr->task);
+    say(s, "It was preempted most by %s [%d] (%.1f ms, %s).", name_or(t->comm), t->pid, ms(pr->ns),
+        pr->on_path ? "a process on its own paths" : "not on its paths: contention");
+  }
+
+  /* 5. what is not known */
+  if (c->guessed_total_ns)
+    say(s, "%.1f ms of this is a guess: the trace lost what ended some waits (see the loss notes).",
+        ms(c->guessed_total_ns));
+  if (c->ns[RSP_CAT_UNKNOWN_STACK]) {
+    rsp_unknown_stack_reason worst = 0;
+    for (int r = 0; r < RSP_N_UNKNOWN_STACK_REASONS; r++)
+      if (c->unknown_stack_ns[r] > c->unknown_stack_ns[worst])
+        worst = (rsp_unknown_stack_reason)r;
+    say(s, "%.1f ms ran in code without symbols (mostly: %s).", ms(c->ns[RSP_CAT_UNKNOWN_STACK]),
+        rsp_unknown_stack_reason_label(worst));
+  }
+  if (c->ns[RSP_CAT_UNACCOUNTED])
+    say(s, "%.1f ms is not accounted for.", ms(c->ns[RSP_CAT_UNACCOUNTED]));
+
+  /* 6. the biggest lever */
+  if (x->lever.function)
+    say(s, "The biggest lever: %s [%d]'s %s, %.1f ms, %.0f%% of the wall time.", name_or(x->lever.comm),
+        x->lever.pid, x->lever.function, ms(x->lever.function_ns), pct(x->lever.function_ns, x->wall_ns));
+
+  g_ptr_array_add(s, NULL);
+  x->sentences = (char **)g_ptr_array_free(s, FALSE);
+  return x;
+}
+
+void rsp_explanation_free(rsp_explanation *x)
+{
+  if (!x)
+    return;
+  g_strfreev(x->sentences);
+  if (x->names_)
+    g_string_chunk_free(x->names_);
+  g_free(x);
+}
