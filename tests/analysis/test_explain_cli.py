@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""rsp-summary --explain (issue 17) told truly, checked against truths obtained without rsp:
+- dovecot (bench/real/data/dovecot: the paper's IMAP login with SHA512-CRYPT, mail_fsync=always): the chain under the
+  client's longest wait ends at auth, and the work named for auth is its CPU time in perf's own switch records
+  (bench/real/check.py's PerfTruth) within 10%; the biggest lever is auth's; the disk sentence names fdatasync,
+  which perf script shows imap blocking in (sched_switch call stacks);
+- make (tests/model/data/wl-make.data): the process named first for the work is the one of make's descendants with
+  the most CPU time in perf's switch records, and the chain ends at a compiler (cc1, as, ld, collect2);
+- JSON: the text is the same sentences; each work entry's run_ms is that process's paths_run_ms in the categories
+  (the same paths); a pid that does not exist is an error naming it."""
+import collections
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
+BUILD = os.environ.get('RSP_BUILD_ROOT', os.path.join(SRC, 'build'))
+SUMMARY = os.environ.get('RSP_SUMMARY', os.path.join(BUILD, 'src', 'tools', 'rsp-summary'))
+sys.path.insert(0, os.path.join(SRC, 'bench', 'real'))
+sys.path.insert(0, os.path.join(SRC, 'tests', 'oracle'))
+import check as real  # noqa: E402
+import oracle  # noqa: E402
+
+failures = []
+
+
+def ok(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what)
+    if not cond:
+        failures.append(what)
+
+
+def explain(path, *extra):
+    p = subprocess.run([SUMMARY, '--explain', '--format=json', *extra, path], capture_output=True, text=True)
+    ok(p.returncode == 0, f'{os.path.basename(path)}: --explain exit {p.returncode} {p.stderr[-300:]}')
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def cpu_ms(truth, pids):
+    return sum(b - a for t, p in truth.tgid.items() if p in pids for a, b in truth.iv.get(t, ())) * 1e3
+
+
+def main():
+    if not shutil.which('perf') or not shutil.which('zstd'):
+        print('skipped: perf or zstd missing')
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(SRC, 'bench', 'real', 'data', 'dovecot')
+        for f in os.listdir(src):
+            if f not in ('rec.data', 'rec.data.perf-script.txt'):
+                p = os.path.join(src, f)
+                (shutil.copytree if os.path.isdir(p) else shutil.copy)(os.path.realpath(p), os.path.join(tmp, f))
+        data = os.path.join(tmp, 'rec.data')
+        subprocess.run(['zstd', '-q', '-d', data + '.zst', '-o', data], check=True)
+        d = explain(data)
+        if d:
+            x = d['explanation']
+            truth = real.PerfTruth(data)
+            auth = {p for p, names in truth.comms.items() if 'auth' in names}
+            chain = [h['comm'] for h in x['chain']]
+            ok(chain and chain[-1] == 'auth' and x['chain'][-1]['kind'] == 'run', f'dovecot: the chain ends at auth '
+               f'running: {chain}')
+            want = cpu_ms(truth, auth)
+            got = [w['run_ms'] for w in x['work'] if w['pid'] in auth]
+            ok(got and abs(got[0] - want) <= 0.1 * want, f'dovecot: auth\'s work {got} ms, perf\'s switch records '
+               f'{want:.1f} ms')
+            ok(x['lever'] and x['lever']['pid'] in auth, f'dovecot: the biggest lever is auth\'s ({x["lever"]})')
+            text = ' '.join(x['text'])
+            stacks = oracle.perf(['script', '-F', 'comm,event,ip,sym', '--kallsyms', oracle.kallsyms_file(data)], data)
+            imap_fsync = any('fdatasync' in block and block.lstrip().startswith('imap ')
+                             for block in stacks.split('\n\n') if 'sched_switch' in block)
+            ok(imap_fsync and 'fdatasync' in text, f'dovecot: perf script shows imap blocking in fdatasync '
+               f'({imap_fsync}); the answer names it ({"fdatasync" in text})')
+            cats = json.loads(subprocess.run([SUMMARY, '--categories', '--format=json', data], capture_output=True,
+                                             text=True).stdout)
+            paths_run = {pr['pid']: pr['paths_run_ms'] for pr in cats['processes']}
+            ok(all(abs(w['run_ms'] - paths_run.get(w['pid'], -1)) < 0.001 for w in x['work']),
+               'dovecot: each work entry is the categories\' paths_run_ms of that process')
+            t = subprocess.run([SUMMARY, '--explain', data], capture_output=True, text=True).stdout
+            ok(all(sent in t.replace('\n', ' ') for sent in x['text']), 'dovecot: the text output holds the sentences')
+
+    make = os.path.join(SRC, 'tests', 'model', 'data', 'wl-make.data')
+    d = explain(make)
+    if d:
+        x = d['explanation']
+        # perf's switch records: CPU time per process among make's descendants
+        out = oracle.perf(['script', '--show-switch-events', '-F', 'pid,tid,time,event'], make)
+        on, cpu = {}, collections.Counter()
+        for line in out.splitlines():
+            f = line.split()
+            if 'PERF_RECORD_SWITCH' not in line or len(f) < 4:
+                continue
+            pid = int(f[0].split('/')[0]) if '/' in f[0] else int(f[0])
+            tid = int(f[0].split('/')[1]) if '/' in f[0] else int(f[1])
+            tm = float([w for w in f if w.endswith(':') and w[:-1].replace('.', '').isdigit()][0][:-1])
+            if ' IN ' in f' {line} ' or line.rstrip().split('PERF_RECORD_SWITCH')[1].split()[0] == 'IN':
+                on[tid] = (pid, tm)
+            elif tid in on:
+                p0, t0 = on.pop(tid)
+                cpu[p0] += (tm - t0) * 1e3
+        work = [w for w in x['work'] if w['pid'] != x['chain'][0]['pid']] if x['chain'] else x['work']
+        desc = {pr['pid'] for pr in json.loads(subprocess.run([SUMMARY, '--categories', '--format=json', make],
+                                                              capture_output=True, text=True).stdout)['processes']}
+        busiest = max((p for p in desc if p != d['pid']), key=lambda p: cpu[p])
+        ok(work and abs(work[0]['run_ms'] - cpu[busiest]) <= 0.1 * cpu[busiest] + 1.0,
+           f'make: the first process named for the work ({work[0] if work else None}) did as much as the busiest of '
+           f'its paths\' processes in perf\'s switch records ({busiest}: {cpu[busiest]:.1f} ms)')
+        last = x['chain'][-1]['comm'] if x['chain'] else None
+        ok(last in ('cc1', 'as', 'ld', 'collect2', 'cc'), f'make: the chain ends at a compiler ({last})')
+    p = subprocess.run([SUMMARY, '--explain', '--pid', '999999', make], capture_output=True, text=True)
+    ok(p.returncode != 0 and '999999' in p.stderr, f'--pid 999999: an error naming it ({p.stderr.strip()[:100]})')
+    print(f'{len(failures)} failed')
+    sys.exit(1 if failures else 0)
+
+
+main()
