@@ -1,7 +1,6 @@
 /* The explanation pane, beside the consolidated flame view: what the window opened on and why (the
- * process of interest, the command), and a summary of its control paths (where its time went, its
- * longest waits, running time in code without symbols). The words of an explanation proper belong
- * to the analysis layer; this pane shows its text, and until then this summary. */
+ * process of interest, the command), the answer in words (rsp_explain, as rsp-summary --explain prints
+ * it), then where its time went, its longest waits and running time in code without symbols. */
 #include "app/app-private.h"
 
 #include <glib/gi18n.h>
@@ -64,10 +63,13 @@ char *explanation_pane_summary(win *w)
   }
   rsp_categories c;
   rsp_categories_compute(w->paths, &c);
-  char wall[48], total[48];
-  g_string_append_printf(s, _("\n\nWall time %s. Its %u control paths reach %u processes; summed over them, %s.\n"),
-                         rsp_format_duration(c.wall_ns, wall, sizeof wall), c.n_paths, c.n_processes,
-                         rsp_format_duration(c.total_ns, total, sizeof total));
+  /* the answer in words (the analysis layer's, as rsp-summary --explain prints it) */
+  rsp_explanation *story = rsp_explain(w->paths, &c);
+  g_string_append(s, "\n\n");
+  for (char **line = story->sentences; *line; line++)
+    g_string_append_printf(s, "%s%s", line == story->sentences ? "" : " ", *line);
+  g_string_append(s, "\n");
+  rsp_explanation_free(story);
   /* the largest categories, largest first */
   uint32_t n;
   const rsp_category *order = rsp_category_table_order(&n);
