@@ -1044,12 +1044,17 @@ def main():
         # not mounted here (a fresh chroot, a container): mount it in a private mount namespace of this test
         # only, so the host's mounts stay as they are
         if not os.environ.get("RSP_RECORD_TEST_MOUNTED") and shutil.which("unshare"):
-            env = dict(os.environ, RSP_RECORD_TEST_MOUNTED="1")
-            script = ('mount -t tracefs nodev "$1" || { echo "skipped: cannot mount tracefs on $1"; exit 77; }; '
-                      'shift; exec "$@"')
-            p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", TRACEFS,
-                                sys.executable, os.path.abspath(__file__), name], env=env)
-            return p.returncode
+            # only where / is a mount point ("--propagation private" fails in a chroot; there perf also reads
+            # back no trace data from a tracefs mounted this way: the suite is skipped)
+            probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"], capture_output=True)
+            if probe.returncode == 0:
+                env = dict(os.environ, RSP_RECORD_TEST_MOUNTED="1")
+                script = ('mount -t tracefs nodev "$1" || '
+                          '{ echo "skipped: cannot mount tracefs on $1 in a private mount namespace"; exit 77; }; '
+                          'shift; exec "$@"')
+                p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
+                                    TRACEFS, sys.executable, os.path.abspath(__file__), name], env=env)
+                return p.returncode
         print("skipped: tracefs is not mounted on /sys/kernel/tracing (and mounting it in a private mount "
               "namespace failed)")
         return SKIP
