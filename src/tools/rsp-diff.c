@@ -3,6 +3,7 @@
  * breakdown of both side by side. */
 #include "analysis/analysis.h"
 #include "render/render.h"
+#include "json.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -182,21 +183,6 @@ static int gate_check(const GArray *g, const rsp_categories *a, const rsp_catego
   return crossed;
 }
 
-static void json_string(const char *s)
-{
-  putchar('"');
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      printf("\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      printf("\\u%04x", c);
-    else
-      putchar(c);
-  }
-  putchar('"');
-}
-
 static void json_side(const rsp_profile *p)
 {
   if (!p)
@@ -262,9 +248,9 @@ static void print_json(char **argv, const rsp_profile_set *sa, const rsp_profile
                        const uint64_t *cb)
 {
   printf("{\n  \"a\": {\"path\": ");
-  json_string(argv[1]);
+  rsp_json_string(stdout, argv[1]);
   printf(", \"workload_pid\": %d, \"profiles\": %u},\n  \"b\": {\"path\": ", wa, rsp_profile_set_n(sa));
-  json_string(argv[2]);
+  rsp_json_string(stdout, argv[2]);
   printf(", \"workload_pid\": %d, \"profiles\": %u},\n", wb, rsp_profile_set_n(sb));
   printf("  \"method\": \"%s\",\n  \"dropped\": {\"similar\": %u, \"few\": %u, \"negligible\": %u},\n",
          rsp_distance_method_name(method), diff->n_similar, diff->n_few, diff->n_negligible);
@@ -278,17 +264,17 @@ static void print_json(char **argv, const rsp_profile_set *sa, const rsp_profile
     else
       printf("%.6g", p->distance);
     printf(", \"class\": ");
-    json_string(any->name);
+    rsp_json_string(stdout, any->name);
     printf(", \"site\": ");
-    json_string(any->site);
+    rsp_json_string(stdout, any->site);
     printf(", \"process\": ");
-    json_string(any->process);
+    rsp_json_string(stdout, any->process);
     printf(", \"peaks_changed\": %s, \"a\": ", p->peaks_changed ? "true" : "false");
     json_side(p->a);
     printf(", \"b\": ");
     json_side(p->b);
     printf(", \"why\": ");
-    json_string(p->reason);
+    rsp_json_string(stdout, p->reason);
     printf("}");
   }
   printf("%s]", diff->n_pairs ? "\n  " : "");

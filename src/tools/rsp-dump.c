@@ -1,5 +1,6 @@
 /* rsp-dump: print every event of a perf.data, one a line, or count them. */
 #include "reader/reader.h"
+#include "json.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -44,23 +45,6 @@ static void follow_comm(dump *d, const rsp_event *ev)
   }
 }
 
-static void json_string(FILE *out, const char *s, size_t len)
-{
-  putc('"', out);
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c == '"' || c == '\\') {
-      putc('\\', out);
-      putc(c, out);
-    } else if (c < 0x20 || c >= 0x7f) {
-      fprintf(out, "\\u%04x", c);
-    } else {
-      putc(c, out);
-    }
-  }
-  putc('"', out);
-}
-
 static const char *event_name(const rsp_event *ev, char *buf, size_t len)
 {
   if (ev->type == PERF_RECORD_SAMPLE)
@@ -83,7 +67,7 @@ static void print_field_value(FILE *out, const rsp_event *ev, const rsp_field *f
   case RSP_FIELD_STRING: {
     const char *s = rsp_event_field_bytes(ev, f, &len);
     if (json)
-      json_string(out, s, len);
+      rsp_json_string_len(out, s, len);
     else
       fwrite(s, 1, len, out);
     break;
@@ -157,10 +141,10 @@ static void print_json(dump *d, const rsp_event *ev)
   fprintf(out, "{\"time\":%" PRIu64 ",\"cpu\":%d,\"pid\":%d,\"tid\":%d,\"offset\":%" PRIu64
                ",\"comm\":", ev->time, ev->cpu, ev->pid, ev->tid, ev->offset);
   const char *comm = comm_of(d, ev->tid);
-  json_string(out, comm, strlen(comm));
+  rsp_json_string_len(out, comm, strlen(comm));
   fputs(",\"event\":", out);
   const char *name = event_name(ev, nb, sizeof nb);
-  json_string(out, name, strlen(name));
+  rsp_json_string_len(out, name, strlen(name));
   if (ev->source == RSP_SOURCE_FTRACE)
     fputs(",\"source\":\"ftrace\"", out);
   if (ev->type == PERF_RECORD_SAMPLE) {
@@ -175,7 +159,7 @@ static void print_json(dump *d, const rsp_event *ev)
         if (!first)
           putc(',', out);
         first = false;
-        json_string(out, f->name, strlen(f->name));
+        rsp_json_string_len(out, f->name, strlen(f->name));
         putc(':', out);
         print_field_value(out, ev, f, true);
       }
@@ -188,12 +172,12 @@ static void print_json(dump *d, const rsp_event *ev)
         const rsp_frame *fr = &d->frames[i];
         fprintf(out, "%s{\"addr\":%" PRIu64 ",\"sym\":", i ? "," : "", fr->addr);
         if (fr->sym)
-          json_string(out, fr->sym, strlen(fr->sym));
+          rsp_json_string_len(out, fr->sym, strlen(fr->sym));
         else
           fputs("null", out);
         fputs(",\"dso\":", out);
         if (fr->dso)
-          json_string(out, fr->dso, strlen(fr->dso));
+          rsp_json_string_len(out, fr->dso, strlen(fr->dso));
         else
           fputs("null", out);
         putc('}', out);
@@ -206,7 +190,7 @@ static void print_json(dump *d, const rsp_event *ev)
     case PERF_RECORD_COMM:
       fprintf(out, "\"pid\":%d,\"tid\":%d,\"exec\":%s,\"comm\":", ev->u.comm.pid, ev->u.comm.tid,
               ev->u.comm.exec ? "true" : "false");
-      json_string(out, ev->u.comm.comm, strlen(ev->u.comm.comm));
+      rsp_json_string_len(out, ev->u.comm.comm, strlen(ev->u.comm.comm));
       break;
     case PERF_RECORD_FORK:
     case PERF_RECORD_EXIT:
@@ -223,7 +207,7 @@ static void print_json(dump *d, const rsp_event *ev)
       for (unsigned i = 0; i < ev->u.mmap.build_id_size; i++)
         fprintf(out, "%02x", ev->u.mmap.build_id[i]);
       fputs("\",\"filename\":", out);
-      json_string(out, ev->u.mmap.filename, strlen(ev->u.mmap.filename));
+      rsp_json_string_len(out, ev->u.mmap.filename, strlen(ev->u.mmap.filename));
       break;
     case PERF_RECORD_LOST:
       fprintf(out, "\"id\":%" PRIu64 ",\"lost\":%" PRIu64, ev->u.lost.id, ev->u.lost.lost);
@@ -245,7 +229,7 @@ static void print_json(dump *d, const rsp_event *ev)
     case PERF_RECORD_KSYMBOL:
       fprintf(out, "\"addr\":%" PRIu64 ",\"len\":%u,\"name\":", ev->u.ksymbol.addr,
               ev->u.ksymbol.len);
-      json_string(out, ev->u.ksymbol.name, strlen(ev->u.ksymbol.name));
+      rsp_json_string_len(out, ev->u.ksymbol.name, strlen(ev->u.ksymbol.name));
       break;
     case PERF_RECORD_BPF_EVENT:
       fprintf(out, "\"type\":%u,\"flags\":%u,\"id\":%u", ev->u.bpf.type, ev->u.bpf.flags,
@@ -253,7 +237,7 @@ static void print_json(dump *d, const rsp_event *ev)
       break;
     case PERF_RECORD_CGROUP:
       fprintf(out, "\"id\":%" PRIu64 ",\"path\":", ev->u.cgroup.id);
-      json_string(out, ev->u.cgroup.path, strlen(ev->u.cgroup.path));
+      rsp_json_string_len(out, ev->u.cgroup.path, strlen(ev->u.cgroup.path));
       break;
     case PERF_RECORD_TEXT_POKE:
       fprintf(out, "\"addr\":%" PRIu64 ",\"old_len\":%u,\"new_len\":%u", ev->u.text_poke.addr,
@@ -349,7 +333,7 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
         continue; /* printed already */
       if ((uintptr_t)v) {
         putc(first ? ' ' : ',', out);
-        json_string(out, e->name, strlen(e->name));
+        rsp_json_string_len(out, e->name, strlen(e->name));
         fprintf(out, ":%" PRIu64, (uint64_t)(uintptr_t)v);
         first = false;
       }
@@ -373,7 +357,7 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
               st->ftrace_merged ? "true" : "false", st->ftrace_read, st->ftrace_duplicates,
               st->ftrace_added, st->ftrace_outside, st->ftrace_missed);
       if (st->ftrace_note)
-        json_string(out, st->ftrace_note, strlen(st->ftrace_note));
+        rsp_json_string_len(out, st->ftrace_note, strlen(st->ftrace_note));
       else
         fputs("null", out);
       putc('}', out);
@@ -422,7 +406,7 @@ static void print_header(dump *d)
   do {                                                                                         \
     fprintf(out, ",\"%s\":", key);                                                             \
     if (val)                                                                                   \
-      json_string(out, val, strlen(val));                                                      \
+      rsp_json_string_len(out, val, strlen(val));                                                      \
     else                                                                                       \
       fputs("null", out);                                                                      \
   } while (0)
@@ -439,7 +423,7 @@ static void print_header(dump *d)
   for (unsigned i = 0; h->cmdline && h->cmdline[i]; i++) {
     if (i)
       putc(',', out);
-    json_string(out, h->cmdline[i], strlen(h->cmdline[i]));
+    rsp_json_string_len(out, h->cmdline[i], strlen(h->cmdline[i]));
   }
   putc(']', out);
   if (h->has_clockid)
@@ -455,7 +439,7 @@ static void print_header(dump *d)
   for (unsigned i = 0; i < rsp_reader_n_evsels(d->reader); i++) {
     const rsp_evsel *e = rsp_reader_evsel(d->reader, i);
     fprintf(out, "%s{\"name\":", i ? "," : "");
-    json_string(out, e->name, strlen(e->name));
+    rsp_json_string_len(out, e->name, strlen(e->name));
     fprintf(out, ",\"type\":%u,\"config\":%" PRIu64 ",\"sample_type\":%" PRIu64
                  ",\"sample_period\":%" PRIu64 ",\"freq\":%s,\"sampled_tracepoint\":%s,\"fields\":%u",
             e->attr.type, (uint64_t)e->attr.config, (uint64_t)e->attr.sample_type,
@@ -471,15 +455,15 @@ static void print_header(dump *d)
     gchar **groups = g_key_file_get_groups(meta, NULL);
     for (unsigned g = 0; groups[g]; g++) {
       fprintf(out, "%s", g ? "," : "");
-      json_string(out, groups[g], strlen(groups[g]));
+      rsp_json_string_len(out, groups[g], strlen(groups[g]));
       fputs(":{", out);
       gchar **keys = g_key_file_get_keys(meta, groups[g], NULL, NULL);
       for (unsigned k = 0; keys && keys[k]; k++) {
         g_autofree gchar *v = g_key_file_get_value(meta, groups[g], keys[k], NULL);
         fprintf(out, "%s", k ? "," : "");
-        json_string(out, keys[k], strlen(keys[k]));
+        rsp_json_string_len(out, keys[k], strlen(keys[k]));
         putc(':', out);
-        json_string(out, v ? v : "", v ? strlen(v) : 0);
+        rsp_json_string_len(out, v ? v : "", v ? strlen(v) : 0);
       }
       g_strfreev(keys);
       putc('}', out);

@@ -1,4 +1,5 @@
 /* rsp-summary: per-task totals of a recording (runtime, sleeps by state, scheduler delay, I/O wait). */
+#include "json.h"
 #include "model/model.h"
 #include "summary-categories.h"
 #include "summary-profiles.h"
@@ -28,21 +29,6 @@ static int by_runtime(const void *a, const void *b)
 static double ms(uint64_t ns)
 {
   return (double)ns / 1e6;
-}
-
-static void json_string(FILE *out, const char *s)
-{
-  putc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(out, "\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      fprintf(out, "\\u%04x", c);
-    else
-      putc(c, out);
-  }
-  putc('"', out);
 }
 
 static void print_loss(const rsp_model *model, FILE *out)
@@ -125,7 +111,7 @@ static void print_accounting(const rsp_model *model, bool json, FILE *out)
     for (uint32_t i = 0; i < n; i++) {
       const rsp_accounting_row *r = &rows[i];
       fprintf(out, "%s\n  {\"pid\": %" PRId32 ", \"comm\": ", i ? "," : "", r->pid);
-      json_string(out, r->comm);
+      rsp_json_string(out, r->comm);
       fprintf(out, ", \"tasks\": %" PRIu32 ", \"life_ms\": %.6f", r->n_tasks, ms(r->life_ns));
       for (int c = 0; c < RSP_N_ACCT; c++)
         fprintf(out, ", \"%s_ms\": %.6f", rsp_accounting_key((rsp_accounting_column)c), ms(r->ns[c]));
@@ -293,12 +279,12 @@ int main(int argc, char **argv)
       const rsp_task_totals *t = &r->totals;
       printf("%s\n  {\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"comm\": ", i ? "," : "", r->task->pid,
              r->task->tid);
-      json_string(stdout, r->task->comm);
+      rsp_json_string(stdout, r->task->comm);
       printf(", \"comms\": [");
       for (uint32_t c = 0; c < r->task->n_comms; c++) {
         if (c)
           printf(", ");
-        json_string(stdout, rsp_model_task_comm(model, r->id, c)->comm);
+        rsp_json_string(stdout, rsp_model_task_comm(model, r->id, c)->comm);
       }
       const rsp_task *parent = r->task->parent != RSP_NO_ID ? rsp_model_task(model, r->task->parent) : NULL;
       printf("], \"generation\": %" PRIu32 ", \"parent_pid\": %" PRId32 ", \"parent_tid\": %" PRId32

@@ -1,4 +1,5 @@
 /* rsp-summary --categories / --waits (paper, "Categories" and its evaluation table). */
+#include "json.h"
 #include "summary-categories.h"
 
 #include <inttypes.h>
@@ -7,21 +8,6 @@
 static double ms(uint64_t ns)
 {
   return (double)ns / 1e6;
-}
-
-static void json_str(FILE *out, const char *s)
-{
-  putc('"', out);
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(out, "\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      fprintf(out, "\\u%04x", c);
-    else
-      putc(c, out);
-  }
-  putc('"', out);
 }
 
 /* The process of interest and why it was chosen. */
@@ -261,7 +247,7 @@ static void json_preemptors(const rsp_model *m, const rsp_categories *c, FILE *o
     const rsp_preemptor *pr = &c->top_preemptors[i];
     const rsp_task *t = rsp_model_task(m, pr->task);
     fprintf(out, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"comm\": ", i ? ", " : "", t->pid, t->tid);
-    json_str(out, t->comm);
+    rsp_json_string(out, t->comm);
     fprintf(out, ", \"ms\": %.6f, \"on_path\": %s}", ms(pr->ns), pr->on_path ? "true" : "false");
   }
   fprintf(out, "], \"n_preemptors\": %u", c->n_preemptors);
@@ -375,17 +361,17 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   fprintf(out, ", \"explanation\": {\"text\": [");
   for (char **line = x->sentences; *line; line++) {
     fprintf(out, "%s", line == x->sentences ? "" : ", ");
-    json_str(out, *line);
+    rsp_json_string(out, *line);
   }
   fprintf(out, "], \"wall_ms\": %.6f, \"chain\": [", ms(x->wall_ns));
   for (uint32_t i = 0; i < x->n_chain; i++) {
     const rsp_explain_hop *h = &x->chain[i];
     static const char *const kinds[] = { "run", "sleep", "disk", "network" };
     fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", i ? ", " : "", h->pid);
-    json_str(out, h->comm);
+    rsp_json_string(out, h->comm);
     fprintf(out, ", \"kind\": \"%s\", \"site\": ", h->kind < 4 ? kinds[h->kind] : "?");
     if (h->site)
-      json_str(out, h->site);
+      rsp_json_string(out, h->site);
     else
       fprintf(out, "null");
     fprintf(out, ", \"ms\": %.6f}", ms(h->ns));
@@ -394,10 +380,10 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   for (uint32_t i = 0; i < x->n_work; i++) {
     const rsp_explain_work *w = &x->work[i];
     fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", i ? ", " : "", w->pid);
-    json_str(out, w->comm);
+    rsp_json_string(out, w->comm);
     fprintf(out, ", \"run_ms\": %.6f, \"function\": ", ms(w->run_ns));
     if (w->function)
-      json_str(out, w->function);
+      rsp_json_string(out, w->function);
     else
       fprintf(out, "null");
     fprintf(out, ", \"function_ms\": %.6f}", ms(w->function_ns));
@@ -405,9 +391,9 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   fprintf(out, "], \"lever\": ");
   if (x->lever.function) {
     fprintf(out, "{\"pid\": %" PRId32 ", \"comm\": ", x->lever.pid);
-    json_str(out, x->lever.comm);
+    rsp_json_string(out, x->lever.comm);
     fprintf(out, ", \"function\": ");
-    json_str(out, x->lever.function);
+    rsp_json_string(out, x->lever.function);
     fprintf(out, ", \"ms\": %.6f}", ms(x->lever.function_ns));
   } else {
     fprintf(out, "null");
@@ -448,14 +434,14 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     print_paths(p, out);
   if (o->json) {
     fprintf(out, "{\"file\": ");
-    json_str(out, path);
+    rsp_json_string(out, path);
     fprintf(out, ", \"pid\": %" PRId32 ", \"process_of_interest\": {\"pid\": %" PRId32 ", \"chosen_by\": ", pid, pid);
-    json_str(out, choice.source);
+    rsp_json_string(out, choice.source);
     fprintf(out, ", \"reason\": ");
-    json_str(out, choice.reason);
+    rsp_json_string(out, choice.reason);
     if (rsp_model_workload_command(model)) {
       fprintf(out, ", \"recorded_command\": ");
-      json_str(out, rsp_model_workload_command(model));
+      rsp_json_string(out, rsp_model_workload_command(model));
     }
     if (choice.others) {
       fprintf(out, ", \"others\": [");
@@ -488,11 +474,11 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
           g_ptr_array_add(names, (gpointer)u->comm);
       }
       fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", first ? "" : ", ", t->pid);
-      json_str(out, latest->comm);
+      rsp_json_string(out, latest->comm);
       fprintf(out, ", \"comms\": [");
       for (guint k = 0; k < names->len; k++) {
         fprintf(out, "%s", k ? ", " : "");
-        json_str(out, g_ptr_array_index(names, k));
+        rsp_json_string(out, g_ptr_array_index(names, k));
       }
       /* its running time for the process of interest: its runs on the paths, and what it ran while a
        * task of the paths was preempted by it (a hand-off: xterm preempted by the Xvfb it woke) */
@@ -525,19 +511,19 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
             l->sleeps_end_inferred, l->disk_no_complete, l->sampled_tracepoints ? "true" : "false");
     fprintf(out, ", \"sample_event\": ");
     if (rsp_model_sample_event(model))
-      json_str(out, rsp_model_sample_event(model));
+      rsp_json_string(out, rsp_model_sample_event(model));
     else
       fprintf(out, "null");
     fprintf(out, ", \"other_sample_events\": [");
     for (uint32_t i = 0; i < rsp_model_n_other_sample_events(model); i++) {
       fprintf(out, "%s", i ? ", " : "");
-      json_str(out, rsp_model_other_sample_event(model, i));
+      rsp_json_string(out, rsp_model_other_sample_event(model, i));
     }
     fprintf(out, "]");
     fprintf(out, ", \"warnings\": [");
     for (char **w = warnings; *w; w++) {
       fprintf(out, "%s", w == warnings ? "" : ", ");
-      json_str(out, *w);
+      rsp_json_string(out, *w);
     }
     fprintf(out, "]");
     if (waits) {
@@ -545,7 +531,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       for (uint32_t i = 0; i < rsp_wait_sites_n(waits) && i < TOP_WAITS; i++) {
         const rsp_wait_site *w = rsp_wait_sites_get(waits, i);
         fprintf(out, "%s{\"site\": ", i ? ", " : "");
-        json_str(out, w->label);
+        rsp_json_string(out, w->label);
         fprintf(out, ", \"count\": %" PRIu64 ", \"total_ms\": %.6f, \"end\": \"%s\"}", w->count, ms(w->total_ns),
                 dominant_end(w));
       }
@@ -571,7 +557,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
           for (guint i = 0; i < sorted->len && i < TOP_WAITS; i++) {
             const rsp_wait_site *w = g_ptr_array_index(sorted, i);
             fprintf(out, "%s{\"site\": ", i ? ", " : "");
-            json_str(out, w->label);
+            rsp_json_string(out, w->label);
             fprintf(out, ", \"ms\": %.6f}", ms(w->by_cat[k]));
           }
           fprintf(out, "]");

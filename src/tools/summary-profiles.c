@@ -1,5 +1,6 @@
 /* rsp-summary --profiles: every latency profile of a recording, by total latency, as text
  * histograms (one line per bucket) or JSON. */
+#include "json.h"
 #include "summary-profiles.h"
 
 #ifdef RSP_HAVE_RENDER
@@ -53,21 +54,6 @@ static uint64_t slice_ns(void)
   return (uint64_t)(opt_slices * 1e9) ? (uint64_t)(opt_slices * 1e9) : 1;
 }
 
-static void json_string(FILE *out, const char *s)
-{
-  putc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(out, "\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      fprintf(out, "\\u%04x", c);
-    else
-      putc(c, out);
-  }
-  putc('"', out);
-}
-
 static rsp_category dominant(const uint64_t *causes)
 {
   int best = RSP_CAT_UNACCOUNTED;
@@ -97,9 +83,9 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
       continue;
     fprintf(out, "%s\n  {\"class\": ", first_out ? "" : ",");
     first_out = false;
-    json_string(out, p->name);
+    rsp_json_string(out, p->name);
     fprintf(out, ", \"process\": ");
-    json_string(out, p->process);
+    rsp_json_string(out, p->process);
     fprintf(out, ", \"pid\": %" PRId32 ", \"resolution\": %u, \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
                  ", \"buckets\": [",
             p->pid, p->resolution, p->count, p->total_ns);
@@ -122,7 +108,7 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
       const char *w = waker_comm(m, rsp_profile_bucket_waker(p, bk));
       if (w) {
         fprintf(out, ", \"waker\": ");
-        json_string(out, w);
+        rsp_json_string(out, w);
       }
       fprintf(out, "}");
     }
@@ -150,7 +136,7 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
       const char *w = waker_comm(m, pk->waker);
       if (w) {
         fprintf(out, ", \"waker\": ");
-        json_string(out, w);
+        rsp_json_string(out, w);
       }
       fprintf(out, "}");
     }
