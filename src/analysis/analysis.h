@@ -275,7 +275,6 @@ rsp_category rsp_category_of_sleep(const rsp_model *model, rsp_sleep_id sleep);
  * paths: each sleep's own time before it could run by how it ended (each merged poll by its own),
  * after that scheduler overhead, the runs folded into merged polls as running time, children not
  * taken out: a bound of what the site gave each category, comparable with rsp_categories. */
-#define RSP_N_SLEEP_ENDS (RSP_SLEEP_END_SIGNAL + 1)
 
 typedef struct rsp_wait_site {
   const char *label;

@@ -108,6 +108,10 @@ typedef enum {
   RSP_SLEEP_END_PREEMPTED,    /* it never blocked: preempted (runnable all along) */
   RSP_SLEEP_END_SIGNAL,       /* woken by a signal (the waker ran kill/tgkill...) */
 } rsp_sleep_end;
+#define RSP_N_SLEEP_ENDS (RSP_SLEEP_END_SIGNAL + 1)
+/* The end cause's key in every output ("unknown", "woken", "disk", "network", "interrupt", "timeout",
+ * "preempted", "signal"); "?" for another value. */
+const char *rsp_sleep_end_key(unsigned end);
 
 typedef struct rsp_sleep {
   uint64_t start, end;
@@ -378,7 +382,7 @@ typedef struct rsp_task_totals {
   uint64_t preempt_delay; /* sum of preempted sleeps (runnable, waiting for a cpu; part of other) */
   uint64_t samples;
   uint32_t runs, sleeps, inferred_starts, sleeps_without_wakeup;
-  uint32_t sleep_ends[8];  /* sleeps by end cause (rsp_sleep_end) */
+  uint32_t sleep_ends[RSP_N_SLEEP_ENDS]; /* sleeps by end cause (rsp_sleep_end) */
   uint32_t sleeps_end_inferred;
 } rsp_task_totals;
 

@@ -187,3 +187,15 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
   }
   g_free(around);
 }
+
+const char *rsp_sleep_end_key(unsigned end)
+{
+  static const char *const keys[] = {
+    [RSP_SLEEP_END_UNKNOWN] = "unknown",     [RSP_SLEEP_END_WOKEN] = "woken",
+    [RSP_SLEEP_END_DISK] = "disk",           [RSP_SLEEP_END_NETWORK] = "network",
+    [RSP_SLEEP_END_INTERRUPT] = "interrupt", [RSP_SLEEP_END_TIMEOUT] = "timeout",
+    [RSP_SLEEP_END_PREEMPTED] = "preempted", [RSP_SLEEP_END_SIGNAL] = "signal",
+  };
+  _Static_assert(sizeof keys / sizeof keys[0] == RSP_N_SLEEP_ENDS, "a key for each end cause");
+  return end < RSP_N_SLEEP_ENDS ? keys[end] : "?";
+}

@@ -1174,9 +1174,7 @@ static const char *link_kind_name(unsigned kind)
 
 static const char *end_cause_name(unsigned c)
 {
-  static const char *names[] = { "unknown", "woken by a task", "disk", "network", "interrupt", "timeout",
-                                 "preempted", "signal" };
-  return c < G_N_ELEMENTS(names) ? names[c] : "?";
+  return c == RSP_SLEEP_END_WOKEN ? "woken by a task" : rsp_sleep_end_key(c);
 }
 
 char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)

@@ -297,11 +297,9 @@ int main(int argc, char **argv)
              ms(t->preempt_delay), t->samples, t->runs, t->sleeps, t->inferred_starts,
              t->sleeps_without_wakeup);
       /* how its sleeps ended (rsp_sleep_end), added by the model's sleep-end pass */
-      static const char *const causes[] = { "unknown", "woken", "disk", "network", "interrupt", "timeout",
-                                             "preempted", "signal" };
       printf(", \"sleep_ends\": {");
-      for (unsigned c = 0; c < G_N_ELEMENTS(causes); c++)
-        printf("%s\"%s\": %" PRIu32, c ? ", " : "", causes[c], t->sleep_ends[c]);
+      for (unsigned c = 0; c < RSP_N_SLEEP_ENDS; c++)
+        printf("%s\"%s\": %" PRIu32, c ? ", " : "", rsp_sleep_end_key(c), t->sleep_ends[c]);
       printf("}, \"sleeps_end_inferred\": %" PRIu32 "}", t->sleeps_end_inferred);
     }
     printf("%s]\n", n_rows ? "\n" : "");

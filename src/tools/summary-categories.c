@@ -175,14 +175,7 @@ static void poi_clear(poi_choice *c)
     g_array_free(c->others, TRUE);
 }
 
-static const char *const end_names[] = {
-  [RSP_SLEEP_END_UNKNOWN] = "unknown",     [RSP_SLEEP_END_WOKEN] = "woken",
-  [RSP_SLEEP_END_DISK] = "disk",           [RSP_SLEEP_END_NETWORK] = "network",
-  [RSP_SLEEP_END_INTERRUPT] = "interrupt", [RSP_SLEEP_END_TIMEOUT] = "timeout",
-  [RSP_SLEEP_END_PREEMPTED] = "preempted", [RSP_SLEEP_END_SIGNAL] = "signal",
-};
-#define N_ENDS (sizeof end_names / sizeof end_names[0])
-_Static_assert(N_ENDS == RSP_N_SLEEP_ENDS, "a name for each end cause");
+#define N_ENDS RSP_N_SLEEP_ENDS
 
 static const char *site_label(const rsp_model *m, const rsp_sleep *s, char *buf, size_t size)
 {
@@ -209,7 +202,7 @@ static const char *dominant_end(const rsp_wait_site *w)
   for (unsigned c = 1; c < N_ENDS; c++)
     if (w->by_end[c] > w->by_end[best])
       best = c;
-  return end_names[best];
+  return rsp_sleep_end_key(best);
 }
 
 enum { TOP_WAITS = 20 };
@@ -314,7 +307,7 @@ static void print_elem(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *ou
       rsp_sleep_id sid = rsp_paths_elem_sleep(p, id, i);
       const rsp_sleep *piece = sid != RSP_NO_ID ? rsp_model_sleep(m, sid) : NULL;
       unsigned cause = !piece ? 0 : piece->preempted ? RSP_SLEEP_END_PREEMPTED : piece->end_cause;
-      fprintf(out, "%s%s", i ? "," : " ", end_names[cause < N_ENDS ? cause : 0]);
+      fprintf(out, "%s%s", i ? "," : " ", rsp_sleep_end_key(cause < N_ENDS ? cause : 0));
     }
   }
   fprintf(out, "\n");
