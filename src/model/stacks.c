@@ -291,6 +291,16 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
     ev = &ip_only;
   }
   uint32_t nr = ev->callchain_nr > MAX_FRAMES ? MAX_FRAMES : ev->callchain_nr;
+  if (b->sym && ev->stack_user && ev->stack_user_dyn_size && ev->regs_user) {
+    /* -g dwarf: the raw chain (kernel frames and the user ip) does not tell the user stack apart;
+     * the symbolizer unwinds the sample's own copy of it */
+    rsp_frame frames[MAX_FRAMES];
+    uint32_t ids[MAX_FRAMES];
+    unsigned got = rsp_symbolizer_callchain(b->sym, ev, frames, MAX_FRAMES);
+    for (unsigned i = 0; i < got; i++)
+      ids[i] = frame_id(b, frames[i].sym, frames[i].dso, frames[i].addr, frames[i].kernel);
+    return intern_ids(b, ids, got);
+  }
   /* The raw chain with the process: the same addresses in the same process resolve the same way
    * (an exec makes a new pid namespace of maps only in a new generation, which the symbolizer
    * follows; a chain cached across an exec of the same pid is the rare exception). */

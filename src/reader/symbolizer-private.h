@@ -71,3 +71,14 @@ typedef struct rsp_perfmap rsp_perfmap;
 rsp_perfmap *rsp_perfmap_load(const char *path, GStringChunk *strings);
 void rsp_perfmap_free(rsp_perfmap *m);
 bool rsp_perfmap_lookup(rsp_perfmap *m, uint64_t addr, rsp_sym *sym);
+
+/* ---- dwarf-unwind.c ------------------------------------------------------------------------- */
+typedef struct rsp_unwinder rsp_unwinder;
+/* A process's unwinder over its N mapped ELF files PATHS, loaded at BASES (map start - file offset). */
+rsp_unwinder *rsp_unwinder_new(int32_t pid, const char *const *paths, const uint64_t *bases, unsigned n);
+void rsp_unwinder_free(rsp_unwinder *u);
+/* Unwinds thread TID from its user registers (N_REGS values of the perf registers in MASK, x86_64) and
+ * the copy of its stack from the stack pointer on; writes at most MAX pcs, innermost (the ip) first;
+ * returns how many (0: could not). */
+unsigned rsp_unwinder_unwind(rsp_unwinder *u, int32_t tid, const uint64_t *regs, unsigned n_regs, uint64_t mask,
+                             const uint8_t *stack, uint64_t stack_size, uint64_t *pcs, unsigned max);

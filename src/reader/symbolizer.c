@@ -30,6 +30,8 @@ typedef struct process_maps {
   const char *perfmap_path; /* interned, when the perf map was read */
   bool perfmap_tried;
   int32_t pid;
+  rsp_unwinder *unwinder; /* -g dwarf samples: built on the first, again after the maps change */
+  bool unwinder_stale;
 } process_maps;
 
 /* One answered frame. OWNER is the rsp_elf of a user frame, or an odd tag for kernel frames
@@ -50,6 +52,7 @@ typedef struct frame_cache {
 
 struct rsp_symbolizer {
   GStringChunk *strings;
+  bool unwind_x86_64;     /* the recording's arch is x86_64: -g dwarf user stacks can be unwound */
   rsp_kallsyms *kallsyms;
   GArray *kmods;              /* kmod_map, sorted by start: the dso of module frames kallsyms cannot name */
   uint64_t kernel_generation; /* bumped by every KSYMBOL record and module map */
@@ -124,6 +127,7 @@ static void cache_reserve(rsp_symbolizer *s)
 static void process_maps_free(gpointer p)
 {
   process_maps *pm = p;
+  rsp_unwinder_free(pm->unwinder);
   g_array_unref(pm->maps);
   rsp_perfmap_free(pm->perfmap);
   g_free(pm);
@@ -184,6 +188,8 @@ rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolize
   s->kmods = g_array_new(FALSE, FALSE, sizeof(kmod_map));
   s->no_host_files = options && options->no_host_fallback;
   const rsp_header_info *h = rsp_reader_header(reader);
+  /* the register mapping is x86_64's; a file without the arch feature was most likely recorded there too */
+  s->unwind_x86_64 = !h->arch || strcmp(h->arch, "x86_64") == 0;
   struct utsname u;
   char host[256] = "";
   gethostname(host, sizeof host - 1);
@@ -443,7 +449,9 @@ static void observe_mmap(rsp_symbolizer *s, const rsp_event *ev)
   } else if (strcmp(path, "[vdso]") == 0 && host_vdso(s)) {
     m.elf = elf_for(s, s->vdso_path, NULL, 0);
   }
-  add_map(process(s, ev->u.mmap.pid, true), &m);
+  process_maps *pm = process(s, ev->u.mmap.pid, true);
+  add_map(pm, &m);
+  pm->unwinder_stale = true;
 }
 
 void rsp_symbolizer_observe(rsp_symbolizer *s, const rsp_event *ev)
@@ -465,6 +473,7 @@ void rsp_symbolizer_observe(rsp_symbolizer *s, const rsp_event *ev)
         g_array_set_size(child->maps, 0);
         if (parent)
           g_array_append_vals(child->maps, parent->maps->data, parent->maps->len);
+        child->unwinder_stale = true;
         rsp_perfmap_free(child->perfmap);
         child->perfmap = NULL;
         child->perfmap_tried = false;
@@ -606,8 +615,79 @@ void rsp_symbolizer_resolve(rsp_symbolizer *s, int32_t pid, uint64_t addr, bool 
     resolve_user(s, process(s, pid, false), addr, out);
 }
 
+static unsigned symbolize_chain(rsp_symbolizer *s, const rsp_event *ev, rsp_frame *out, unsigned max);
+
+/* The unwinder of PM over its maps' readable ELF files (each once, at its load bias). */
+static rsp_unwinder *unwinder_of(process_maps *pm)
+{
+  if (pm->unwinder && !pm->unwinder_stale)
+    return pm->unwinder;
+  rsp_unwinder_free(pm->unwinder);
+  GPtrArray *paths = g_ptr_array_new();
+  GArray *bases = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < pm->maps->len; i++) {
+    const umap *m = &g_array_index(pm->maps, umap, i);
+    if (!m->elf || m->start < m->pgoff || rsp_elf_build_id_mismatch(m->elf) ||
+        rsp_elf_status(m->elf) >= RSP_DSO_UNREADABLE || !g_hash_table_add(seen, (gpointer)m->elf))
+      continue;
+    uint64_t base = m->start - m->pgoff;
+    g_ptr_array_add(paths, (gpointer)rsp_elf_path(m->elf));
+    g_array_append_val(bases, base);
+  }
+  pm->unwinder = rsp_unwinder_new(pm->pid, (const char *const *)paths->pdata, (const uint64_t *)(void *)bases->data,
+                                  paths->len);
+  pm->unwinder_stale = false;
+  g_hash_table_destroy(seen);
+  g_ptr_array_free(paths, TRUE);
+  g_array_free(bases, TRUE);
+  return pm->unwinder;
+}
+
+/* Whether EV carries a user stack to unwind (perf record --call-graph dwarf, x86_64 registers). */
+static bool has_dwarf_stack(const rsp_symbolizer *s, const rsp_event *ev)
+{
+  return s->unwind_x86_64 && !s->no_host_files && ev->regs_user && ev->regs_user_abi == 2 /* 64-bit */ &&
+         ev->stack_user && ev->stack_user_dyn_size >= 8 && ev->evsel && ev->pid > 0;
+}
+
 unsigned rsp_symbolizer_callchain(rsp_symbolizer *s, const rsp_event *ev, rsp_frame *out,
                                   unsigned max)
+{
+  if (has_dwarf_stack(s, ev)) {
+    /* the kernel part of the chain as recorded, then the user part unwound (perf wrote the user ip
+     * only: its frame-pointer walk stops there without -g fp) */
+    unsigned n = 0;
+    bool kernel = false;
+    for (uint32_t i = 0; i < ev->callchain_nr && n < max; i++) {
+      uint64_t a = ev->callchain[i];
+      if (rsp_is_context_marker(a)) {
+        kernel = a == (uint64_t)PERF_CONTEXT_KERNEL || a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+        continue;
+      }
+      if (!kernel)
+        break;
+      out[n] = (rsp_frame){ .addr = a, .kernel = true };
+      resolve_kernel(s, a, &out[n++]);
+    }
+    process_maps *pm = process(s, ev->pid, false);
+    uint64_t pcs[128];
+    unsigned got = pm ? rsp_unwinder_unwind(unwinder_of(pm), ev->tid, ev->regs_user, ev->regs_user_nr,
+                                            ev->evsel->attr.sample_regs_user, ev->stack_user,
+                                            ev->stack_user_dyn_size, pcs, G_N_ELEMENTS(pcs))
+                      : 0;
+    if (got) {
+      for (unsigned i = 0; i < got && n < max; i++) {
+        out[n] = (rsp_frame){ .addr = pcs[i], .kernel = false };
+        resolve_user(s, pm, pcs[i], &out[n++]);
+      }
+      return n;
+    }
+  }
+  return symbolize_chain(s, ev, out, max);
+}
+
+static unsigned symbolize_chain(rsp_symbolizer *s, const rsp_event *ev, rsp_frame *out, unsigned max)
 {
   uint16_t cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
   bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
