@@ -34,3 +34,73 @@ rsp_dso_status rsp_model_dso_status(const rsp_model *m, const char *dso)
   gpointer v = m->dso_status && dso ? g_hash_table_lookup(m->dso_status, dso) : NULL;
   return v ? (rsp_dso_status)(GPOINTER_TO_UINT(v) - 1) : RSP_DSO_NOT_READ;
 }
+
+typedef struct dso_count {
+  const char *dso;
+  uint32_t samples;
+} dso_count;
+
+static int by_samples(const void *a, const void *b)
+{
+  const dso_count *x = a, *y = b;
+  return x->samples != y->samples ? (x->samples < y->samples ? 1 : -1) : strcmp(x->dso, y->dso);
+}
+
+/* Once per binary (the five with the most), how many samples ran in it where no symbol names the code,
+ * why, and what to do about it (issue 16: symbols a user can get). */
+void rsp_dso_symbol_notes(const rsp_model *m, GPtrArray *out)
+{
+  GHashTable *counts = g_hash_table_new(g_str_hash, g_str_equal);
+  uint32_t n_samples = rsp_model_n_samples(m);
+  for (rsp_sample_id i = 0; i < n_samples; i++) {
+    const rsp_sample *s = rsp_model_sample(m, i);
+    uint32_t n = 0;
+    const rsp_model_frame *f = s->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, s->stack, &n);
+    /* the innermost frame: the code the sample ran in (a sample in the kernel ran in no binary) */
+    if (n && !f[0].kernel && f[0].function && strncmp(f[0].function, "0x", 2) == 0 && f[0].dso &&
+        (f[0].dso[0] == '/' || strcmp(f[0].dso, "[vdso]") == 0)) {
+      gpointer v = g_hash_table_lookup(counts, f[0].dso);
+      g_hash_table_insert(counts, (gpointer)f[0].dso, GUINT_TO_POINTER(GPOINTER_TO_UINT(v) + 1));
+    }
+  }
+  GArray *list = g_array_new(FALSE, FALSE, sizeof(dso_count));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init(&it, counts);
+  while (g_hash_table_iter_next(&it, &k, &v)) {
+    dso_count c = { k, GPOINTER_TO_UINT(v) };
+    g_array_append_val(list, c);
+  }
+  g_array_sort(list, by_samples);
+  for (guint i = 0; i < list->len && i < 5; i++) {
+    const dso_count *c = &g_array_index(list, dso_count, i);
+    const char *why;
+    switch (rsp_model_dso_status(m, c->dso)) {
+    case RSP_DSO_STRIPPED:
+      why = "it is stripped (no .symtab): install its debug symbols (its -dbgsym package), or set DEBUGINFOD_URLS";
+      break;
+    case RSP_DSO_MISSING:
+      why = "the file is not on this machine: read the recording where it was made, or put the file at that path";
+      break;
+    case RSP_DSO_BUILD_ID_MISMATCH:
+      why = "the file here is another build than the one recorded: read the recording where it was made";
+      break;
+    case RSP_DSO_UNREADABLE:
+      why = "the file is no ELF file libdwfl can read";
+      break;
+    case RSP_DSO_SYMBOLS:
+      why = "its symbol table has nothing at those addresses (code generated at run time, or a table that lists "
+            "only some functions)";
+      break;
+    default:
+      why = "its file was not read (the recording was made on another machine or kernel)";
+      break;
+    }
+    g_ptr_array_add(out, g_strdup_printf("%u sample%s ran in %s without a symbol: %s", c->samples,
+                                         c->samples == 1 ? "" : "s", c->dso, why));
+  }
+  if (list->len > 5)
+    g_ptr_array_add(out, g_strdup_printf("%u other binaries have samples without a symbol", list->len - 5));
+  g_array_free(list, TRUE);
+  g_hash_table_destroy(counts);
+}

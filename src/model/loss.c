@@ -78,6 +78,7 @@ char **rsp_model_loss_warnings(const rsp_model *m)
                                        "for runs and categories", m->sample_event, others->str));
     g_string_free(others, TRUE);
   }
+  rsp_dso_symbol_notes(m, w);
   for (char **r = m->reader_warnings; r && *r; r++)
     g_ptr_array_add(w, g_strdup_printf("reading the file: %s", *r));
   if (l->overlaps_cut)

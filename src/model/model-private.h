@@ -268,6 +268,8 @@ uint32_t rsp_stack_classes(const rsp_model *m, rsp_stack_id stack);
  * NULL: nothing kept). */
 void rsp_dso_status_collect(rsp_model *m, const rsp_symbolizer *sym);
 void rsp_dso_status_free(rsp_model *m);
+/* Appends to OUT one note per binary whose samples name no function: how many, why, what to do. */
+void rsp_dso_symbol_notes(const rsp_model *m, GPtrArray *out);
 
 /* disk-io.c */
 typedef enum { DISK_INSERT, DISK_ISSUE, DISK_COMPLETE } rsp_disk_kind;
