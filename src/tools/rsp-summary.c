@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct row {
   rsp_task_id id;
@@ -100,6 +101,31 @@ static void print_loss_check(const char *path, FILE *out)
   }
   g_strfreev(keys);
   g_key_file_unref(meta);
+}
+
+/* A progress line on stderr for long loads (perf and hotspot show one): after the first second, when
+ * stderr is a terminal, "reading FILE: 45% (120 of 270 MB, 80 MB/s, 2 s left)", erased when done. */
+typedef struct progress_state {
+  const char *path;
+  gint64 start;
+  bool shown;
+} progress_state;
+
+static bool show_progress(uint64_t offset, uint64_t size, void *data)
+{
+  progress_state *p = data;
+  gint64 now = g_get_monotonic_time();
+  if (!p->start)
+    p->start = now;
+  double secs = (double)(now - p->start) / 1e6;
+  if (secs < 1.0 || !size)
+    return true;
+  double rate = (double)offset / secs;
+  double left = rate > 0 ? (double)(size - MIN(offset, size)) / rate : 0;
+  fprintf(stderr, "\rrsp-summary: reading %s: %3.0f%% (%.0f of %.0f MB, %.0f MB/s, %.0f s left)  ", p->path,
+          100.0 * (double)offset / (double)size, (double)offset / 1e6, (double)size / 1e6, rate / 1e6, left);
+  p->shown = true;
+  return true;
 }
 
 static void print_accounting(const rsp_model *model, bool json, FILE *out)
@@ -213,7 +239,14 @@ int main(int argc, char **argv)
   }
 
   rsp_model_options opts = { .no_switch_records = no_switch, .sample_window_ns = (uint64_t)window_ns };
+  progress_state progress = { .path = argv[1] };
+  if (isatty(STDERR_FILENO)) {
+    opts.progress = show_progress;
+    opts.progress_data = &progress;
+  }
   rsp_model *model = rsp_model_load(argv[1], &opts, &error);
+  if (progress.shown)
+    fprintf(stderr, "\r\033[K");
   if (!model) {
     fprintf(stderr, "rsp-summary: %s\n", error->message);
     g_error_free(error);
