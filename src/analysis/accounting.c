@@ -9,55 +9,75 @@
 
 #include <string.h>
 
+static void add_run(const rsp_model *m, const rsp_run *run, uint64_t a, uint64_t b, rsp_accounting_row *r)
+{
+  uint64_t len = b - a;
+  uint32_t user = 0, kernel = 0;
+  for (uint32_t k = 0; k < run->n_samples; k++) {
+    const rsp_sample *s = rsp_model_sample(m, run->first_sample + k);
+    uint32_t n = 0;
+    const rsp_model_frame *f = s->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, s->stack, &n);
+    if (n && f[0].kernel)
+      kernel++;
+    else if (n)
+      user++;
+  }
+  r->user_samples += user;
+  r->kernel_samples += kernel;
+  uint64_t u = run->n_samples ? len * user / run->n_samples : 0;
+  uint64_t k = run->n_samples ? len * kernel / run->n_samples : 0;
+  r->ns[RSP_ACCT_USER] += u;
+  r->ns[RSP_ACCT_KERNEL] += k;
+  r->ns[RSP_ACCT_RUNNING_UNSAMPLED] += len - u - k;
+}
+
+static void add_sleep(const rsp_sleep *s, uint64_t a, uint64_t b, rsp_accounting_row *r)
+{
+  if (s->preempted || s->end_cause == RSP_SLEEP_END_PREEMPTED) {
+    r->ns[RSP_ACCT_RUNNABLE] += b - a;
+    return;
+  }
+  uint64_t wake = s->wake_time ? CLAMP(s->wake_time, a, b) : b;
+  r->ns[s->state == 'D' ? RSP_ACCT_IO_WAIT : RSP_ACCT_WAITING] += wake - a;
+  r->ns[RSP_ACCT_RUNNABLE] += b - wake;
+}
+
+/* The task's runs and sleeps in time order, each from where the one before ended (an inconsistent
+ * recording can make them overlap: no nanosecond is counted twice), up to its last run's end. */
 static void add_task(const rsp_model *m, rsp_task_id t, rsp_accounting_row *r)
 {
   const rsp_task *task = rsp_model_task(m, t);
   if (!task->n_runs)
     return;
-  uint64_t first = rsp_model_run(m, rsp_model_task_run(m, t, 0))->start;
-  uint64_t last = rsp_model_run(m, rsp_model_task_run(m, t, task->n_runs - 1))->end;
+  uint64_t first = rsp_model_run(m, rsp_model_task_run(m, t, 0))->start, last = first;
+  for (uint32_t i = 0; i < task->n_runs; i++)
+    last = MAX(last, rsp_model_run(m, rsp_model_task_run(m, t, i))->end);
   if (last <= first)
     return;
   r->n_tasks++;
   r->life_ns += last - first;
-  uint64_t covered = 0;
-  for (uint32_t i = 0; i < task->n_runs; i++) {
-    const rsp_run *run = rsp_model_run(m, rsp_model_task_run(m, t, i));
-    uint64_t len = run->end - run->start;
-    covered += len;
-    uint32_t user = 0, kernel = 0;
-    for (uint32_t k = 0; k < run->n_samples; k++) {
-      const rsp_sample *s = rsp_model_sample(m, run->first_sample + k);
-      uint32_t n = 0;
-      const rsp_model_frame *f = s->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, s->stack, &n);
-      if (n && f[0].kernel)
-        kernel++;
-      else if (n)
-        user++;
+  uint64_t cursor = first, covered = 0;
+  uint32_t ri = 0, si = 0;
+  while (ri < task->n_runs || si < task->n_sleeps) {
+    const rsp_run *run = ri < task->n_runs ? rsp_model_run(m, rsp_model_task_run(m, t, ri)) : NULL;
+    const rsp_sleep *sl = si < task->n_sleeps ? rsp_model_sleep(m, rsp_model_task_sleep(m, t, si)) : NULL;
+    bool take_run = run && (!sl || run->start <= sl->start);
+    uint64_t start = take_run ? run->start : sl->start, end = take_run ? run->end : sl->end;
+    uint64_t a = MAX(start, cursor), b = MIN(end, last);
+    if (b > a) {
+      if (take_run)
+        add_run(m, run, a, b, r);
+      else
+        add_sleep(sl, a, b, r);
+      covered += b - a;
+      cursor = b;
     }
-    r->user_samples += user;
-    r->kernel_samples += kernel;
-    uint64_t u = run->n_samples ? len * user / run->n_samples : 0;
-    uint64_t k = run->n_samples ? len * kernel / run->n_samples : 0;
-    r->ns[RSP_ACCT_USER] += u;
-    r->ns[RSP_ACCT_KERNEL] += k;
-    r->ns[RSP_ACCT_RUNNING_UNSAMPLED] += len - u - k;
+    if (take_run)
+      ri++;
+    else
+      si++;
   }
-  for (uint32_t i = 0; i < task->n_sleeps; i++) {
-    const rsp_sleep *s = rsp_model_sleep(m, rsp_model_task_sleep(m, t, i));
-    uint64_t a = MAX(s->start, first), b = MIN(s->end, last);
-    if (b <= a)
-      continue;
-    covered += b - a;
-    if (s->preempted || s->end_cause == RSP_SLEEP_END_PREEMPTED) {
-      r->ns[RSP_ACCT_RUNNABLE] += b - a;
-      continue;
-    }
-    uint64_t wake = s->wake_time ? CLAMP(s->wake_time, a, b) : b;
-    r->ns[s->state == 'D' ? RSP_ACCT_IO_WAIT : RSP_ACCT_WAITING] += wake - a;
-    r->ns[RSP_ACCT_RUNNABLE] += b - wake;
-  }
-  r->ns[RSP_ACCT_UNTRACED] += covered < last - first ? last - first - covered : 0;
+  r->ns[RSP_ACCT_UNTRACED] += last - first - covered;
 }
 
 static int by_life(const void *a, const void *b)
