@@ -8,6 +8,7 @@
 #pragma once
 
 #include "reader/reader.h"
+#include "symbols/symbols.h"
 
 G_BEGIN_DECLS
 

@@ -1,5 +1,6 @@
 /* rsp-dump: print every event of a perf.data, one a line, or count them. */
 #include "reader/reader.h"
+#include "symbols/symbols.h"
 #include "json.h"
 
 #include <errno.h>

@@ -2,6 +2,7 @@
  * Built for libFuzzer with clang (-Dfuzz=true); with gcc the same target is built with a main()
  * that replays a corpus, so every test run feeds the seeds through it under the sanitizers. */
 #include "reader/reader.h"
+#include "symbols/symbols.h"
 
 #include <dirent.h>
 #include <stdio.h>

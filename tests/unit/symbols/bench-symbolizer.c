@@ -2,6 +2,7 @@
  * time: cache misses and hits mixed), then again REPEAT times (all cache hits). Prints ns per
  * frame for both. Usage: bench-symbolizer FILE [REPEAT] */
 #include "reader/reader.h"
+#include "symbols/symbols.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * addresses and /proc/self/maps), a kallsyms snapshot beside it (FILE.kallsyms.zst), a perf map
  * in /tmp and the recorded build ids. Every frame's symbol, offset and dso is checked. */
 #include "reader/reader.h"
+#include "symbols/symbols.h"
 #include "symtest-lib.h"
 #include "symtest-util.h"
 

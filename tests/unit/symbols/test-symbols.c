@@ -1,7 +1,7 @@
 /* Symbolizer pieces against truths the test knows: a kallsyms text written here (plain and
  * zstd-compressed), a perf map written here, and functions of this executable and of a small
  * shared library built beside it, found through their own addresses and /proc/self/maps. */
-#include "reader/symbolizer-private.h"
+#include "symbols/symbolizer-private.h"
 #include "symtest-lib.h"
 #include "symtest-util.h"
 

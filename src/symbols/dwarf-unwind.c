@@ -3,7 +3,7 @@
  * with its mapped ELF files reported at their load bias, attached once; each sample sets the thread's
  * registers from the sample's and serves memory reads from the sample's copy of the stack. x86_64 only
  * (the registers' mapping); other machines get no unwinding (their user frames stay what perf wrote). */
-#include "reader/symbolizer-private.h"
+#include "symbols/symbolizer-private.h"
 
 #include <elfutils/libdwfl.h>
 #include <string.h>

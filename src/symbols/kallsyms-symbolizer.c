@@ -2,7 +2,7 @@
  * prints them, skipped), in one flat sorted array searched by bisection, each symbol ending where
  * the next begins (within its module); aliases at one address resolved the way perf chooses.
  * Symbols announced by KSYMBOL records (bpf programs) live in a second, small sorted array. */
-#include "reader/symbolizer-private.h"
+#include "symbols/symbolizer-private.h"
 
 #include <string.h>
 #include <zstd.h>

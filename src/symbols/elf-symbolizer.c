@@ -3,7 +3,7 @@
  * is opened on first use and checked against the build id perf recorded. Its functions are copied
  * once into a flat sorted array (perf's choice among aliases, C++ names demangled, NAME@plt for
  * PLT entries); a lookup is a walk of the PT_LOAD headers and a bisection, without allocation. */
-#include "reader/symbolizer-private.h"
+#include "symbols/symbolizer-private.h"
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* JIT symbols from /tmp/perf-PID.map ("START SIZE NAME", hex), as perf reads them. */
-#include "reader/symbolizer-private.h"
+#include "symbols/symbolizer-private.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * JIT map, for user space). Every (dso, address) that reaches a resolver is answered once: the
  * answer goes into one flat open-addressing table, so a frame seen before costs a pid lookup, a
  * bisection of that process's maps and one probe, without allocation. */
-#include "reader/symbolizer-private.h"
+#include "symbols/symbolizer-private.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * and caches every answer per (dso, address). */
 #pragma once
 
-#include "reader/reader.h"
+#include "symbols/symbols.h"
 
 /* A resolved symbol: the interned name and its start address (in the resolver's space). */
 typedef struct rsp_sym {
