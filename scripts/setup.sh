@@ -8,6 +8,8 @@ packages=(
   libcairo2-dev
   # recording and oracles (libc6-dbg: the symbols perf and rsp both read for libc frames)
   linux-perf libc6-dbg
+  # (binutils: addr2line -i, the oracle of inlined frames)
+  binutils
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
   clang libclang-rt-14-dev python3 jq
   # (xauth: xvfb-run needs it, and it is only a recommendation of xvfb)

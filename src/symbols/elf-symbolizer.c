@@ -5,6 +5,8 @@
  * PLT entries); a lookup is a walk of the PT_LOAD headers and a bisection, without allocation. */
 #include "symbols/symbolizer-private.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -20,6 +22,7 @@ struct rsp_elf {
   bool tried, usable, mismatch;
   bool missing;         /* not readable where looked for */
   bool full_symtab;     /* a .symtab in the file, or separate debug info found */
+  bool no_dwarf;        /* no debug info: no inlined frames to look for */
   Dwfl *dwfl;
   Dwfl_Module *mod;
   GElf_Addr bias;
@@ -346,4 +349,73 @@ bool rsp_elf_lookup(rsp_elf *e, uint64_t file_offset, rsp_sym *sym)
     }
   }
   return false;
+}
+
+/* The name of an inlined subroutine's function: its abstract origin's linkage name demangled (C++),
+ * else its name, as addr2line -f -i -C names it. */
+static const char *inline_name(rsp_elf *e, Dwarf_Die *die)
+{
+  Dwarf_Attribute attr;
+  const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+  if (!linkage)
+    linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+  if (linkage && linkage[0] == '_' && linkage[1] == 'Z') {
+    char *demangled = cplus_demangle(linkage, DMGL_NO_OPTS);
+    if (demangled) {
+      const char *name = g_string_chunk_insert_const(e->strings, demangled);
+      free(demangled);
+      return name;
+    }
+  }
+  const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+  return name ? g_string_chunk_insert_const(e->strings, name) : NULL;
+}
+
+unsigned rsp_elf_inlines(rsp_elf *e, uint64_t file_offset, const char **names, unsigned max)
+{
+  if (!e->tried)
+    e->usable = open_elf(e);
+  if (!e->usable || e->no_dwarf)
+    return 0;
+  uint64_t vaddr = 0;
+  bool mapped = false;
+  for (guint i = 0; i < e->loads->len && !mapped; i++) {
+    const load_seg *seg = &g_array_index(e->loads, load_seg, i);
+    if (file_offset >= seg->offset && file_offset - seg->offset < seg->filesz) {
+      vaddr = file_offset - seg->offset + seg->vaddr;
+      mapped = true;
+    }
+  }
+  if (!mapped)
+    return 0;
+  Dwarf_Addr cu_bias = 0;
+  Dwarf_Die *cu = dwfl_module_addrdie(e->mod, vaddr + e->bias, &cu_bias);
+  if (!cu) {
+    /* no DWARF at all (the common case of a distribution binary without -dbgsym): ask once */
+    e->no_dwarf = dwfl_module_getdwarf(e->mod, &cu_bias) == NULL;
+    return 0;
+  }
+  /* dwarf_getscopes follows an inlined subroutine into its abstract origin's nesting; the innermost
+   * scope's concrete nesting (dwarf_getscopes_die, as eu-addr2line -i walks it) is the inlining chain */
+  Dwarf_Die *scopes = NULL;
+  int n = dwarf_getscopes(cu, vaddr + e->bias - cu_bias, &scopes);
+  if (n > 0) {
+    Dwarf_Die innermost = scopes[0];
+    free(scopes);
+    scopes = NULL;
+    n = dwarf_getscopes_die(&innermost, &scopes);
+  }
+  unsigned got = 0;
+  for (int i = 0; i < n && got < max; i++) {
+    int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_subprogram)
+      break; /* the function the symbol table names: the caller of the inlined ones */
+    if (tag != DW_TAG_inlined_subroutine)
+      continue;
+    const char *name = inline_name(e, &scopes[i]);
+    if (name)
+      names[got++] = name;
+  }
+  free(scopes);
+  return got;
 }

@@ -59,6 +59,9 @@ void rsp_elf_free(rsp_elf *e);
 /* Resolves FILE_OFFSET (ip - map start + pgoff) to a symbol; SYM->start is a file offset too.
  * Opens the file on first use. No cache here: the symbolizer caches every frame. */
 bool rsp_elf_lookup(rsp_elf *e, uint64_t file_offset, rsp_sym *sym);
+/* The functions inlined at FILE_OFFSET (from the DWARF debug info, the file's or a separate one),
+ * innermost first, not counting the function the symbol table names there; at most MAX. */
+unsigned rsp_elf_inlines(rsp_elf *e, uint64_t file_offset, const char **names, unsigned max);
 /* The file on disk is not the one recorded (known once a lookup has opened it). */
 bool rsp_elf_build_id_mismatch(const rsp_elf *e);
 /* What opening it found (RSP_DSO_NOT_READ before the first lookup); its path. */

@@ -42,6 +42,8 @@ typedef struct frame_slot {
   const char *sym;   /* NULL: unresolved */
   const char *dso;   /* kernel frames: the module */
   uint64_t start;    /* symbol start, in KEY's space */
+  const char **inlined; /* user frames: the functions inlined there, innermost first (in s->inline_chains) */
+  uint32_t n_inlined;
 } frame_slot;
 
 typedef struct frame_cache {
@@ -68,6 +70,8 @@ struct rsp_symbolizer {
   bool host_files;        /* the recording was made on this host: its files can be read */
   char *vdso_path;        /* this process's vdso, written out: the recorded one when on this host */
   bool vdso_tried;
+  bool no_inline;         /* options->no_inline: no frames for inlined functions */
+  GPtrArray *inline_chains; /* the frame slots' inlined arrays */
 };
 
 #define CACHE_MIN_SLOTS 4096
@@ -187,6 +191,8 @@ rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolize
   s->mismatched = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->kmods = g_array_new(FALSE, FALSE, sizeof(kmod_map));
   s->no_host_files = options && options->no_host_fallback;
+  s->no_inline = options && options->no_inline;
+  s->inline_chains = g_ptr_array_new_with_free_func(g_free);
   const rsp_header_info *h = rsp_reader_header(reader);
   /* the register mapping is x86_64's; a file without the arch feature was most likely recorded there too */
   s->unwind_x86_64 = !h->arch || strcmp(h->arch, "x86_64") == 0;
@@ -227,6 +233,7 @@ void rsp_symbolizer_free(rsp_symbolizer *s)
   g_hash_table_unref(s->mismatched);
   g_array_unref(s->kmods);
   g_free(s->cache.slots);
+  g_ptr_array_unref(s->inline_chains);
   rsp_kallsyms_free(s->kallsyms);
   g_string_chunk_free(s->strings);
   if (s->vdso_path) {
@@ -530,9 +537,9 @@ static void resolve_kernel(rsp_symbolizer *s, uint64_t addr, rsp_frame *out)
     sl = cache_slot(&s->cache, tag, addr);
     rsp_sym sym;
     const char *dso;
-    *sl = (frame_slot){tag, addr, NULL, out->dso, 0};
+    *sl = (frame_slot){tag, addr, NULL, out->dso, 0, NULL, 0};
     if (rsp_kallsyms_lookup(s->kallsyms, addr, &sym, &dso))
-      *sl = (frame_slot){tag, addr, sym.name, dso, sym.start};
+      *sl = (frame_slot){tag, addr, sym.name, dso, sym.start, NULL, 0};
     s->cache.used++;
   }
   if (sl->sym) {
@@ -566,43 +573,81 @@ static bool resolve_jit(rsp_symbolizer *s, process_maps *pm, uint64_t addr, rsp_
   return true;
 }
 
-static void resolve_user(rsp_symbolizer *s, process_maps *pm, uint64_t addr, rsp_frame *out)
+/* The frame slot of user address OFF in M's file; CALLER: a return address, whose inlined functions
+ * are those of the call before it (OFF - 1), so it has a slot of its own (bit 63: file offsets never
+ * reach it). */
+static const frame_slot *user_slot(rsp_symbolizer *s, const umap *m, uint64_t off, bool caller)
 {
+  uint64_t key = caller ? off | (1ull << 63) : off;
+  frame_slot *sl = cache_slot(&s->cache, m->elf, key);
+  if (sl->owner) {
+    s->stats.cache_hits++;
+    return sl;
+  }
+  s->stats.cache_misses++;
+  cache_reserve(s);
+  sl = cache_slot(&s->cache, m->elf, key);
+  rsp_sym sym;
+  *sl = (frame_slot){m->elf, key, NULL, NULL, 0, NULL, 0};
+  if (rsp_elf_lookup(m->elf, off, &sym)) {
+    sl->sym = sym.name;
+    sl->start = sym.start;
+    const char *names[RSP_MAX_INLINED];
+    unsigned n = s->no_inline ? 0 : rsp_elf_inlines(m->elf, caller && off ? off - 1 : off, names, RSP_MAX_INLINED);
+    if (n) {
+      sl->inlined = g_memdup2(names, n * sizeof *names);
+      sl->n_inlined = n;
+      g_ptr_array_add(s->inline_chains, sl->inlined);
+    }
+  } else if (rsp_elf_build_id_mismatch(m->elf) && g_hash_table_add(s->mismatched, m->elf)) {
+    s->stats.build_id_mismatches++;
+  }
+  s->cache.used++;
+  return sl;
+}
+
+/* Resolves user address ADDR of PM into OUT[*N]; with MAX > 1, the functions inlined there first
+ * (innermost first, each its own frame marked inlined), as addr2line -i and perf --inline show them.
+ * Advances *N by the frames written (at most MAX). */
+static void resolve_user_frames(rsp_symbolizer *s, process_maps *pm, uint64_t addr, bool caller, rsp_frame *out,
+                                unsigned *n, unsigned max)
+{
+  rsp_frame *f = &out[*n];
+  *f = (rsp_frame){.addr = addr, .kernel = false};
   s->stats.user_frames++;
   const umap *m = pm ? find_map(pm, addr) : NULL;
   if (!m) {
-    if (pm && resolve_jit(s, pm, addr, out))
+    if (pm && resolve_jit(s, pm, addr, f))
       s->stats.user_resolved++;
+    (*n)++;
     return;
   }
-  out->dso = m->path;
+  f->dso = m->path;
   if (!m->elf) {
     /* anonymous executable memory, a memfd, a deleted file: a JIT may have described it */
-    if (resolve_jit(s, pm, addr, out))
+    if (resolve_jit(s, pm, addr, f))
       s->stats.user_resolved++;
+    (*n)++;
     return;
   }
   uint64_t off = addr - m->start + m->pgoff;
-  frame_slot *sl = cache_slot(&s->cache, m->elf, off);
-  if (sl->owner) {
-    s->stats.cache_hits++;
-  } else {
-    s->stats.cache_misses++;
-    cache_reserve(s);
-    sl = cache_slot(&s->cache, m->elf, off);
-    rsp_sym sym;
-    *sl = (frame_slot){m->elf, off, NULL, NULL, 0};
-    if (rsp_elf_lookup(m->elf, off, &sym))
-      *sl = (frame_slot){m->elf, off, sym.name, NULL, sym.start};
-    else if (rsp_elf_build_id_mismatch(m->elf) && g_hash_table_add(s->mismatched, m->elf))
-      s->stats.build_id_mismatches++;
-    s->cache.used++;
+  const frame_slot *sl = user_slot(s, m, off, caller);
+  if (!sl->sym) {
+    (*n)++;
+    return;
   }
-  if (sl->sym) {
-    out->sym = sl->sym;
-    out->sym_offset = off - sl->start;
-    s->stats.user_resolved++;
-  }
+  s->stats.user_resolved++;
+  for (uint32_t i = 0; i < sl->n_inlined && *n + 1 < max; i++)
+    out[(*n)++] = (rsp_frame){.addr = addr, .sym = sl->inlined[i], .dso = m->path, .inlined = true};
+  f = &out[*n];
+  *f = (rsp_frame){.addr = addr, .sym = sl->sym, .sym_offset = off - sl->start, .dso = m->path};
+  (*n)++;
+}
+
+static void resolve_user(rsp_symbolizer *s, process_maps *pm, uint64_t addr, rsp_frame *out)
+{
+  unsigned n = 0;
+  resolve_user_frames(s, pm, addr, false, out, &n, 1);
 }
 
 void rsp_symbolizer_resolve(rsp_symbolizer *s, int32_t pid, uint64_t addr, bool kernel,
@@ -677,10 +722,8 @@ unsigned rsp_symbolizer_callchain(rsp_symbolizer *s, const rsp_event *ev, rsp_fr
                                             ev->stack_user_dyn_size, pcs, G_N_ELEMENTS(pcs))
                       : 0;
     if (got) {
-      for (unsigned i = 0; i < got && n < max; i++) {
-        out[n] = (rsp_frame){ .addr = pcs[i], .kernel = false };
-        resolve_user(s, pm, pcs[i], &out[n++]);
-      }
+      for (unsigned i = 0; i < got && n < max; i++)
+        resolve_user_frames(s, pm, pcs[i], i > 0, out, &n, max);
       return n;
     }
   }
@@ -693,7 +736,7 @@ static unsigned symbolize_chain(rsp_symbolizer *s, const rsp_event *ev, rsp_fram
   bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
   process_maps *pm = NULL;
   bool pm_found = false;
-  unsigned n = 0;
+  unsigned n = 0, user_frames = 0;
   if (ev->callchain_nr == 0) {
     /* no call chain recorded: the sample's own ip is its one frame, as perf script prints it */
     if (!(ev->present & PERF_SAMPLE_IP) || max == 0 || ev->type != PERF_RECORD_SAMPLE)
@@ -709,16 +752,16 @@ static unsigned symbolize_chain(rsp_symbolizer *s, const rsp_event *ev, rsp_fram
       kernel = a == (uint64_t)PERF_CONTEXT_KERNEL || a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
       continue;
     }
-    rsp_frame *f = &out[n++];
-    *f = (rsp_frame){.addr = a, .kernel = kernel};
     if (kernel) {
+      rsp_frame *f = &out[n++];
+      *f = (rsp_frame){.addr = a, .kernel = true};
       resolve_kernel(s, a, f);
     } else {
       if (!pm_found) {
         pm = process(s, ev->pid, false);
         pm_found = true;
       }
-      resolve_user(s, pm, a, f);
+      resolve_user_frames(s, pm, a, user_frames++ > 0, out, &n, max);
     }
   }
   return n;

@@ -13,6 +13,7 @@
  * stored in the tracing data, else /proc/kallsyms when the recording was made on this host and
  * kernel. User frames come from the MMAP/MMAP2 maps of the sample's process, resolved through
  * libdwfl (ELF .symtab/.dynsym, separate debuginfo), checked against the recorded build id;
+ * a user frame's address inside inlined code gets a frame per inlined function first (DWARF debug info);
  * JIT frames from /tmp/perf-PID.map. Each (dso, address) is resolved once and cached.
  * Feed it every event in order with rsp_symbolizer_observe() so it can follow the maps. */
 typedef struct rsp_frame {
@@ -21,13 +22,19 @@ typedef struct rsp_frame {
   uint64_t sym_offset; /* addr - symbol start */
   const char *dso;     /* "[kernel.kallsyms]", "[virtio_blk]", a path; NULL when no map covers addr */
   bool kernel;
+  bool inlined;        /* a function inlined at ADDR into the next frame's (same ADDR): no frame of its own
+                          on the machine stack, named from the DWARF debug info */
 } rsp_frame;
+
+/* At most this many inlined functions are shown at one address (innermost first). */
+#define RSP_MAX_INLINED 16
 
 typedef struct rsp_symbolizer rsp_symbolizer;
 
 typedef struct rsp_symbolizer_options {
   const char *kallsyms_path; /* overrides the search for a kallsyms snapshot */
   bool no_host_fallback;     /* never use this host's /proc/kallsyms or files */
+  bool no_inline;            /* no frames for inlined functions (perf script --no-inline) */
 } rsp_symbolizer_options;
 
 typedef struct rsp_symbolizer_stats {

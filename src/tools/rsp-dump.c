@@ -181,6 +181,8 @@ static void print_json(dump *d, const rsp_event *ev)
           rsp_json_string_len(out, fr->dso, strlen(fr->dso));
         else
           fputs("null", out);
+        if (fr->inlined)
+          fputs(",\"inlined\":true", out);
         putc('}', out);
       }
       putc(']', out);
@@ -296,8 +298,11 @@ static void print_text(dump *d, const rsp_event *ev)
     unsigned n = resolve_stack(d, ev);
     for (unsigned i = 0; i < n; i++) {
       const rsp_frame *fr = &d->frames[i];
-      fprintf(out, "\t%16" PRIx64 " %s+%#" PRIx64 " (%s)\n", fr->addr,
-              fr->sym ? fr->sym : "[unknown]", fr->sym_offset, fr->dso ? fr->dso : "[unknown]");
+      if (fr->inlined) /* as perf script --inline prints it */
+        fprintf(out, "\t%16" PRIx64 " %s (inlined)\n", fr->addr, fr->sym);
+      else
+        fprintf(out, "\t%16" PRIx64 " %s+%#" PRIx64 " (%s)\n", fr->addr,
+                fr->sym ? fr->sym : "[unknown]", fr->sym_offset, fr->dso ? fr->dso : "[unknown]");
     }
     putc('\n', out);
   }
@@ -487,7 +492,7 @@ int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
   gboolean stacks = FALSE, stats = FALSE, symbolize = FALSE, unordered = FALSE, details = FALSE;
-  gboolean header = FALSE, no_ftrace = FALSE;
+  gboolean header = FALSE, no_ftrace = FALSE, no_inline = FALSE;
   g_autofree char *format = NULL;
   g_autofree char *kallsyms = NULL;
   GOptionEntry entries[] = {
@@ -496,6 +501,7 @@ int main(int argc, char **argv)
     {"stats", 0, 0, G_OPTION_ARG_NONE, &stats, "Count records and events instead of printing them", NULL},
     {"symbolize", 0, 0, G_OPTION_ARG_NONE, &symbolize, "With --stats: resolve every callchain frame", NULL},
     {"kallsyms", 0, 0, G_OPTION_ARG_FILENAME, &kallsyms, "Kernel symbols to use (default: FILE.kallsyms[.zst] beside FILE)", "PATH"},
+    {"no-inline", 0, 0, G_OPTION_ARG_NONE, &no_inline, "No frames for inlined functions (from DWARF debug info)", NULL},
     {"unordered", 0, 0, G_OPTION_ARG_NONE, &unordered, "Print in file order, not time order", NULL},
     {"no-ftrace", 0, 0, G_OPTION_ARG_NONE, &no_ftrace, "Do not merge the ftrace side stream (FILE.ftrace/)", NULL},
     {"header", 0, 0, G_OPTION_ARG_NONE, &header, "Print the recording's header, attrs and features as JSON", NULL},
@@ -547,7 +553,7 @@ int main(int argc, char **argv)
     return fflush(stdout) == 0 ? 0 : 1;
   }
   if (stacks || symbolize) {
-    rsp_symbolizer_options so = {.kallsyms_path = kallsyms};
+    rsp_symbolizer_options so = {.kallsyms_path = kallsyms, .no_inline = no_inline};
     d.symbolizer = rsp_symbolizer_new(d.reader, &so, &error);
     if (!d.symbolizer) {
       fprintf(stderr, "rsp-dump: %s\n", error->message);

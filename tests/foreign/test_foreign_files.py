@@ -112,7 +112,7 @@ def skip(msg):
 
 def run_rsp(path):
     """rsp-dump --format=jsonl --stacks PATH: (status, events, error line or None, warnings, seconds)."""
-    cmd = [oracle.rsp_dump_path(), '--format=jsonl', '--stacks', path]
+    cmd = [oracle.rsp_dump_path(), '--format=jsonl', '--stacks', '--no-inline', path]
     t = time.monotonic()
     try:
         p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

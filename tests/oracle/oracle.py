@@ -130,8 +130,10 @@ def parse_jsonl(out, what):
 
 
 def rsp_events(path, stacks=False):
-    """rsp-dump --format=jsonl [--stacks] PATH, parsed: every delivered event, records included."""
-    args = ['--format=jsonl'] + (['--stacks'] if stacks else []) + [path]
+    """rsp-dump --format=jsonl [--stacks] PATH, parsed: every delivered event, records included. Without frames
+    for inlined functions: perf script prints none on frame-pointer chains (tests/model/test_inline_frames.py
+    checks them against addr2line -i)."""
+    args = ['--format=jsonl'] + (['--stacks', '--no-inline'] if stacks else []) + [path]
     return parse_jsonl(rsp_dump(args), 'rsp-dump ' + ' '.join(args))
 
 
