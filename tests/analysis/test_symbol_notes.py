@@ -4,7 +4,8 @@ binary, how many samples, why and what to do. The chain recording (tests/analysi
 /tmp/rsp-chain-fixture/chain-client; this test puts there (1) the binary itself, (2) a stripped copy, (3) nothing.
 The oracle for the count: perf script's samples of the chain processes whose ip is in that binary.
 (1) no note for it; (2) 'N samples ran in .../chain-client without a symbol: it is stripped ... -dbgsym ...
-DEBUGINFOD_URLS'; (3) '... not on this machine ...'."""
+DEBUGINFOD_URLS'; (3) '... not on this machine ...'; (4) a copy whose build id (readelf -n) differs from the
+recorded one: '... another build than the one recorded ...', and none of its symbols used."""
 import os
 import re
 import shutil
@@ -34,8 +35,8 @@ def notes(data):
 
 
 def main():
-    if not shutil.which('strip'):
-        print('skipped: no strip')
+    if not shutil.which('strip') or not shutil.which('readelf'):
+        print('skipped: no strip or readelf (binutils)')
         sys.exit(77)
     data = os.path.join(CHAIN, 'chain.data')
     os.makedirs(os.path.dirname(PROG), exist_ok=True)
@@ -53,6 +54,20 @@ def main():
         os.remove(PROG)
         n = notes(data)
         ok(len(n) == 1 and 'not on this machine' in n[0], f'missing: one note saying so: {n}')
+        # another build: the build id note's bits changed (as a rebuild changes them), the code the same
+        blob = bytearray(open(os.path.join(CHAIN, 'chain-client'), 'rb').read())
+        rd = subprocess.run(['readelf', '-n', os.path.join(CHAIN, 'chain-client')], capture_output=True, text=True)
+        m = re.search(r'Build ID: ([0-9a-f]+)', rd.stdout)
+        at = blob.find(bytes.fromhex(m.group(1))) if m else -1
+        ok(at > 0, f'the binary\'s build id found by readelf -n: {m.group(1) if m else None}')
+        if at > 0:
+            blob[at] ^= 0xff
+            with open(PROG, 'wb') as f:
+                f.write(blob)
+            n = notes(data)
+            m = re.match(r'note: (\d+) samples? ran in ' + re.escape(PROG), n[0]) if n else None
+            ok(len(n) == 1 and m and int(m.group(1)) == want and 'another build' in n[0],
+               f'another build: one note, {want} samples, saying so: {n}')
     finally:
         shutil.copy(os.path.join(CHAIN, 'chain-client'), PROG)
     print(f'{len(failures)} failed')
