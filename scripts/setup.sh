@@ -10,6 +10,8 @@ packages=(
   linux-perf libc6-dbg
   # (binutils: addr2line -i, the oracle of inlined frames)
   binutils
+  # (debuginfod: a local server for the test of symbols fetched through DEBUGINFOD_URLS)
+  debuginfod
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
   clang libclang-rt-14-dev python3 jq
   # (xauth: xvfb-run needs it, and it is only a recommendation of xvfb)

@@ -76,9 +76,14 @@ void rsp_dso_symbol_notes(const rsp_model *m, GPtrArray *out)
     const dso_count *c = &g_array_index(list, dso_count, i);
     const char *why;
     switch (rsp_model_dso_status(m, c->dso)) {
-    case RSP_DSO_STRIPPED:
-      why = "it is stripped (no .symtab): install its debug symbols (its -dbgsym package), or set DEBUGINFOD_URLS";
+    case RSP_DSO_STRIPPED: {
+      const char *urls = g_getenv("DEBUGINFOD_URLS");
+      why = urls && *urls ? "it is stripped (no .symtab) and the debuginfod servers of DEBUGINFOD_URLS have no debug "
+                            "info for it: install its debug symbols (its -dbgsym package)"
+                          : "it is stripped (no .symtab): install its debug symbols (its -dbgsym package), or set "
+                            "DEBUGINFOD_URLS";
       break;
+    }
     case RSP_DSO_MISSING:
       why = "the file is not on this machine: read the recording where it was made, or put the file at that path";
       break;
