@@ -1,7 +1,9 @@
 /* Fuzz target for everything after the reader (issue 21): a perf.data whose records are each valid but
  * inconsistent with each other (reordered, duplicated, dropped, time-shifted, pids and cpus rewritten,
  * tracepoint fields altered), run through the model, the control paths, categories, the explanation,
- * the consolidated stacks, the accounting and the latency profiles, with the outputs' invariants checked
+ * the consolidated stacks, the accounting, the latency profiles and the renderers (running, flame and
+ * consolidated views, a histogram; drawn into a small image, whole and zoomed at the end), with the
+ * outputs' invariants checked
  * (abort on a violation): categories add up to the paths' total, accounted <= total, no category or
  * guessed part beyond it, every process's accounting columns add up to its life, no life longer than
  * the recording.
@@ -10,6 +12,7 @@
  * from a fixed seed, so every test run (and the ASan one) feeds the model inconsistent recordings. */
 
 #include "analysis/analysis.h"
+#include "render/render.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -170,6 +173,51 @@ static void check_categories(const rsp_categories *c)
 
 static unsigned n_loaded, n_refused;
 
+/* Draws the three views of M (and PATHS when there are some) into a small image: the whole recording,
+ * then its last microsecond (the time ruler and the pixel walks near the end of time). */
+static void draw_views(const rsp_model *m, const rsp_paths *paths, uint64_t t0, uint64_t t1)
+{
+  const rsp_style *st = rsp_style_default();
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480, 200);
+  cairo_t *cr = cairo_create(surface);
+  rsp_viewport whole = { .t0 = t0, .t1 = t1 > t0 ? t1 : t0 + 1, .width = 480, .height = 200 };
+  rsp_viewport end = { .t0 = whole.t1 > 1000 ? whole.t1 - 1000 : 0, .t1 = whole.t1, .width = 480, .height = 200 };
+  const rsp_viewport *vps[] = { &whole, &end };
+  rsp_running_view *rv = rsp_running_view_new(m);
+  rsp_running_view_set_show_links(rv, true);
+  if (paths)
+    rsp_running_view_set_wait_chain(rv, paths);
+  for (unsigned i = 0; i < 2; i++)
+    rsp_running_view_draw(rv, cr, vps[i], st);
+  rsp_running_view_free(rv);
+  if (paths) {
+    rsp_flame_view *fv = rsp_flame_view_new(paths);
+    rsp_flame_view_set_show_links(fv, true);
+    for (unsigned i = 0; i < 2; i++)
+      rsp_flame_view_draw(fv, cr, vps[i], st);
+    rsp_flame_view_free(fv);
+    rsp_consolidated_view *cv = rsp_consolidated_view_new(paths);
+    uint64_t total = rsp_consolidated_view_total(cv);
+    rsp_viewport along = { .t0 = 0, .t1 = total ? total : 1, .width = 480, .height = 200 };
+    rsp_consolidated_view_draw(cv, cr, &along, st);
+    rsp_consolidated_view_free(cv);
+  }
+  /* an error state (text not UTF-8, a NaN coordinate, unbalanced save/restore) blanks the rest of a view */
+  CHECK(cairo_status(cr) == CAIRO_STATUS_SUCCESS);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+}
+
+static void draw_histogram(const rsp_profile *p)
+{
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 320, 160);
+  cairo_t *cr = cairo_create(surface);
+  rsp_histogram_view_draw(cr, 320, 160, p, NULL, NULL);
+  CHECK(cairo_status(cr) == CAIRO_STATUS_SUCCESS);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+}
+
 static void run_model(const char *path)
 {
   rsp_symbolizer_options so = { .no_host_fallback = true };
@@ -210,9 +258,14 @@ static void run_model(const char *path)
       rsp_wait_sites_free(ws);
       rsp_stack_tree *tree = rsp_stack_tree_build(p, 0, UINT64_MAX);
       rsp_stack_tree_free(tree);
+      draw_views(m, p, t0, t1);
       rsp_paths_free(p);
+    } else {
+      draw_views(m, NULL, t0, t1);
     }
     g_clear_error(&error);
+  } else {
+    draw_views(m, NULL, t0, t1);
   }
   uint32_t n;
   rsp_accounting_row *rows = rsp_accounting_compute(m, &n);
@@ -226,6 +279,8 @@ static void run_model(const char *path)
   g_free(rows);
   rsp_profile_options po = { .resolution = 1, .pid = -1, .system_wide = true };
   rsp_profile_set *set = rsp_profile_set_build(m, &po, &error);
+  for (uint32_t i = 0; set && i < rsp_profile_set_n(set) && i < 3; i++)
+    draw_histogram(rsp_profile_set_get(set, i));
   rsp_profile_set_free(set);
   g_clear_error(&error);
   rsp_model_free(m);
