@@ -1,7 +1,7 @@
 /* Fuzz target for everything after the reader (issue 21): a perf.data whose records are each valid but
  * inconsistent with each other (reordered, duplicated, dropped, time-shifted, pids and cpus rewritten,
- * tracepoint fields altered), run through the model, the control paths, categories, the explanation,
- * the consolidated stacks, the accounting, the latency profiles and the renderers (running, flame and
+ * tracepoint fields altered, records spliced in from another recording), run through the model, the
+ * control paths, categories, the explanation, the consolidated stacks, the accounting, the latency profiles and the renderers (running, flame and
  * consolidated views, a histogram; drawn into a small image, whole and zoomed at the end), with the
  * outputs' invariants checked
  * (abort on a violation): categories add up to the paths' total, accounted <= total, no category or
@@ -23,6 +23,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2, size_t size2, uint8_t *out,
+                                 size_t max_out_size, unsigned int seed);
 #ifdef RSP_LIBFUZZER
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 #endif
@@ -300,7 +302,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   return 0;
 }
 
+/* Splices of another recording: DATA1 with up to 8 of its records overwritten by records of DATA2 of the same
+ * size (sizes never change), read with DATA1's attrs: another machine's pids, times and sample layout. */
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2, size_t size2, uint8_t *out,
+                                 size_t max_out_size, unsigned int seed)
+{
+  static rec r1[1 << 16], r2[1 << 16];
+  if (size1 > max_out_size)
+    return 0;
+  memcpy(out, data1, size1);
+  size_t n1 = records(out, size1, r1, G_N_ELEMENTS(r1)), n2 = records(data2, size2, r2, G_N_ELEMENTS(r2));
+  if (n1 == 0 || n2 == 0)
+    return size1;
+  unsigned s = seed;
+  for (unsigned k = 0, done = 0; k < 64 && done < 8; k++) {
+    const rec *from = &r2[next_rand(&s) % n2];
+    const rec *to = &r1[next_rand(&s) % n1];
+    /* a record of the same size, near the one picked */
+    for (size_t j = 0; j < 16 && to->size != from->size; j++)
+      to = &r1[(size_t)(to - r1 + 1) % n1];
+    if (to->size != from->size)
+      continue;
+    memcpy(out + to->off, data2 + from->off, from->size);
+    done++;
+  }
+  return size1;
+}
+
 #ifndef RSP_LIBFUZZER
+static gchar *previous; /* the seed replayed before: spliced into this one */
+static gsize previous_len;
+
 static int replay(const char *path, unsigned rounds)
 {
   gchar *data;
@@ -310,12 +342,19 @@ static int replay(const char *path, unsigned rounds)
   LLVMFuzzerTestOneInput((const uint8_t *)data, len);
   uint8_t *copy = g_malloc(len ? len : 1);
   for (unsigned r = 0; r < rounds; r++) {
-    memcpy(copy, data, len);
+    if (previous && r % 4 == 3) { /* every fourth: a splice of the previous seed, then a mutation */
+      LLVMFuzzerCustomCrossOver((const uint8_t *)data, len, (const uint8_t *)previous, previous_len, copy, len,
+                                16 + r * 7919u);
+    } else {
+      memcpy(copy, data, len);
+    }
     LLVMFuzzerCustomMutator(copy, len, len, 16 + r * 7919u);
     LLVMFuzzerTestOneInput(copy, len);
   }
   g_free(copy);
-  g_free(data);
+  g_free(previous);
+  previous = data;
+  previous_len = len;
   return 1;
 }
 
@@ -340,8 +379,9 @@ int main(int argc, char **argv)
     }
     closedir(d);
   }
-  printf("replayed %d inputs, %u record-level mutations of each: %u models built, %u files refused\n", n, rounds,
-         n_loaded, n_refused);
+  printf("replayed %d inputs, %u record-level mutations of each (a quarter spliced with the seed before): %u models "
+         "built, %u files refused\n", n, rounds, n_loaded, n_refused);
+  g_free(previous);
   return n > 0 ? 0 : 1;
 }
 #endif
