@@ -1,15 +1,16 @@
 /* Fuzz target for everything after the reader (issue 21): a perf.data whose records are each valid but
  * inconsistent with each other (reordered, duplicated, dropped, time-shifted, pids and cpus rewritten,
  * tracepoint fields altered, records spliced in from another recording), run through the model, the
- * control paths, categories, the explanation, the consolidated stacks, the accounting, the latency profiles and the renderers (running, flame and
- * consolidated views, a histogram; drawn into a small image, whole and zoomed at the end), with the
- * outputs' invariants checked
- * (abort on a violation): categories add up to the paths' total, accounted <= total, no category or
- * guessed part beyond it, every process's accounting columns add up to its life, no life longer than
- * the recording.
- * With clang (-Dfuzz=true) a libFuzzer binary with a record-level mutator (LLVMFuzzerCustomMutator); with
- * gcc a replayer: each seed as it is, then MODEL_FUZZ_ROUNDS (default 200) record-level mutations of it
- * from a fixed seed, so every test run (and the ASan one) feeds the model inconsistent recordings. */
+ * control paths, categories, the explanation, the consolidated stacks, the accounting, the latency
+ * profiles and the renderers (running, flame and consolidated views, histograms: drawn into a small
+ * image, whole and zoomed at the end), with the outputs' invariants checked (abort on a violation):
+ * categories add up to the paths' total, accounted <= total, no category or guessed part beyond it,
+ * every process's accounting columns add up to its life, no life longer than the recording, cairo in
+ * no error state after drawing.
+ * With clang (-Dfuzz=true) a libFuzzer binary with a record-level mutator (LLVMFuzzerCustomMutator) and
+ * splicer (LLVMFuzzerCustomCrossOver); with gcc a replayer: each seed as it is, then MODEL_FUZZ_ROUNDS
+ * (default 200) record-level mutations of it from a fixed seed, so every test run (and the ASan one)
+ * feeds the model inconsistent recordings. */
 
 #include "analysis/analysis.h"
 #include "render/render.h"
