@@ -89,7 +89,7 @@ static void add_column(uint64_t start, uint64_t end, const rsp_model_frame *fram
   for (uint32_t i = 0; i < n; i++) {
     const rsp_model_frame *f = &frames[n - 1 - i];
     /* the model interns function names: one pointer per name, compared as such */
-    id = child(w->t, id, f->function ? f->function : "?", false);
+    id = child(w->t, id, f->label ? f->label : "?", false);
     tree_node *nd = at(w->t, id);
     nd->pub.ns += end - start;
     nd->pub.n_merged++;

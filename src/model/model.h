@@ -144,6 +144,9 @@ typedef struct rsp_sleep {
 typedef struct rsp_model_frame {
   const char *function; /* interned; "[unknown]" style "0x7f12..." text when unresolved */
   const char *dso;      /* interned; "[kernel.kallsyms]", a path, or "[unknown]" */
+  const char *label;    /* interned; what a view draws: the function, or for an address no symbol names
+                           "[unknown in BINARY]" (the dso's file name; "[unknown]" without one), so the
+                           unnamed code of one binary is one frame, not a frame per address */
   uint64_t addr;
   bool kernel;
 } rsp_model_frame;

@@ -188,8 +188,13 @@ static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso,
     return GPOINTER_TO_UINT(v) - 1;
   rsp_model *m = b->m;
   char hex[32];
+  char *unknown = NULL;
   if (!sym) {
     snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
+    const char *base = dso && dso[0] != '[' ? strrchr(dso, '/') : NULL;
+    base = base ? base + 1 : dso;
+    unknown = base && base[0] && strcmp(base, "[unknown]") != 0 ? g_strdup_printf("[unknown in %s]", base)
+                                                                 : g_strdup("[unknown]");
   }
   rsp_model_frame f = {
     .function = rsp_model_intern(m, sym ? sym : hex),
@@ -197,6 +202,8 @@ static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso,
     .addr = addr,
     .kernel = kernel,
   };
+  f.label = unknown ? rsp_model_intern(m, unknown) : f.function;
+  g_free(unknown);
   g_array_append_val(m->frames, f);
   g_array_append_val(b->frame_classes, (uint32_t){ classes_of(f.function) });
   uint32_t id = m->frames->len - 1;

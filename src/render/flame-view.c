@@ -120,7 +120,7 @@ static void add_cells(uint64_t start, uint64_t end, const rsp_model_frame *frame
   uint64_t key = b->base_key;
   for (uint32_t i = 0; i < n; i++) {
     const rsp_model_frame *f = &frames[n - 1 - i];
-    const char *fn = f->function ? f->function : "?";
+    const char *fn = f->label ? f->label : "?";
     key = mix(key, (uint64_t)(uintptr_t)fn);
     int32_t row = b->base_row - 1 - (int32_t)i;
     b->v->cells[b->v->rows[row].first + b->fill[row]++] = (cell){ start, end, 0, key, fn, b->elem, (uint8_t)b->kinds };

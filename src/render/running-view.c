@@ -712,7 +712,7 @@ static void emit_sleep(void *ctx, double x0, double x1, uint32_t index, bool nar
   const rsp_model_frame *f = rsp_model_stack_label(c->v->model, s->stack);
   if (!f || !f->function)
     return;
-  label l = { (float)x0, (float)x1, (float)c->y, (float)c->h, f->function };
+  label l = { (float)x0, (float)x1, (float)c->y, (float)c->h, f->label };
   g_array_append_val(c->v->labels, l);
 }
 
