@@ -24,7 +24,7 @@ typedef struct share {
 typedef struct episode {
   rsp_task_id task;
   uint32_t first, n;  /* the kernel thread's runs (task-run indexes) */
-  uint64_t ns;        /* their time */
+  uint64_t ns;        /* their time, less the interrupts that ran inside them (charged on their own) */
   GArray *direct;     /* ref: tasks it woke or issued requests for */
   GArray *requesters; /* ref: who woke its first run */
   GArray *dist;       /* share, once resolved */
@@ -156,6 +156,23 @@ static void build_episodes(rsp_kernel_work *kw)
       if (!s || s->start >= next || !sleep_continues_episode(s))
         cur = NULL;
     }
+  }
+}
+
+/* Interrupts that ran inside a kernel thread's run (a softirq it ran when it re-enabled bottom halves, a
+ * device's interrupt) are charged as interrupts: not twice, as its episode's time too. */
+static void remove_nested_interrupts(rsp_kernel_work *kw)
+{
+  const rsp_model *m = kw->m;
+  for (rsp_irq_span_id s = 0; s < rsp_model_n_irq_spans(m); s++) {
+    const rsp_irq_span *span = rsp_model_irq_span(m, s);
+    if (span->task == RSP_NO_ID || span->task >= kw->n_tasks || !kw->kthread[span->task] || !span->self_ns)
+      continue;
+    rsp_run_id run = rsp_model_run_at(m, span->task, span->start);
+    if (run == RSP_NO_ID || kw->run_episode[run] == RSP_NO_ID)
+      continue;
+    episode *ep = ep_at(kw, kw->run_episode[run]);
+    ep->ns -= MIN(ep->ns, span->self_ns);
   }
 }
 
@@ -426,6 +443,7 @@ rsp_kernel_work *rsp_kernel_work_compute(const rsp_model *m)
   kw->row_index = g_hash_table_new(g_direct_hash, g_direct_equal);
   kw->strings = g_string_chunk_new(1024);
   build_episodes(kw);
+  remove_nested_interrupts(kw);
   link_episodes(kw);
   charge_episodes(kw);
   charge_interrupts(kw);
