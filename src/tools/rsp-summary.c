@@ -232,7 +232,8 @@ int main(int argc, char **argv)
       "The answer in words: the process of interest's wall time told along its control paths, largest first", NULL },
     { "accounting", 0, 0, G_OPTION_ARG_NONE, &accounting,
       "Per process, every ms of its tasks' lives: running in user or kernel mode (by the samples), running unsampled, "
-      "waiting for I/O, waiting for others, runnable, untraced (the Linux Trace Toolkit's table)", NULL },
+      "waiting for I/O, waiting for others, runnable, untraced (the Linux Trace Toolkit's table); beside them, the "
+      "kernel work interrupts and kernel threads did for it, and by whom (pkprof)", NULL },
     { "comm", 0, 0, G_OPTION_ARG_STRING, &comm,
       "With --categories/--waits/--paths: the longest-running process named NAME (the others are listed)", "NAME" },
     { "tolerance-us", 0, 0, G_OPTION_ARG_INT64, &tolerance_us,
