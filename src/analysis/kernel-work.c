@@ -79,8 +79,14 @@ static episode *ep_at(rsp_kernel_work *kw, uint32_t i)
   return &g_array_index(kw->episodes, episode, i);
 }
 
+/* Beyond this many distinct beneficiaries (a kworker that never waits for work and wakes everyone), the
+ * others are not added: each share would be tiny, and the dedup below stays cheap. */
+#define MAX_REFS 64
+
 static void add_ref(GArray *refs, uint32_t id, bool is_episode)
 {
+  if (refs->len >= MAX_REFS)
+    return;
   for (guint i = 0; i < refs->len; i++) {
     const ref *r = &g_array_index(refs, ref, i);
     if (r->id == id && r->episode == is_episode)
