@@ -4,7 +4,8 @@
  * running with no sample to tell the mode, waiting for I/O (a D sleep until its wakeup), waiting for
  * other processes (any other blocked sleep until its wakeup), runnable (preempted, or woken and not
  * yet on a cpu), and what the trace does not cover (gaps between runs and sleeps). A process's row sums
- * its tasks (each exec generation and thread). */
+ * its tasks (each exec generation and thread). Beside the columns, not in them: the kernel work other
+ * contexts did for it (interrupts, kernel threads: kernel-work.c). */
 #include "analysis.h"
 
 #include <string.h>
@@ -115,6 +116,13 @@ rsp_accounting_row *rsp_accounting_compute(const rsp_model *m, uint32_t *n_rows)
     add_task(m, t, r);
   }
   g_hash_table_destroy(index);
+  rsp_kernel_work *kw = rsp_kernel_work_compute(m);
+  for (guint i = 0; i < rows->len; i++) {
+    rsp_accounting_row *r = &g_array_index(rows, rsp_accounting_row, i);
+    const rsp_kernel_work_row *k = rsp_kernel_work_for_pid(kw, r->pid);
+    r->kernel_work_ns = k ? k->total_ns : 0;
+  }
+  rsp_kernel_work_free(kw);
   qsort(rows->data, rows->len, sizeof(rsp_accounting_row), by_life);
   *n_rows = rows->len;
   return (rsp_accounting_row *)(void *)g_array_free(rows, FALSE);

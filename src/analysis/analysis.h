@@ -514,11 +514,64 @@ typedef struct rsp_accounting_row {
   uint64_t life_ns;   /* its tasks' lives (first run start to last run end) summed: the columns' sum */
   uint64_t ns[RSP_N_ACCT];
   uint64_t user_samples, kernel_samples;
+  uint64_t kernel_work_ns; /* kernel work done for it by others (kernel-work.c): beside the columns, not in them */
 } rsp_accounting_row;
 
 /* Every process of MODEL with a run, the longest-lived first; *N_ROWS set; g_free() the array. */
 rsp_accounting_row *rsp_accounting_compute(const rsp_model *model, uint32_t *n_rows);
 const char *rsp_accounting_key(rsp_accounting_column column);
+
+/* ---- Kernel work charged to whom it served (pkprof; kernel-work.c) ------------------------------
+ * Reference/pkprof-process-labeled-kernel-profiling.txt: kernel work done asynchronously is charged to
+ * the process that benefits from it. Interrupt time (a hardirq handler's or a softirq's own time) goes
+ * to the issuers of the block requests it completed and to the tasks it delivered socket data to (the
+ * tasks it woke, else the socket's owner). A kernel thread's work (kworker, jbd2...) is cut into
+ * episodes: its runs from a wait for work (S, I) to the next, across its waits for I/O (D). An episode
+ * goes to the user tasks it woke or whose requests it issued (jbd2's commit wakes the fsync waiting on
+ * it), else to the task that woke it; a kernel thread served by another passes its share on to whom that
+ * one served. Shares are split evenly among the tasks served. Nothing is taken from anyone's own time:
+ * this is extra information beside the accounting table, whose columns still add up to each life. */
+typedef enum rsp_kernel_work_kind {
+  RSP_KWORK_HARDIRQ,   /* hardware interrupt handlers */
+  RSP_KWORK_SOFTIRQ,   /* softirqs (NET_RX, BLOCK...), also those a task ran itself */
+  RSP_KWORK_KTHREAD,   /* kernel threads' runs */
+  RSP_N_KWORK
+} rsp_kernel_work_kind;
+
+typedef struct rsp_kernel_work_row {
+  int32_t pid;         /* the process served */
+  const char *comm;
+  uint64_t ns[RSP_N_KWORK];
+  uint64_t total_ns;
+  double n_irqs;       /* interrupt spans charged (shares of spans split between tasks are fractions) */
+  double n_episodes;   /* kernel-thread episodes charged */
+} rsp_kernel_work_row;
+
+/* Who did the work for whom: one line per (process served, doer), the doer being a kernel thread's
+ * comm with its number stripped ("kworker/u4:2" -> "kworker"), "hardirq NAME" or "softirq NAME". */
+typedef struct rsp_kernel_work_source {
+  int32_t pid;
+  const char *doer;    /* interned in the result */
+  uint8_t kind;        /* rsp_kernel_work_kind */
+  uint64_t ns;
+  double count;
+} rsp_kernel_work_source;
+
+typedef struct rsp_kernel_work rsp_kernel_work;
+rsp_kernel_work *rsp_kernel_work_compute(const rsp_model *model);
+void rsp_kernel_work_free(rsp_kernel_work *kw);
+/* The processes served, the most served first; *N set. */
+const rsp_kernel_work_row *rsp_kernel_work_rows(const rsp_kernel_work *kw, uint32_t *n);
+const rsp_kernel_work_row *rsp_kernel_work_for_pid(const rsp_kernel_work *kw, int32_t pid); /* NULL: none */
+/* The kernel work charged to one task (thread generation) of the model, ns. */
+uint64_t rsp_kernel_work_task_ns(const rsp_kernel_work *kw, rsp_task_id task);
+const rsp_kernel_work_source *rsp_kernel_work_sources(const rsp_kernel_work *kw, uint32_t *n);
+/* Kernel work of the recording charged to nobody (timers, RCU, writeback nobody waited for...), and all of it. */
+uint64_t rsp_kernel_work_unattributed_ns(const rsp_kernel_work *kw, rsp_kernel_work_kind kind);
+uint64_t rsp_kernel_work_total_ns(const rsp_kernel_work *kw, rsp_kernel_work_kind kind);
+/* Whether TASK is a kernel thread (kworker/, jbd2/, ksoftirqd/... by name, or a child of kthreadd). */
+bool rsp_task_is_kernel_thread(const rsp_model *model, rsp_task_id task);
+const char *rsp_kernel_work_key(rsp_kernel_work_kind kind); /* "hardirq", "softirq", "kthread" */
 
 /* ---- The answer in words (explain.c) ------------------------------------------------------------ */
 #define RSP_EXPLAIN_MAX_CHAIN 16

@@ -22,14 +22,14 @@ static uint32_t new_op(rsp_model_builder *b, uint64_t time, uint32_t dev, uint64
                        const char *rwbs, uint32_t flags)
 {
   rsp_disk_op op = { .insert_time = time, .issue_time = time, .sector = sector, .dev = dev, .bytes = bytes,
-                     .task = b->cur_task, .sleep = RSP_NO_ID, .flags = flags };
+                     .task = b->cur_task, .issue_task = RSP_NO_ID, .sleep = RSP_NO_ID, .flags = flags };
   g_strlcpy(op.rwbs, rwbs, sizeof op.rwbs);
   g_array_append_val(b->m->disk_ops, op);
   return b->m->disk_ops->len - 1;
 }
 
-void rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time, uint32_t dev, uint64_t sector,
-                    uint32_t bytes, const char *rwbs)
+uint32_t rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time, uint32_t dev, uint64_t sector,
+                        uint32_t bytes, const char *rwbs)
 {
   rsp_model *m = b->m;
   GBytes *key = key_of(dev, sector);
@@ -41,27 +41,30 @@ void rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time, uin
     idx = new_op(b, time, dev, sector, bytes, rwbs, RSP_DISK_ISSUE_INFERRED);
     op_at(m, idx)->issue_time = 0;
     g_hash_table_replace(b->disk_pending, key, GUINT_TO_POINTER(idx + 1));
-    return;
+    return idx;
   case DISK_ISSUE:
     if (idx != RSP_NO_ID && !(op_at(m, idx)->flags & RSP_DISK_ISSUE_INFERRED)) {
       /* Issued again without a completion: a requeue keeps the request; take the last issue. */
       op_at(m, idx)->issue_time = time;
+      op_at(m, idx)->issue_task = b->cur_task;
       g_bytes_unref(key);
-      return;
+      return idx;
     }
     if (idx != RSP_NO_ID) {
       rsp_disk_op *op = op_at(m, idx);
       op->issue_time = time;
+      op->issue_task = b->cur_task;
       op->flags &= ~(uint32_t)RSP_DISK_ISSUE_INFERRED;
       if (op->task == RSP_NO_ID)
         op->task = b->cur_task;
       g_bytes_unref(key);
-      return;
+      return idx;
     }
     /* Issued straight to the driver (blk-mq direct issue fires no insert), or inserted before. */
     idx = new_op(b, time, dev, sector, bytes, rwbs, RSP_DISK_NO_INSERT);
+    op_at(m, idx)->issue_task = b->cur_task;
     g_hash_table_replace(b->disk_pending, key, GUINT_TO_POINTER(idx + 1));
-    return;
+    return idx;
   case DISK_COMPLETE:
     if (idx == RSP_NO_ID) {
       /* Only its completion was seen (issued before the recording, or both events lost). */
@@ -69,7 +72,7 @@ void rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time, uin
       op_at(m, idx)->task = RSP_NO_ID; /* the completion's context is not the issuer */
       op_at(m, idx)->complete_time = time;
       g_bytes_unref(key);
-      return;
+      return idx;
     }
     rsp_disk_op *op = op_at(m, idx);
     op->complete_time = time;
@@ -77,9 +80,10 @@ void rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time, uin
       op->issue_time = op->insert_time; /* issued right after the insert (paper) */
     g_hash_table_remove(b->disk_pending, key);
     g_bytes_unref(key);
-    return;
+    return idx;
   }
   g_bytes_unref(key);
+  return idx;
 }
 
 /* Completions in time order, for the window searches. */

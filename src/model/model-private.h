@@ -29,6 +29,9 @@ struct rsp_model {
   /* disk-io.c, network.c */
   GArray *disk_ops;     /* rsp_disk_op, in insert (first seen) order */
   GArray *net_ops;      /* rsp_net_op, in start order */
+  GArray *sock_owners;  /* rsp_sock_owner by (sk, time) */
+  GArray *irq_spans;    /* interrupts.c: rsp_irq_span, in start order after finish */
+  GArray *irq_served;   /* rsp_irq_served, in time order */
   int32_t workload_pid; /* workload.c: -1 when unknown */
   uint8_t workload_source; /* rsp_workload_source */
   const char *workload_command; /* interned; NULL when perf's header does not say */
@@ -39,6 +42,11 @@ struct rsp_model {
   /* dso-status.c */
   GHashTable *dso_status; /* dso of an unresolved user frame -> rsp_dso_status + 1; NULL: none known */
 };
+
+typedef struct rsp_sock_owner {
+  uint64_t sk, time;
+  rsp_task_id task;
+} rsp_sock_owner;
 
 typedef struct rsp_stack_span {
   uint32_t first, n; /* into stack_frames */
@@ -134,6 +142,9 @@ typedef struct rsp_cpu_state {
   bool in_softirq;
   uint8_t softirq_ctx;        /* RSP_IRQ_CTX_SOFTIRQ or _TASK_SOFTIRQ while in_softirq */
   uint64_t last_hardirq_exit;
+  /* interrupts.c: the spans open on the cpu (builder indexes into irq_spans), innermost last */
+  uint32_t irq_open[8];
+  uint8_t n_irq_open;
 } rsp_cpu_state;
 
 typedef struct rsp_model_builder {
@@ -273,10 +284,23 @@ void rsp_dso_symbol_notes(const rsp_model *m, GPtrArray *out);
 
 /* disk-io.c */
 typedef enum { DISK_INSERT, DISK_ISSUE, DISK_COMPLETE } rsp_disk_kind;
-void rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time, uint32_t dev, uint64_t sector,
-                    uint32_t bytes, const char *rwbs);
+/* Returns the operation's id (RSP_NO_ID: none). */
+uint32_t rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time, uint32_t dev, uint64_t sector,
+                        uint32_t bytes, const char *rwbs);
 /* After runs and sleeps are final: completes inferred, sleep ends by disk. */
 void rsp_disk_finish(rsp_model_builder *b);
+
+/* interrupts.c: the spans of interrupt handlers and softirqs, and what they served */
+void rsp_irq_init(rsp_model *m);
+void rsp_irq_free(rsp_model *m);
+/* An irq_handler_entry (KIND hardirq, VEC the irq, NAME the handler) or softirq_entry on CPU. */
+void rsp_irq_enter(rsp_model_builder *b, int32_t cpu, uint64_t time, rsp_irq_kind kind, uint32_t vec,
+                   const char *name, bool in_task);
+void rsp_irq_exit(rsp_model_builder *b, int32_t cpu, uint64_t time, rsp_irq_kind kind);
+/* Something the innermost span open on CPU served (nothing when none is open). */
+void rsp_irq_served_add(rsp_model_builder *b, int32_t cpu, uint64_t time, rsp_irq_served_kind kind, uint32_t id,
+                        uint64_t sk);
+void rsp_irq_finish(rsp_model_builder *b);
 
 /* network.c */
 void rsp_net_event_add(rsp_model_builder *b, const rsp_net_event *ev);

@@ -21,6 +21,7 @@ typedef struct evsel_info {
   const rsp_field *dev, *sector, *bytes, *nr_sector, *rwbs; /* block_rq_* */
   const rsp_field *sk, *protocol, *sport, *dport, *family, *daddr, *daddr_v6, *newstate; /* sock */
   uint16_t default_protocol;                         /* kprobes: from the probed function */
+  const rsp_field *irq, *irq_name, *vec;             /* irq:irq_handler_entry, irq:softirq_entry */
 } evsel_info;
 
 static bool is_tp(const rsp_evsel *evsel, const char *system, const char *name)
@@ -117,6 +118,9 @@ static evsel_info *classify(rsp_model_builder *b, const rsp_evsel *evsel)
                  : strcmp(n, "irq_handler_exit") == 0 ? EV_IRQ_EXIT
                  : strcmp(n, "softirq_entry") == 0 ? EV_SOFTIRQ_ENTRY
                  : strcmp(n, "softirq_exit") == 0 ? EV_SOFTIRQ_EXIT : EV_OTHER;
+    info->irq = rsp_evsel_field(evsel, "irq");
+    info->irq_name = rsp_evsel_field(evsel, "name");
+    info->vec = rsp_evsel_field(evsel, "vec");
   } else if (rsp_sample_source_rank(evsel) >= 0) {
     info->kind = EV_SAMPLE;
     rsp_sample_source_note(b, evsel);
@@ -173,6 +177,7 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
   m->run_out = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   m->disk_ops = g_array_new(FALSE, TRUE, sizeof(rsp_disk_op));
   m->net_ops = g_array_new(FALSE, TRUE, sizeof(rsp_net_op));
+  rsp_irq_init(m);
   m->workload_pid = -1;
   rsp_stacks_init(b);
   b->sleep_facts = g_array_new(FALSE, TRUE, sizeof(rsp_sleep_facts));
@@ -317,20 +322,32 @@ static bool in_ksoftirqd(rsp_model_builder *b, const rsp_event *ev)
   return t != RSP_NO_ID && g_str_has_prefix(rsp_task_at(b->m, t)->comm, "ksoftirqd/");
 }
 
-static void feed_irq(rsp_model_builder *b, const rsp_event *ev, evsel_kind kind)
+static void feed_irq(rsp_model_builder *b, const rsp_event *ev, const evsel_info *info)
 {
   rsp_cpu_state *c = rsp_runs_cpu(b, ev->cpu);
   if (!c)
     return;
-  switch (kind) {
-  case EV_IRQ_ENTRY:
+  switch (info->kind) {
+  case EV_IRQ_ENTRY: {
     if (c->hardirq_depth < UINT8_MAX)
       c->hardirq_depth++;
+    char name[64] = "";
+    if (info->irq_name) {
+      size_t len;
+      const char *s = rsp_event_field_bytes(ev, info->irq_name, &len);
+      len = s ? MIN(len, sizeof name - 1) : 0;
+      memcpy(name, s, len);
+      name[len] = 0;
+    }
+    rsp_irq_enter(b, ev->cpu, ev->time, RSP_IRQ_HARDIRQ, info->irq ? (uint32_t)rsp_event_field_u64(ev, info->irq) : 0,
+                  *name ? name : "irq", false);
     break;
+  }
   case EV_IRQ_EXIT:
     if (c->hardirq_depth)
       c->hardirq_depth--;
     c->last_hardirq_exit = ev->time;
+    rsp_irq_exit(b, ev->cpu, ev->time, RSP_IRQ_HARDIRQ);
     break;
   case EV_SOFTIRQ_ENTRY:
     c->in_softirq = true;
@@ -338,9 +355,12 @@ static void feed_irq(rsp_model_builder *b, const rsp_event *ev, evsel_kind kind)
                                                                       SOFTIRQ_AFTER_HARDIRQ_NS) ||
                              ev->tid <= 0 || in_ksoftirqd(b, ev)
                          ? RSP_IRQ_CTX_SOFTIRQ : RSP_IRQ_CTX_TASK_SOFTIRQ;
+    rsp_irq_enter(b, ev->cpu, ev->time, RSP_IRQ_SOFTIRQ, info->vec ? (uint32_t)rsp_event_field_u64(ev, info->vec) : 0,
+                  NULL, c->softirq_ctx == RSP_IRQ_CTX_TASK_SOFTIRQ);
     break;
   default:
     c->in_softirq = false;
+    rsp_irq_exit(b, ev->cpu, ev->time, RSP_IRQ_SOFTIRQ);
     break;
   }
 }
@@ -372,7 +392,7 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
   }
   b->cur_task = self;
   if (info->kind >= EV_IRQ_ENTRY && info->kind <= EV_SOFTIRQ_EXIT) {
-    feed_irq(b, ev, info->kind);
+    feed_irq(b, ev, info);
     return;
   }
   b->cur_irq = info->kind == EV_WAKE ? irq_context(b, ev->cpu) : RSP_IRQ_CTX_NONE;
@@ -395,12 +415,16 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
       bytes = (uint32_t)rsp_event_field_u64(ev, info->nr_sector) * 512u;
     rsp_disk_kind k = info->kind == EV_DISK_INSERT ? DISK_INSERT
                       : info->kind == EV_DISK_ISSUE ? DISK_ISSUE : DISK_COMPLETE;
-    rsp_disk_event(b, k, ev->time, (uint32_t)rsp_event_field_u64(ev, info->dev),
-                   rsp_event_field_u64(ev, info->sector), bytes, rwbs);
+    uint32_t op = rsp_disk_event(b, k, ev->time, (uint32_t)rsp_event_field_u64(ev, info->dev),
+                                 rsp_event_field_u64(ev, info->sector), bytes, rwbs);
+    if (k == DISK_COMPLETE && op != RSP_NO_ID)
+      rsp_irq_served_add(b, ev->cpu, ev->time, RSP_IRQ_SERVED_DISK, op, 0);
     return;
   }
   if (info->kind >= EV_NET_SEND && info->kind <= EV_NET_STATE) {
     feed_net(b, ev, info, self);
+    if (info->kind == EV_NET_DATA_READY)
+      rsp_irq_served_add(b, ev->cpu, ev->time, RSP_IRQ_SERVED_SOCKET, RSP_NO_ID, rsp_event_field_u64(ev, info->sk));
     return;
   }
   if (info->kind == EV_WAKE) {
@@ -410,6 +434,8 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
       rsp_task_id task = rsp_tasks_for_tid(b, -1, target);
       name_from_field(b, task, ev, info->comm);
       rsp_runs_wakeup(b, task, ev->time, info->wake_kind, target_cpu);
+      if (b->cur_irq != RSP_IRQ_CTX_NONE && info->wake_kind == RSP_WAKE_WAKING)
+        rsp_irq_served_add(b, ev->cpu, ev->time, RSP_IRQ_SERVED_WAKEUP, task, 0);
     }
   } else if (info->kind == EV_SAMPLE) {
     if (self == RSP_NO_ID)
@@ -502,6 +528,7 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
 rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
 {
   rsp_runs_finish(b);
+  rsp_irq_finish(b);
   rsp_model *m = b->m;
   rsp_disk_finish(b);
   rsp_net_finish(b);
@@ -626,6 +653,7 @@ void rsp_model_free(rsp_model *m)
   g_array_free(m->run_out, TRUE);
   g_array_free(m->disk_ops, TRUE);
   g_array_free(m->net_ops, TRUE);
+  rsp_irq_free(m);
   g_ptr_array_free(m->other_sample_events, TRUE);
   g_strfreev(m->reader_warnings);
   g_free(m);

@@ -227,6 +227,8 @@ typedef struct rsp_disk_op {
   uint32_t bytes;
   char rwbs[8];          /* "R", "WS", "RA"... */
   rsp_task_id task;      /* the task that issued it (the insert's, else the issue's context), or RSP_NO_ID */
+  rsp_task_id issue_task;/* the context of its issue (a kworker dispatching the queue...), RSP_NO_ID: idle,
+                            interrupt, or not seen */
   rsp_sleep_id sleep;    /* the sleep its completion ended, or RSP_NO_ID */
   uint32_t flags;        /* RSP_DISK_* */
 } rsp_disk_op;
@@ -262,6 +264,54 @@ enum {
 
 uint32_t rsp_model_n_net_ops(const rsp_model *model);
 const rsp_net_op *rsp_model_net_op(const rsp_model *model, rsp_net_op_id id); /* in start order */
+
+/* ---- Interrupts ----------------------------------------------------------------------------
+ * From irq:irq_handler_entry/exit and irq:softirq_entry/exit: the time each hardware interrupt
+ * handler and each softirq ran on a cpu, and what it served (the block completions, socket
+ * deliveries and wakeups that fired inside it), for charging kernel work to whom it served
+ * (pkprof, analysis/kernel-work.c). A span whose exit was lost is closed at its start. */
+typedef uint32_t rsp_irq_span_id;
+typedef enum { RSP_IRQ_HARDIRQ, RSP_IRQ_SOFTIRQ } rsp_irq_kind;
+enum {
+  RSP_IRQ_IN_TASK = 1 << 0,  /* a softirq the running task ran itself (local_bh_enable: loopback) */
+  RSP_IRQ_END_LOST = 1 << 1, /* no exit seen (lost, or after the recording): end = start */
+};
+/* Softirq vectors (include/linux/interrupt.h). */
+enum { RSP_SOFTIRQ_HI, RSP_SOFTIRQ_TIMER, RSP_SOFTIRQ_NET_TX, RSP_SOFTIRQ_NET_RX, RSP_SOFTIRQ_BLOCK,
+       RSP_SOFTIRQ_IRQ_POLL, RSP_SOFTIRQ_TASKLET, RSP_SOFTIRQ_SCHED, RSP_SOFTIRQ_HRTIMER, RSP_SOFTIRQ_RCU };
+
+typedef struct rsp_irq_span {
+  uint64_t start, end;
+  uint64_t self_ns;     /* end - start less the interrupts nested inside it */
+  rsp_task_id task;     /* the task it interrupted (or that ran the softirq), RSP_NO_ID: idle */
+  int32_t cpu;
+  uint32_t vec;         /* hardirq: the irq number; softirq: the vector (RSP_SOFTIRQ_*) */
+  const char *name;     /* interned: the handler's name ("virtio2-req.0") or the softirq's ("NET_RX") */
+  uint8_t kind;         /* rsp_irq_kind */
+  uint8_t flags;        /* RSP_IRQ_* */
+} rsp_irq_span;
+
+typedef enum {
+  RSP_IRQ_SERVED_DISK,   /* a block request completed: id = rsp_disk_op_id */
+  RSP_IRQ_SERVED_SOCKET, /* data queued on a socket: sk */
+  RSP_IRQ_SERVED_WAKEUP, /* a task woken: id = rsp_task_id */
+} rsp_irq_served_kind;
+
+typedef struct rsp_irq_served {
+  uint64_t time;
+  uint64_t sk;          /* RSP_IRQ_SERVED_SOCKET: the socket's kernel address */
+  rsp_irq_span_id span; /* the innermost span open on the event's cpu */
+  uint32_t id;
+  uint8_t kind;         /* rsp_irq_served_kind */
+} rsp_irq_served;
+
+uint32_t rsp_model_n_irq_spans(const rsp_model *model);
+const rsp_irq_span *rsp_model_irq_span(const rsp_model *model, rsp_irq_span_id id); /* in start order */
+uint32_t rsp_model_n_irq_served(const rsp_model *model);
+const rsp_irq_served *rsp_model_irq_served(const rsp_model *model, uint32_t i); /* in time order */
+/* The owner of socket SK at TIME: the last task that sent or received on it before (else after), as
+ * the network pass saw it; RSP_NO_ID when none. */
+rsp_task_id rsp_model_socket_owner(const rsp_model *model, uint64_t sk, uint64_t time);
 
 typedef enum {
   RSP_RUNS_FROM_NOTHING,        /* neither switch records nor sched:sched_switch: no runs */

@@ -55,11 +55,52 @@ static uint32_t new_op(GArray *ops, const sock_state *s, uint64_t sk, uint64_t t
   return ops->len - 1;
 }
 
+static int owner_cmp(const void *a, const void *b)
+{
+  const rsp_sock_owner *x = a, *y = b;
+  if (x->sk != y->sk)
+    return x->sk < y->sk ? -1 : 1;
+  return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* Who sent or received on each socket, when: rsp_model_socket_owner. */
+static void collect_owners(rsp_model_builder *b)
+{
+  for (guint i = 0; i < b->net_events->len; i++) {
+    const rsp_net_event *e = &g_array_index(b->net_events, rsp_net_event, i);
+    if ((e->kind == NET_SEND || e->kind == NET_RECV) && e->task != RSP_NO_ID) {
+      rsp_sock_owner o = { .sk = e->sk, .time = e->time, .task = e->task };
+      g_array_append_val(b->m->sock_owners, o);
+    }
+  }
+  g_array_sort(b->m->sock_owners, owner_cmp);
+}
+
+rsp_task_id rsp_model_socket_owner(const rsp_model *m, uint64_t sk, uint64_t time)
+{
+  const GArray *a = m->sock_owners;
+  rsp_sock_owner key = { .sk = sk, .time = time };
+  guint lo = 0, hi = a->len;
+  while (lo < hi) { /* the first entry after KEY */
+    guint mid = (lo + hi) / 2;
+    if (owner_cmp(&g_array_index(a, rsp_sock_owner, mid), &key) <= 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo > 0 && g_array_index(a, rsp_sock_owner, lo - 1).sk == sk)
+    return g_array_index(a, rsp_sock_owner, lo - 1).task;
+  if (lo < a->len && g_array_index(a, rsp_sock_owner, lo).sk == sk)
+    return g_array_index(a, rsp_sock_owner, lo).task; /* its first user came later (a server's first recv) */
+  return RSP_NO_ID;
+}
+
 void rsp_net_finish(rsp_model_builder *b)
 {
   rsp_model *m = b->m;
   if (!b->net_events->len)
     return;
+  collect_owners(b);
   uint64_t window = b->opts.net_wake_window_ns ? b->opts.net_wake_window_ns : RSP_NET_WAKE_WINDOW_NS;
   GHashTable *socks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
   GArray *ops = g_array_new(FALSE, TRUE, sizeof(rsp_net_op));

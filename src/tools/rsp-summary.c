@@ -1,5 +1,6 @@
 /* rsp-summary: per-task totals of a recording (runtime, sleeps by state, scheduler delay, I/O wait). */
 #include "json.h"
+#include "analysis/analysis.h"
 #include "model/model.h"
 #include "summary-categories.h"
 #include "summary-profiles.h"
@@ -128,10 +129,31 @@ static bool show_progress(uint64_t offset, uint64_t size, void *data)
   return true;
 }
 
+static void print_kernel_work_sources(const rsp_kernel_work *kw, int32_t pid, bool json, FILE *out)
+{
+  uint32_t n;
+  const rsp_kernel_work_source *src = rsp_kernel_work_sources(kw, &n);
+  bool first = true;
+  for (uint32_t i = 0; i < n; i++) {
+    if (src[i].pid != pid)
+      continue;
+    if (json) {
+      fprintf(out, "%s{\"doer\": ", first ? "" : ", ");
+      rsp_json_string(out, src[i].doer);
+      fprintf(out, ", \"kind\": \"%s\", \"ms\": %.6f, \"count\": %.3f}",
+              rsp_kernel_work_key((rsp_kernel_work_kind)src[i].kind), ms(src[i].ns), src[i].count);
+    } else {
+      fprintf(out, "%s%s %.3f ms (%.1f)", first ? "" : ", ", src[i].doer, ms(src[i].ns), src[i].count);
+    }
+    first = false;
+  }
+}
+
 static void print_accounting(const rsp_model *model, bool json, FILE *out)
 {
   uint32_t n;
   rsp_accounting_row *rows = rsp_accounting_compute(model, &n);
+  rsp_kernel_work *kw = rsp_kernel_work_compute(model);
   if (json) {
     fprintf(out, "[");
     for (uint32_t i = 0; i < n; i++) {
@@ -141,22 +163,47 @@ static void print_accounting(const rsp_model *model, bool json, FILE *out)
       fprintf(out, ", \"tasks\": %" PRIu32 ", \"life_ms\": %.6f", r->n_tasks, ms(r->life_ns));
       for (int c = 0; c < RSP_N_ACCT; c++)
         fprintf(out, ", \"%s_ms\": %.6f", rsp_accounting_key((rsp_accounting_column)c), ms(r->ns[c]));
-      fprintf(out, ", \"user_samples\": %" PRIu64 ", \"kernel_samples\": %" PRIu64 "}", r->user_samples,
+      fprintf(out, ", \"user_samples\": %" PRIu64 ", \"kernel_samples\": %" PRIu64, r->user_samples,
               r->kernel_samples);
+      /* done for it by interrupts and kernel threads: beside the columns, not one of them */
+      const rsp_kernel_work_row *k = rsp_kernel_work_for_pid(kw, r->pid);
+      fprintf(out, ", \"kernel_work_ms\": %.6f, \"kernel_work\": {", ms(r->kernel_work_ns));
+      for (int c = 0; c < RSP_N_KWORK; c++)
+        fprintf(out, "\"%s_ms\": %.6f, ", rsp_kernel_work_key((rsp_kernel_work_kind)c), k ? ms(k->ns[c]) : 0.0);
+      fprintf(out, "\"interrupts\": %.3f, \"episodes\": %.3f, \"by\": [", k ? k->n_irqs : 0.0,
+              k ? k->n_episodes : 0.0);
+      print_kernel_work_sources(kw, r->pid, true, out);
+      fprintf(out, "]}}");
     }
     fprintf(out, "%s]\n", n ? "\n" : "");
   } else {
-    fprintf(out, "%8s %-16s %5s %11s %11s %11s %11s %11s %11s %11s %11s\n", "PID", "COMM", "TASKS", "LIFE ms",
-            "USER ms", "KERNEL ms", "UNSAMPL ms", "IO ms", "WAIT ms", "RUNNABLE ms", "UNTRACED ms");
+    fprintf(out, "%8s %-16s %5s %11s %11s %11s %11s %11s %11s %11s %11s | %11s\n", "PID", "COMM", "TASKS",
+            "LIFE ms", "USER ms", "KERNEL ms", "UNSAMPL ms", "IO ms", "WAIT ms", "RUNNABLE ms", "UNTRACED ms",
+            "KWORK ms");
     for (uint32_t i = 0; i < n; i++) {
       const rsp_accounting_row *r = &rows[i];
       fprintf(out, "%8" PRId32 " %-16s %5" PRIu32 " %11.3f", r->pid, r->comm && *r->comm ? r->comm : "?",
               r->n_tasks, ms(r->life_ns));
       for (int c = 0; c < RSP_N_ACCT; c++)
         fprintf(out, " %11.3f", ms(r->ns[c]));
+      fprintf(out, " | %11.3f\n", ms(r->kernel_work_ns));
+    }
+    fprintf(out, "\nKWORK: kernel work done for the process by interrupts and kernel threads (beside the columns,"
+                 " which add up to LIFE; not in them)\n");
+    uint32_t nk;
+    const rsp_kernel_work_row *krows = rsp_kernel_work_rows(kw, &nk);
+    for (uint32_t i = 0; i < nk; i++) {
+      fprintf(out, "kernel work for %s (%" PRId32 "): %.3f ms: ", krows[i].comm && *krows[i].comm ? krows[i].comm : "?",
+              krows[i].pid, ms(krows[i].total_ns));
+      print_kernel_work_sources(kw, krows[i].pid, false, out);
       fputc('\n', out);
     }
+    fprintf(out, "kernel work for nobody known: hardirq %.3f ms, softirq %.3f ms, kernel threads %.3f ms\n",
+            ms(rsp_kernel_work_unattributed_ns(kw, RSP_KWORK_HARDIRQ)),
+            ms(rsp_kernel_work_unattributed_ns(kw, RSP_KWORK_SOFTIRQ)),
+            ms(rsp_kernel_work_unattributed_ns(kw, RSP_KWORK_KTHREAD)));
   }
+  rsp_kernel_work_free(kw);
   g_free(rows);
 }
 
@@ -185,7 +232,8 @@ int main(int argc, char **argv)
       "The answer in words: the process of interest's wall time told along its control paths, largest first", NULL },
     { "accounting", 0, 0, G_OPTION_ARG_NONE, &accounting,
       "Per process, every ms of its tasks' lives: running in user or kernel mode (by the samples), running unsampled, "
-      "waiting for I/O, waiting for others, runnable, untraced (the Linux Trace Toolkit's table)", NULL },
+      "waiting for I/O, waiting for others, runnable, untraced (the Linux Trace Toolkit's table); beside them, the "
+      "kernel work interrupts and kernel threads did for it, and by whom (pkprof)", NULL },
     { "comm", 0, 0, G_OPTION_ARG_STRING, &comm,
       "With --categories/--waits/--paths: the longest-running process named NAME (the others are listed)", "NAME" },
     { "tolerance-us", 0, 0, G_OPTION_ARG_INT64, &tolerance_us,
@@ -304,6 +352,7 @@ int main(int argc, char **argv)
       n_rows++;
   }
   qsort(rows, n_rows, sizeof *rows, by_runtime);
+  rsp_kernel_work *kw = rsp_kernel_work_compute(model);
 
   if (json) {
     printf("[");
@@ -333,27 +382,30 @@ int main(int argc, char **argv)
       printf(", \"sleep_ends\": {");
       for (unsigned c = 0; c < RSP_N_SLEEP_ENDS; c++)
         printf("%s\"%s\": %" PRIu32, c ? ", " : "", rsp_sleep_end_key(c), t->sleep_ends[c]);
-      printf("}, \"sleeps_end_inferred\": %" PRIu32 "}", t->sleeps_end_inferred);
+      printf("}, \"sleeps_end_inferred\": %" PRIu32 ", \"kernel_work_ms\": %.6f}", t->sleeps_end_inferred,
+             ms(rsp_kernel_work_task_ns(kw, r->id)));
     }
     printf("%s]\n", n_rows ? "\n" : "");
     print_loss(model, stderr);
     print_loss_check(argv[1], stderr);
   } else {
-    printf("%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %8s %6s\n", "PID", "TID", "COMM", "RUN ms",
-           "SLEEP ms", "S ms", "D(IO) ms", "OTHER ms", "SCHED ms", "PREEMPT ms", "SAMPLES", "RUNS");
+    printf("%8s %8s %-16s %11s %11s %11s %11s %11s %11s %11s %8s %6s %11s\n", "PID", "TID", "COMM", "RUN ms",
+           "SLEEP ms", "S ms", "D(IO) ms", "OTHER ms", "SCHED ms", "PREEMPT ms", "SAMPLES", "RUNS", "KWORK ms");
     for (uint32_t i = 0; i < n_rows; i++) {
       const row *r = &rows[i];
       const rsp_task_totals *t = &r->totals;
       printf("%8" PRId32 " %8" PRId32 " %-16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %8" PRIu64
-             " %6" PRIu32 "\n",
+             " %6" PRIu32 " %11.3f\n",
              r->task->pid, r->task->tid, *r->task->comm ? r->task->comm : "?", ms(t->runtime),
              ms(t->sleep), ms(t->sleep_s), ms(t->sleep_d), ms(t->sleep_other), ms(t->sched_delay),
-             ms(t->preempt_delay), t->samples, t->runs);
+             ms(t->preempt_delay), t->samples, t->runs, ms(rsp_kernel_work_task_ns(kw, r->id)));
     }
-    printf("\n");
+    printf("\nKWORK: kernel work done for the task by interrupts and kernel threads (rsp-summary --accounting "
+           "says by whom)\n");
     print_loss(model, stdout);
     print_loss_check(argv[1], stdout);
   }
+  rsp_kernel_work_free(kw);
   g_free(rows);
   rsp_model_free(model);
   return 0;

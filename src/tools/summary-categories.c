@@ -448,6 +448,10 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     /* each process once, named by its latest generation, with every name its tasks had */
     GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
     bool first = true;
+    /* kernel work done for each process by interrupts and kernel threads (kernel-work.c): extra
+     * information, not a share of the table's wall time */
+    rsp_kernel_work *kw = rsp_kernel_work_compute(model);
+    uint64_t kwork_total = 0;
     for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
       const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
       if (!g_hash_table_add(seen, GINT_TO_POINTER(t->pid)))
@@ -479,13 +483,17 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       for (uint32_t k = 0; k < MIN(c.n_preemptors, RSP_TOP_PREEMPTORS); k++)
         if (c.top_preemptors[k].on_path && rsp_model_task(model, c.top_preemptors[k].task)->pid == t->pid)
           preempting += c.top_preemptors[k].ns;
-      fprintf(out, "], \"run_ms\": %.6f, \"paths_run_ms\": %.6f, \"preempting_ms\": %.6f}",
-              ms(on_paths + preempting), ms(on_paths), ms(preempting));
+      const rsp_kernel_work_row *kwr = rsp_kernel_work_for_pid(kw, t->pid);
+      kwork_total += kwr ? kwr->total_ns : 0;
+      fprintf(out, "], \"run_ms\": %.6f, \"paths_run_ms\": %.6f, \"preempting_ms\": %.6f, \"kernel_work_ms\": %.6f}",
+              ms(on_paths + preempting), ms(on_paths), ms(preempting), ms(kwr ? kwr->total_ns : 0));
       g_ptr_array_free(names, TRUE);
       first = false;
     }
     g_hash_table_destroy(seen);
-    fprintf(out, "], \"paths\": %u, \"wall_ms\": %.6f, \"total_ms\": %.6f, \"categories\": {", c.n_paths,
+    rsp_kernel_work_free(kw);
+    fprintf(out, "], \"kernel_work_ms\": %.6f", ms(kwork_total));
+    fprintf(out, ", \"paths\": %u, \"wall_ms\": %.6f, \"total_ms\": %.6f, \"categories\": {", c.n_paths,
             ms(c.wall_ns), ms(c.total_ns));
     for (int k = 0; k < RSP_N_CATEGORIES; k++)
       fprintf(out, "%s\"%s\": %.6f", k ? ", " : "", rsp_category_key(k), ms(c.ns[k]));
