@@ -10,6 +10,7 @@
  *   - a process track per pid, a thread track per (pid, tid) (the generations of an exec'd thread share it,
  *     as they share the tid): Running slices for runs, sleeps as "S <wait site>", "D <wait site>"... until the
  *     wakeup, then "Runnable" until the switch-in; preemptions as "Runnable (preempted)";
+ *   - the runs again on a track per cpu (named by thread), the scheduler's view;
  *   - every link whose two runs are known (wakeup, fork, exec, exit->wait, interrupt, disk, network) as a
  *     flow from an instant on the waker's track at the link's time to the Running slice it caused;
  *   - disk requests on a track per device (queue and service nested in the request), network operations on
@@ -481,6 +482,44 @@ static void write_states(writer *w)
   }
 }
 
+/* Every run again on its cpu's track, as a scheduler view: runs are in start order, so each cpu's slices are
+ * written in time order (one cpu's runs do not overlap; a stray overlap is clipped). */
+static void write_cpus(writer *w)
+{
+  const rsp_model *m = w->m;
+  GArray *tracks = g_array_new(FALSE, TRUE, sizeof(uint64_t)), *ends = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+  uint64_t parent = 0;
+  for (rsp_run_id r = 0; r < rsp_model_n_runs(m); r++) {
+    const rsp_run *run = rsp_model_run(m, r);
+    if (run->cpu < 0)
+      continue;
+    guint cpu = (guint)run->cpu;
+    if (cpu >= tracks->len) {
+      g_array_set_size(tracks, cpu + 1);
+      g_array_set_size(ends, cpu + 1);
+    }
+    if (!g_array_index(tracks, uint64_t, cpu)) {
+      if (!parent)
+        parent = track_named(w, "CPUs", 0);
+      char *name = g_strdup_printf("CPU %u", cpu);
+      g_array_index(tracks, uint64_t, cpu) = track_named(w, name, parent);
+      g_free(name);
+    }
+    uint64_t track = g_array_index(tracks, uint64_t, cpu), start = MAX(run->start, g_array_index(ends, uint64_t, cpu));
+    if (run->end < start)
+      continue;
+    g_array_index(ends, uint64_t, cpu) = run->end;
+    char *label = task_label(m, run->task, run->start);
+    guint te = event_begin(w, start, track, TYPE_SLICE_BEGIN, "sched", label);
+    g_free(label);
+    annotate_int(w, "pid", rsp_model_task(m, run->task)->pid);
+    event_end(w, te);
+    slice_end(w, run->end, track);
+  }
+  g_array_free(tracks, TRUE);
+  g_array_free(ends, TRUE);
+}
+
 /* ---- Samples --------------------------------------------------------------------------------------------- */
 static uint64_t intern_string(writer *w, GHashTable *table, const char *s, uint32_t field)
 {
@@ -766,6 +805,7 @@ bool rsp_export_perfetto(const rsp_model *model, const rsp_paths *paths, FILE *o
   };
   write_tasks(&w);
   write_states(&w);
+  write_cpus(&w);
   write_disk(&w);
   write_network(&w);
   if (paths)

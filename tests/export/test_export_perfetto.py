@@ -5,6 +5,7 @@ checked as a Perfetto viewer would see it (each track's events sorted by time, s
 - every slice begun is ended on its track, nothing ends what was not begun;
 - every thread with runs (rsp-summary --tasks) has a thread track, and its Running slices add up to its runtime
   within 0.5%;
+- the CPU tracks hold the same runtime, no run inside another;
 - every flow has one source and one end; the end is a Running slice; each wakeup flow starts on the waker's track
   at the time of a sched_waking/sched_wakeup perf script prints from that thread for the woken tid (the oracle);
 - one PerfSample per sample rsp-summary --tasks counts, each with a callstack whose frames name functions;
@@ -226,6 +227,15 @@ def main():
         check(not bad, f'{name}: Running slices add up to each thread\'s --tasks runtime within 0.5% '
               f'({sum(runtime.values()):.3f} ms over {len(runtime)} threads; off: {bad[:4]})')
 
+        # the scheduler's view: each cpu's runs side by side, none inside another
+        cpus = [u for u, (n, parent) in tr.named.items() if n.startswith('CPU ') and tr.named.get(parent, ('',))[0] == 'CPUs']
+        cpu_ms = sum(e - s for u in cpus for s, e, _, _ in tr.slices.get(u, [])) / 1e6
+        nested = sum(1 for u in cpus for _, _, d, _ in tr.slices.get(u, []) if d)
+        total = sum(runtime.values())
+        check(cpus and not nested and abs(cpu_ms - total) <= 0.005 * total,
+              f'{name}: {len(cpus)} CPU tracks, {cpu_ms:.3f} ms of runs against --tasks\' {total:.3f} ms, '
+              f'{nested} nested')
+
         # flows: one source (an instant on the waker's track), one end (a Running slice of the woken)
         src, dst = collections.defaultdict(list), collections.defaultdict(list)
         for uuid, sl in tr.slices.items():
@@ -289,7 +299,7 @@ def chain_checks(tr, wake_flows, src, dst, lanes):
         if comm.get(uuid) == 'chain-worker':
             worker_fns.update(set(tr.stack_functions(one(ps, 'callstack_iid'))))
     check(worker_fns['compute_digest'] > 100, f'chain: {worker_fns["compute_digest"]} chain-worker samples in '
-          f'compute_digest (about 150 ms at 1 kHz)')
+          f'compute_digest (its digest loop)')
     pairs = collections.Counter((comm.get(src[f][0][0]), comm.get(dst[f][0][0])) for f in wake_flows)
     check(pairs[('chain-worker', 'chain-server')] >= 1 and pairs[('chain-server', 'chain-client')] >= 1,
           f'chain: wakeup flows worker -> server and server -> client ({dict(pairs.most_common(6))})')
