@@ -406,22 +406,27 @@ static void write_run(writer *w, rsp_run_id r)
     if (link_has_flow(rsp_model_link(m, first_in + i)))
       pb_fixed64(w->pkt, TE_TERMINATING_FLOW_IDS, flow_id(first_in + i));
   event_end(w, te);
-  /* What this run caused, at the time it did: the flows' sources. */
-  uint32_t n_out;
-  const rsp_link_id *out = rsp_model_run_links_out(m, r, &n_out);
-  for (uint32_t i = 0; i < n_out; i++) {
-    const rsp_link *l = rsp_model_link(m, out[i]);
+  slice_end(w, run->end, w->task_track[run->task]);
+}
+
+/* Each link's cause, at the time it happened, on the causing run's track: the flows' sources. Written
+ * before the runs they end: trace_processor sorts by time, then by place in the file, and ignores a flow's
+ * end seen before its start (an inferred switch-in can start the woken run at the wakeup's very time). */
+static void write_links(writer *w)
+{
+  const rsp_model *m = w->m;
+  for (rsp_link_id i = 0; i < rsp_model_n_links(m); i++) {
+    const rsp_link *l = rsp_model_link(m, i);
     if (!link_has_flow(l))
       continue;
-    const rsp_run *to = rsp_model_run(m, l->to_run);
-    te = event_begin(w, l->time, w->task_track[run->task], TYPE_INSTANT, "link", link_kind_name(l->kind));
+    const rsp_run *from = rsp_model_run(m, l->from_run), *to = rsp_model_run(m, l->to_run);
+    guint te = event_begin(w, l->time, w->task_track[from->task], TYPE_INSTANT, "link", link_kind_name(l->kind));
     char *label = task_label(m, to->task, to->start);
     annotate_str(w, "to", label);
     g_free(label);
-    pb_fixed64(w->pkt, TE_FLOW_IDS, flow_id(out[i]));
+    pb_fixed64(w->pkt, TE_FLOW_IDS, flow_id(i));
     event_end(w, te);
   }
-  slice_end(w, run->end, w->task_track[run->task]);
 }
 
 static void write_sleep(writer *w, rsp_sleep_id id)
@@ -804,6 +809,7 @@ bool rsp_export_perfetto(const rsp_model *model, const rsp_paths *paths, FILE *o
     .next_iid = 1,
   };
   write_tasks(&w);
+  write_links(&w);
   write_states(&w);
   write_cpus(&w);
   write_disk(&w);

@@ -134,24 +134,25 @@ class Trace:
                 self.events[one(te, 'track_uuid')].append((one(p, 'timestamp'), i, te))
             for ps in p.get('perf_sample', []):
                 self.samples.append((one(p, 'timestamp'), ps))
-        # each track's slices: (start, end, depth, begin event) after sorting by time (stable, as trace_processor)
+        # each track's slices: (start, end, depth, begin event, its packet's index) after sorting by time, then by
+        # place in the file, as trace_processor does
         self.slices = {}
         self.errors = []
         for uuid, evs in self.events.items():
             evs.sort(key=lambda e: (e[0], e[1]))
             open_, out = [], []
-            for ts, _, te in evs:
+            for ts, i, te in evs:
                 kind = one(te, 'type')
                 if kind == 'TYPE_SLICE_BEGIN':
-                    open_.append((ts, te))
+                    open_.append((ts, te, i))
                 elif kind == 'TYPE_SLICE_END':
                     if not open_:
                         self.errors.append(f'track {uuid}: an end at {ts} with no slice open')
                         continue
-                    start, b = open_.pop()
-                    out.append((start, ts, len(open_), b))
+                    start, b, bi = open_.pop()
+                    out.append((start, ts, len(open_), b, bi))
                 elif kind == 'TYPE_INSTANT':
-                    out.append((ts, ts, len(open_), te))
+                    out.append((ts, ts, len(open_), te, i))
             if open_:
                 self.errors.append(f'track {uuid}: {len(open_)} slices never ended')
             self.slices[uuid] = out
@@ -220,7 +221,7 @@ def main():
               f'(missing: {missing[:5]})')
         bad = []
         for key, ms in runtime.items():
-            got = sum(e - s for s, e, _, te in tr.slices.get(by_thread.get(key), [])
+            got = sum(e - s for s, e, _, te, _ in tr.slices.get(by_thread.get(key), [])
                       if one(te, 'name') == 'Running') / 1e6
             if abs(got - ms) > max(0.005 * ms, 0.000002):
                 bad.append((key, round(got, 6), ms))
@@ -229,8 +230,8 @@ def main():
 
         # the scheduler's view: each cpu's runs side by side, none inside another
         cpus = [u for u, (n, parent) in tr.named.items() if n.startswith('CPU ') and tr.named.get(parent, ('',))[0] == 'CPUs']
-        cpu_ms = sum(e - s for u in cpus for s, e, _, _ in tr.slices.get(u, [])) / 1e6
-        nested = sum(1 for u in cpus for _, _, d, _ in tr.slices.get(u, []) if d)
+        cpu_ms = sum(e - s for u in cpus for s, e, _, _, _ in tr.slices.get(u, [])) / 1e6
+        nested = sum(1 for u in cpus for _, _, d, _, _ in tr.slices.get(u, []) if d)
         total = sum(runtime.values())
         check(cpus and not nested and abs(cpu_ms - total) <= 0.005 * total,
               f'{name}: {len(cpus)} CPU tracks, {cpu_ms:.3f} ms of runs against --tasks\' {total:.3f} ms, '
@@ -239,20 +240,22 @@ def main():
         # flows: one source (an instant on the waker's track), one end (a Running slice of the woken)
         src, dst = collections.defaultdict(list), collections.defaultdict(list)
         for uuid, sl in tr.slices.items():
-            for s, e, _, te in sl:
+            for s, e, _, te, i in sl:
                 for f in te.get('flow_ids', []):
-                    src[f].append((uuid, s, te))
+                    src[f].append((uuid, s, te, i))
                 for f in te.get('terminating_flow_ids', []):
-                    dst[f].append((uuid, s, te))
+                    dst[f].append((uuid, s, te, i))
         dup = [f for f in set(src) | set(dst) if len(src.get(f, [])) != 1 or len(dst.get(f, [])) != 1]
         check(src and not dup, f'{name}: {len(src)} flows, each with one source and one end (not: {dup[:5]})')
-        late = [f for f in src if f in dst and (src[f][0][1] > dst[f][0][1] or one(dst[f][0][2], 'name') != 'Running')]
-        check(not late, f'{name}: each flow ends at a Running slice begun at or after its source ({late[:5]})')
+        late = [f for f in src if f in dst and ((src[f][0][1], src[f][0][3]) > (dst[f][0][1], dst[f][0][3])
+                                                or one(dst[f][0][2], 'name') != 'Running')]
+        check(not late, f'{name}: each flow ends at a Running slice begun after its source, in time then file order '
+              f'(trace_processor ignores an end seen before its start) ({late[:5]})')
         wakes, perf_last = perf_wakeups(path)
         wake_flows = [f for f in src if one(src[f][0][2], 'name') == 'wakeup' and f in dst]
         unmatched = []
         for f in wake_flows:
-            uuid, ts, _ = src[f][0]
+            uuid, ts, _, _ = src[f][0]
             waker = tr.threads.get(uuid, (None, None))[1]
             woken = tr.threads.get(dst[f][0][0], (None, None))[1]
             if (waker, ts, woken) not in wakes and ts <= perf_last:
@@ -274,7 +277,7 @@ def main():
         tops = [u for u, (n, parent) in tr.named.items() if n.startswith('Critical path') and not parent]
         check(len(tops) == 1, f'{name}: one critical-path track ({[tr.named[u][0] for u in tops]})')
         lanes = [u for u, (_, parent) in tr.named.items() if tops and parent == tops[0]]
-        total_ms = sum(e - s for u in lanes for s, e, depth, _ in tr.slices.get(u, []) if depth == 0) / 1e6
+        total_ms = sum(e - s for u in lanes for s, e, depth, _, _ in tr.slices.get(u, []) if depth == 0) / 1e6
         check(lanes and abs(total_ms - cats['total_ms']) <= 0.005 * cats['total_ms'],
               f'{name}: the critical path\'s {len(lanes)} tracks add up to {total_ms:.3f} ms, the categories\' '
               f'total {cats["total_ms"]:.3f} ms')
@@ -303,7 +306,7 @@ def chain_checks(tr, wake_flows, src, dst, lanes):
     pairs = collections.Counter((comm.get(src[f][0][0]), comm.get(dst[f][0][0])) for f in wake_flows)
     check(pairs[('chain-worker', 'chain-server')] >= 1 and pairs[('chain-server', 'chain-client')] >= 1,
           f'chain: wakeup flows worker -> server and server -> client ({dict(pairs.most_common(6))})')
-    names = [(depth, one(te, 'name')) for u in lanes for _, _, depth, te in tr.slices.get(u, [])]
+    names = [(depth, one(te, 'name')) for u in lanes for _, _, depth, te, _ in tr.slices.get(u, [])]
     client = [d for d, n in names if n.startswith('chain-client: wait')]
     server = [d for d, n in names if n.startswith('chain-server: wait')]
     worker = [d for d, n in names if n == 'chain-worker: running']
@@ -311,8 +314,8 @@ def chain_checks(tr, wake_flows, src, dst, lanes):
           f'chain: on the critical path the client waits, the server under it, the worker runs under that '
           f'(depths {min(client, default=None)}, {min(server, default=None)}, {min(worker, default=None)})')
     disk = [u for u, (n, _) in tr.named.items() if n.startswith('disk ')]
-    reqs = [(s, e, [(s2, e2, one(t2, 'name')) for s2, e2, d2, t2 in tr.slices[u] if d2 == 1 and s <= s2 and e2 <= e])
-            for u in disk for s, e, d, te in tr.slices.get(u, []) if d == 0]
+    reqs = [(s, e, [(s2, e2, one(t2, 'name')) for s2, e2, d2, t2, _ in tr.slices[u] if d2 == 1 and s <= s2 and e2 <= e])
+            for u in disk for s, e, d, te, _ in tr.slices.get(u, []) if d == 0]
     ok = [r for r in reqs if r[2] and r[2][-1][2] == 'service' and r[2][-1][1] == r[1]
           and sum(e2 - s2 for s2, e2, _ in r[2]) == r[1] - r[0]]
     check(reqs and len(ok) == len(reqs), f'chain: {len(reqs)} disk requests (the fsync), each its queue and '
