@@ -20,7 +20,8 @@
  *   - the control paths under a "critical path" track, one child track per path (and per lane where a
  *     path's depth-0 elements overlap: the threads of the process of interest), each element a slice
  *     nested in the sleep it explains (a child clipped to its parent and after its earlier sibling: a
- *     child may overflow its sleep by the tolerance, and Perfetto slices must nest).
+ *     child may overflow its sleep by the tolerance, and Perfetto slices must nest), down to the 512 levels
+ *     trace_processor keeps.
  * Times are the recording's clock (CLOCK_MONOTONIC with perf -k mono); the packets carry no clock id, so
  * Perfetto takes them as its default trace clock: only differences matter in the viewer. */
 #include "export/export.h"
@@ -723,6 +724,10 @@ static void path_slice_begin(writer *w, const rsp_paths *p, rsp_elem_id id, uint
   event_end(w, te);
 }
 
+/* trace_processor drops slices nested deeper than this (SliceTracker::kMaxDepth): a relay's pseudo-stack
+ * deeper than that is written down to it. */
+#define PERFETTO_MAX_DEPTH 512
+
 typedef struct nest {
   rsp_elem_id elem;
   uint64_t start, end;  /* as written: clipped to the parent */
@@ -743,7 +748,7 @@ static void write_path_tree(writer *w, const rsp_paths *p, rsp_elem_id root, uin
     nest *n = &g_array_index(stack, nest, stack->len - 1);
     uint32_t nk;
     const rsp_elem_id *kids = rsp_paths_children(p, n->elem, &nk);
-    if (n->next_child >= nk) {
+    if (n->next_child >= nk || stack->len >= PERFETTO_MAX_DEPTH) {
       slice_end(w, n->end, track);
       g_array_set_size(stack, stack->len - 1);
       continue;
