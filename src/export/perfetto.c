@@ -55,7 +55,8 @@ enum { MAP_IID = 1, MAP_PATH_STRING_IDS = 7 };                      /* Mapping *
 enum { FR_IID = 1, FR_FUNCTION_NAME_ID = 2, FR_MAPPING_ID = 3, FR_REL_PC = 4, FR_KIND = 7 }; /* Frame */
 enum { FRAME_KIND_NATIVE = 1, FRAME_KIND_KERNEL = 2 };              /* Frame.Kind */
 enum { CS_IID = 1, CS_FRAME_IDS = 2 };                              /* Callstack */
-enum { PS_CPU = 1, PS_PID = 2, PS_TID = 3, PS_CALLSTACK_IID = 4 };  /* PerfSample */
+enum { PS_CPU = 1, PS_PID = 2, PS_TID = 3, PS_CALLSTACK_IID = 4, PS_CPU_MODE = 5 }; /* PerfSample */
+enum { MODE_KERNEL = 1, MODE_USER = 2 };                            /* Profiling.CpuMode */
 
 /* ---- A protobuf writer ------------------------------------------------------------------------------ */
 static void pb_varint(GByteArray *b, uint64_t v)
@@ -609,8 +610,13 @@ static void write_samples(writer *w)
     pb_uint(w->pkt, PS_CPU, (uint32_t)run->cpu);
     pb_uint(w->pkt, PS_PID, (uint32_t)w->task_pid[run->task]);
     pb_uint(w->pkt, PS_TID, (uint32_t)rsp_model_task(m, run->task)->tid);
-    if (callstack)
+    if (callstack) {
+      uint32_t n;
+      const rsp_model_frame *f = rsp_model_stack(m, s->stack, &n);
       pb_uint(w->pkt, PS_CALLSTACK_IID, callstack);
+      if (n) /* where it was interrupted: the innermost frame */
+        pb_uint(w->pkt, PS_CPU_MODE, f[0].kernel ? MODE_KERNEL : MODE_USER);
+    }
     pb_close(w->pkt, ps);
     packet_end(w);
   }

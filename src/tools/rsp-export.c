@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A folded frame: ';' separates frames and ' ' ends the stack, so neither may appear inside one. */
 static void put_frame(GString *line, const char *name)
@@ -175,6 +176,10 @@ int main(int argc, char **argv)
   bool perfetto = to && strcmp(to, "perfetto") == 0;
   if (!to || (strcmp(to, "folded") != 0 && !perfetto)) {
     fprintf(stderr, "rsp-export: --to %s: the formats are: folded, perfetto\n", to ? to : "(missing)");
+    goto done;
+  }
+  if (perfetto && !output && isatty(STDOUT_FILENO)) {
+    fprintf(stderr, "rsp-export: --to perfetto writes binary: give -o FILE or redirect the output\n");
     goto done;
   }
   const char *kind = stacks ? stacks : "consolidated";

@@ -8,7 +8,8 @@ checked as a Perfetto viewer would see it (each track's events sorted by time, s
 - the CPU tracks hold the same runtime, no run inside another;
 - every flow has one source and one end; the end is a Running slice; each wakeup flow starts on the waker's track
   at the time of a sched_waking/sched_wakeup perf script prints from that thread for the woken tid (the oracle);
-- one PerfSample per sample rsp-summary --tasks counts, each with a callstack whose frames name functions;
+- one PerfSample per sample rsp-summary --tasks counts, each one perf script prints (tid, time), its cpu_mode
+  as its ip (kernel or user address), its callstack resolved through interned frames to function names;
 - the critical-path track's depth-0 slices add up to rsp-summary --categories' total within 0.5%;
 - on the chain: the worker's compute_digest is sampled, the worker wakes the server and the server the client,
   the client's path waits on the server's, which waits on the worker's running, and the fsync's disk request
@@ -189,6 +190,18 @@ def perf_wakeups(path):
     return got, max((t for _, t, _ in got), default=0)
 
 
+def perf_samples(path):
+    """(tid, time ns) -> whether the sample's ip is a kernel address, for every sample of a sampling event (not a
+    tracepoint) perf script prints."""
+    out = oracle.perf(['script', '--ns', '-G', '-F', 'tid,time,event,ip'], path)
+    got = {}
+    for l in out.splitlines():
+        m = re.match(r'\s*(-?\d+)\s+(\d+\.\d+):\s+(\S+):\s+([0-9a-f]+)\s*$', l)
+        if m and ':' not in m.group(3):
+            got[(int(m.group(1)), oracle.parse_time(m.group(2)))] = int(m.group(4), 16) >= 0xffff800000000000
+    return got
+
+
 def main():
     if not shutil.which('protoc'):
         print('SKIP: protoc not found (Debian: protobuf-compiler)')
@@ -267,6 +280,14 @@ def main():
         nostack = [ps for _, ps in tr.samples if not tr.stack_functions(one(ps, 'callstack_iid'))]
         unnamed = [ps for _, ps in tr.samples if None in tr.stack_functions(one(ps, 'callstack_iid'))]
         check(len(tr.samples) == nsamples, f'{name}: {len(tr.samples)} PerfSamples, --tasks counts {nsamples}')
+        modes = collections.Counter(one(ps, 'cpu_mode') for _, ps in tr.samples if one(ps, 'callstack_iid'))
+        perf_ips = perf_samples(path)
+        wrong = [(one(ps, 'tid'), ts, one(ps, 'cpu_mode')) for ts, ps in tr.samples
+                 if (one(ps, 'tid'), ts) not in perf_ips
+                 or ('MODE_KERNEL' if perf_ips[(one(ps, 'tid'), ts)] else 'MODE_USER') != one(ps, 'cpu_mode')]
+        check(set(modes) <= {'MODE_USER', 'MODE_KERNEL'} and not wrong,
+              f'{name}: each sample is one perf script prints (tid, time), user or kernel as its ip ({dict(modes)}; '
+              f'not: {wrong[:3]})')
         check(not unnamed and len(nostack) < max(1, len(tr.samples) // 20),
               f'{name}: each sample\'s callstack resolves to interned frames and names '
               f'({len(unnamed)} unresolved, {len(nostack)} without a stack)')
