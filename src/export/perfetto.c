@@ -422,7 +422,9 @@ static void write_links(writer *w)
     if (!link_has_flow(l))
       continue;
     const rsp_run *from = rsp_model_run(m, l->from_run), *to = rsp_model_run(m, l->to_run);
-    guint te = event_begin(w, l->time, w->task_track[from->task], TYPE_INSTANT, "link", link_kind_name(l->kind));
+    /* no later than the run it caused (a stray timestamp would put the end first: the flow lost) */
+    uint64_t ts = MIN(l->time, to->start);
+    guint te = event_begin(w, ts, w->task_track[from->task], TYPE_INSTANT, "link", link_kind_name(l->kind));
     char *label = task_label(m, to->task, to->start);
     annotate_str(w, "to", label);
     g_free(label);

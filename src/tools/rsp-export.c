@@ -216,14 +216,16 @@ int main(int argc, char **argv)
       out = stdout;
       goto done;
     }
-    if (!rsp_export_perfetto(m, p, out, &error) || (output && fclose(out) != 0)) {
+    bool written = rsp_export_perfetto(m, p, out, &error);
+    if (output)
+      written = fclose(out) == 0 && written;
+    out = stdout;
+    if (!written) {
       fprintf(stderr, "rsp-export: %s: %s\n", output ? output : "standard output",
               error ? error->message : "write error");
       g_clear_error(&error);
-      out = stdout;
       goto done;
     }
-    out = stdout;
     status = 0;
     goto done;
   }

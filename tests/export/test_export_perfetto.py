@@ -310,6 +310,13 @@ def main():
     for args in (['--to', 'perfetto'], ['--to', 'perfettoo', os.path.join(SRC, FILES[0])]):
         p = subprocess.run([EXPORT, *args], capture_output=True, text=True)
         check(p.returncode == 2 and 'rsp-export' in p.stderr, f'{args}: refused with exit 2 ({p.stderr.strip()[:120]})')
+    sample = os.path.join(SRC, FILES[0])
+    p = subprocess.run([EXPORT, '--to', 'perfetto', '--pid', '999999', sample, '-o', os.devnull], capture_output=True,
+                       text=True)
+    check(p.returncode == 1 and '999999' in p.stderr, f'--pid 999999: exit 1 naming the pid ({p.stderr.strip()[:160]})')
+    if os.path.exists('/dev/full'):
+        p = subprocess.run([EXPORT, '--to', 'perfetto', sample, '-o', '/dev/full'], capture_output=True, text=True)
+        check(p.returncode == 1 and '/dev/full' in p.stderr, f'-o /dev/full: exit 1 naming it ({p.stderr.strip()[:160]})')
     print(f'{len(failures)} failed')
     sys.exit(1 if failures else 0)
 
