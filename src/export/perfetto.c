@@ -27,6 +27,7 @@
 #include "export/export.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <gio/gio.h>
 #include <string.h>
 
@@ -151,7 +152,19 @@ typedef struct writer {
   uint64_t *stack_iid;   /* per model stack: its Callstack iid, 0 until interned */
   GHashTable *function_iids, *mapping_iids, *frame_iids; /* interned string / dso / "fn dso" -> iid */
   uint64_t next_iid;
+  GString *text;         /* a name or label being written (copied into the packet at once) */
 } writer;
+
+/* W's scratch text, formatted: valid until the next call. */
+static const char *text_printf(writer *w, const char *format, ...) G_GNUC_PRINTF(2, 3);
+static const char *text_printf(writer *w, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_string_vprintf(w->text, format, args);
+  va_end(args);
+  return w->text->str;
+}
 
 static void packet_begin(writer *w, uint64_t timestamp)
 {
@@ -167,13 +180,16 @@ static void packet_begin(writer *w, uint64_t timestamp)
 
 static void packet_end(writer *w)
 {
-  GByteArray *frame = g_byte_array_sized_new(16);
-  pb_tag(frame, TRACE_PACKET, WIRE_LEN);
-  pb_varint(frame, w->pkt->len);
-  if (fwrite(frame->data, 1, frame->len, w->out) != frame->len ||
-      fwrite(w->pkt->data, 1, w->pkt->len, w->out) != w->pkt->len)
+  /* Trace.packet: the tag, then the length as a plain varint */
+  uint8_t head[11] = { (uint8_t)(TRACE_PACKET << 3 | WIRE_LEN) };
+  size_t n = 1;
+  for (uint64_t v = w->pkt->len; ; v >>= 7) {
+    head[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    if (v <= 0x7f)
+      break;
+  }
+  if (fwrite(head, 1, n, w->out) != n || fwrite(w->pkt->data, 1, w->pkt->len, w->out) != w->pkt->len)
     w->write_failed = true;
-  g_byte_array_free(frame, TRUE);
 }
 
 /* ---- Tracks -------------------------------------------------------------------------------------------- */
@@ -315,10 +331,10 @@ static const char *wait_site(const rsp_model *m, const rsp_sleep *s)
   return f && f->function ? f->function : "[no stack]";
 }
 
-static char *task_label(const rsp_model *m, rsp_task_id t, uint64_t time)
+/* "comm tid" of task T at TIME, in W's scratch text. */
+static const char *task_label(writer *w, rsp_task_id t, uint64_t time)
 {
-  const rsp_task *task = rsp_model_task(m, t);
-  return g_strdup_printf("%s %d", rsp_model_task_comm_at(m, t, time), task->tid);
+  return text_printf(w, "%s %d", rsp_model_task_comm_at(w->m, t, time), rsp_model_task(w->m, t)->tid);
 }
 
 /* A flow id for link L (both runs known). */
@@ -425,9 +441,7 @@ static void write_links(writer *w)
     /* no later than the run it caused (a stray timestamp would put the end first: the flow lost) */
     uint64_t ts = MIN(l->time, to->start);
     guint te = event_begin(w, ts, w->task_track[from->task], TYPE_INSTANT, "link", link_kind_name(l->kind));
-    char *label = task_label(m, to->task, to->start);
-    annotate_str(w, "to", label);
-    g_free(label);
+    annotate_str(w, "to", task_label(w, to->task, to->start));
     pb_fixed64(w->pkt, TE_FLOW_IDS, flow_id(i));
     event_end(w, te);
   }
@@ -441,8 +455,8 @@ static void write_sleep(writer *w, rsp_sleep_id id)
     return;
   bool preempted = s->preempted || s->end_cause == RSP_SLEEP_END_PREEMPTED;
   uint64_t woken = !preempted && s->wake_time > s->start && s->wake_time < s->end ? s->wake_time : s->end;
-  char *name = preempted ? g_strdup("Runnable (preempted)")
-                         : g_strdup_printf("%c %s", s->state ? s->state : '?', wait_site(m, s));
+  const char *name = preempted ? "Runnable (preempted)"
+                               : text_printf(w, "%c %s", s->state ? s->state : '?', wait_site(m, s));
   uint64_t start = s->start;
   guint te;
   if (state_begin(w, s->task, &start, woken, name, &te)) {
@@ -455,14 +469,11 @@ static void write_sleep(writer *w, rsp_sleep_id id)
       annotate_int(w, "end_inferred", 1);
     const rsp_link *l = s->wake_link == RSP_NO_ID ? NULL : rsp_model_link(m, s->wake_link);
     if (l && l->from_run != RSP_NO_ID) {
-      char *label = task_label(m, rsp_model_run(m, l->from_run)->task, l->time);
-      annotate_str(w, "woken_by", label);
-      g_free(label);
+      annotate_str(w, "woken_by", task_label(w, rsp_model_run(m, l->from_run)->task, l->time));
     }
     event_end(w, te);
     slice_end(w, woken, w->task_track[s->task]);
   }
-  g_free(name);
   start = woken;
   if (woken < s->end && state_begin(w, s->task, &start, s->end, "Runnable", &te)) {
     event_end(w, te);
@@ -518,9 +529,7 @@ static void write_cpus(writer *w)
     if (run->end < start)
       continue;
     g_array_index(ends, uint64_t, cpu) = run->end;
-    char *label = task_label(m, run->task, run->start);
-    guint te = event_begin(w, start, track, TYPE_SLICE_BEGIN, "sched", label);
-    g_free(label);
+    guint te = event_begin(w, start, track, TYPE_SLICE_BEGIN, "sched", task_label(w, run->task, run->start));
     annotate_int(w, "pid", rsp_model_task(m, run->task)->pid);
     event_end(w, te);
     slice_end(w, run->end, track);
@@ -644,14 +653,11 @@ static void write_disk(writer *w)
       g_hash_table_insert(devices, GUINT_TO_POINTER(d->dev), l);
     }
     uint64_t track = lane_take(w, l, d->insert_time, d->complete_time);
-    char *name = g_strdup_printf("%s %u B", d->rwbs, d->bytes);
-    guint te = event_begin(w, d->insert_time, track, TYPE_SLICE_BEGIN, "disk", name);
-    g_free(name);
+    guint te = event_begin(w, d->insert_time, track, TYPE_SLICE_BEGIN, "disk",
+                           text_printf(w, "%s %u B", d->rwbs, d->bytes));
     annotate_int(w, "sector", (int64_t)d->sector);
     if (d->task != RSP_NO_ID) {
-      char *label = task_label(m, d->task, d->insert_time);
-      annotate_str(w, "task", label);
-      g_free(label);
+      annotate_str(w, "task", task_label(w, d->task, d->insert_time));
     }
     event_end(w, te);
     uint64_t issue = d->issue_time > d->insert_time && d->issue_time <= d->complete_time ? d->issue_time
@@ -679,15 +685,12 @@ static void write_network(writer *w)
       l = lanes_new(0, "Network operations");
     uint64_t track = lane_take(w, l, op->start, op->end);
     const char *proto = op->protocol == 6 ? "tcp" : op->protocol == 17 ? "udp" : "network";
-    char *name = op->remote ? g_strdup_printf("%s %s", proto, op->remote)
-                 : op->dport ? g_strdup_printf("%s :%u -> :%u", proto, op->sport, op->dport)
-                             : g_strdup(proto);
+    const char *name = op->remote ? text_printf(w, "%s %s", proto, op->remote)
+                       : op->dport ? text_printf(w, "%s :%u -> :%u", proto, op->sport, op->dport)
+                                   : proto;
     guint te = event_begin(w, op->start, track, TYPE_SLICE_BEGIN, "network", name);
-    g_free(name);
     if (op->task != RSP_NO_ID) {
-      char *label = task_label(m, op->task, op->start);
-      annotate_str(w, "task", label);
-      g_free(label);
+      annotate_str(w, "task", task_label(w, op->task, op->start));
     }
     annotate_int(w, "wakeups", op->n_wakeups);
     event_end(w, te);
@@ -698,21 +701,23 @@ static void write_network(writer *w)
 }
 
 /* ---- Control paths ---------------------------------------------------------------------------------------- */
-static char *elem_name(const rsp_model *m, const rsp_path_elem *e)
+/* "comm: running", "comm: wait SITE", "disk R 8:0", "network ADDR", in W's scratch text. */
+static const char *elem_name(writer *w, const rsp_path_elem *e)
 {
+  const rsp_model *m = w->m;
   switch (e->kind) {
   case RSP_ELEM_RUN:
-    return g_strdup_printf("%s: running", rsp_model_task_comm_at(m, e->task, e->start));
+    return text_printf(w, "%s: running", rsp_model_task_comm_at(m, e->task, e->start));
   case RSP_ELEM_SLEEP:
-    return g_strdup_printf("%s: wait %s", rsp_model_task_comm_at(m, e->task, e->start),
-                           wait_site(m, rsp_model_sleep(m, e->id)));
+    return text_printf(w, "%s: wait %s", rsp_model_task_comm_at(m, e->task, e->start),
+                       wait_site(m, rsp_model_sleep(m, e->id)));
   case RSP_ELEM_DISK: {
     const rsp_disk_op *d = rsp_model_disk_op(m, e->id);
-    return g_strdup_printf("disk %s %u:%u", d->rwbs, d->dev >> 20, d->dev & 0xfffff);
+    return text_printf(w, "disk %s %u:%u", d->rwbs, d->dev >> 20, d->dev & 0xfffff);
   }
   default: {
     const rsp_net_op *op = rsp_model_net_op(m, e->id);
-    return g_strdup_printf("network%s%s", op->remote ? " " : "", op->remote ? op->remote : "");
+    return text_printf(w, "network%s%s", op->remote ? " " : "", op->remote ? op->remote : "");
   }
   }
 }
@@ -720,9 +725,7 @@ static char *elem_name(const rsp_model *m, const rsp_path_elem *e)
 static void path_slice_begin(writer *w, const rsp_paths *p, rsp_elem_id id, uint64_t start, uint64_t track)
 {
   const rsp_path_elem *e = rsp_paths_elem(p, id);
-  char *name = elem_name(w->m, e);
-  guint te = event_begin(w, start, track, TYPE_SLICE_BEGIN, "path", name);
-  g_free(name);
+  guint te = event_begin(w, start, track, TYPE_SLICE_BEGIN, "path", elem_name(w, e));
   const rsp_task *task = rsp_model_task(w->m, e->task);
   annotate_int(w, "pid", task->pid);
   annotate_int(w, "tid", task->tid);
@@ -820,6 +823,7 @@ bool rsp_export_perfetto(const rsp_model *model, const rsp_paths *paths, FILE *o
     .mapping_iids = g_hash_table_new(g_direct_hash, g_direct_equal),
     .frame_iids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
     .next_iid = 1,
+    .text = g_string_sized_new(128),
   };
   write_tasks(&w);
   write_links(&w);
@@ -841,5 +845,6 @@ bool rsp_export_perfetto(const rsp_model *model, const rsp_paths *paths, FILE *o
   g_hash_table_destroy(w.function_iids);
   g_hash_table_destroy(w.mapping_iids);
   g_hash_table_destroy(w.frame_iids);
+  g_string_free(w.text, TRUE);
   return ok;
 }
