@@ -701,16 +701,19 @@ static void write_network(writer *w)
 }
 
 /* ---- Control paths ---------------------------------------------------------------------------------------- */
-/* "comm: running", "comm: wait SITE", "disk R 8:0", "network ADDR", in W's scratch text. */
+/* "comm: running", "comm: wait SITE", "comm: preempted in SITE", "disk R 8:0", "network ADDR", in W's scratch text. */
 static const char *elem_name(writer *w, const rsp_path_elem *e)
 {
   const rsp_model *m = w->m;
   switch (e->kind) {
   case RSP_ELEM_RUN:
     return text_printf(w, "%s: running", rsp_model_task_comm_at(m, e->task, e->start));
-  case RSP_ELEM_SLEEP:
-    return text_printf(w, "%s: wait %s", rsp_model_task_comm_at(m, e->task, e->start),
-                       wait_site(m, rsp_model_sleep(m, e->id)));
+  case RSP_ELEM_SLEEP: {
+    const rsp_sleep *s = rsp_model_sleep(m, e->id);
+    bool preempted = e->n_merged <= 1 && (s->preempted || s->end_cause == RSP_SLEEP_END_PREEMPTED);
+    return text_printf(w, "%s: %s %s", rsp_model_task_comm_at(m, e->task, e->start), preempted ? "preempted in" : "wait",
+                       wait_site(m, s));
+  }
   case RSP_ELEM_DISK: {
     const rsp_disk_op *d = rsp_model_disk_op(m, e->id);
     return text_printf(w, "disk %s %u:%u", d->rwbs, d->dev >> 20, d->dev & 0xfffff);

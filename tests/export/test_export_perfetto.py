@@ -12,8 +12,8 @@ checked as a Perfetto viewer would see it (each track's events sorted by time, s
   as its ip (kernel or user address), its callstack resolved through interned frames to function names;
 - the critical-path track's depth-0 slices add up to rsp-summary --categories' total within 0.5%;
 - on the chain: the worker's compute_digest is sampled, the worker wakes the server and the server the client,
-  the client's path waits on the server's, which waits on the worker's running, and the fsync's disk request
-  has a queue and service inside it."""
+  the client's recv waits on the server's read, which waits on the worker's running, and the fsync's disk
+  requests have their queue and service inside them."""
 import collections
 import json
 import os
@@ -335,12 +335,13 @@ def chain_checks(tr, wake_flows, src, dst, lanes):
     check(pairs[('chain-worker', 'chain-server')] >= 1 and pairs[('chain-server', 'chain-client')] >= 1,
           f'chain: wakeup flows worker -> server and server -> client ({dict(pairs.most_common(6))})')
     names = [(depth, one(te, 'name')) for u in lanes for _, _, depth, te, _ in tr.slices.get(u, [])]
-    client = [d for d, n in names if n.startswith('chain-client: wait')]
-    server = [d for d, n in names if n.startswith('chain-server: wait')]
-    worker = [d for d, n in names if n == 'chain-worker: running']
+    client = [d for d, n in names if n == 'chain-client: wait __libc_recv']
+    server = [d for d, n in names if n == 'chain-server: wait read']
+    worker = [d for d, n in names if n in ('chain-worker: running', 'chain-worker: preempted in compute_digest')]
     check(client and server and worker and min(client) < min(server) < min(worker),
-          f'chain: on the critical path the client waits, the server under it, the worker runs under that '
-          f'(depths {min(client, default=None)}, {min(server, default=None)}, {min(worker, default=None)})')
+          f'chain: on the critical path the client waits in recv, the server in read under it, the worker runs '
+          f'(or is preempted in compute_digest) under that (depths {min(client, default=None)}, '
+          f'{min(server, default=None)}, {min(worker, default=None)})')
     disk = [u for u, (n, _) in tr.named.items() if n.startswith('disk ')]
     reqs = [(s, e, [(s2, e2, one(t2, 'name')) for s2, e2, d2, t2, _ in tr.slices[u] if d2 == 1 and s <= s2 and e2 <= e])
             for u in disk for s, e, d, te, _ in tr.slices.get(u, []) if d == 0]
