@@ -20,6 +20,8 @@ packages=(
   librsvg2-common shared-mime-info
   # test workloads (nginx-light, sqlite3, curl, make: tests/model/data/record-workloads.sh)
   zstd nginx-light sqlite3 curl make
+  # export tests: protoc decodes rsp-export --to perfetto against tests/export/perfetto_subset.proto
+  protobuf-compiler
 )
 missing=()
 for p in "${packages[@]}"; do

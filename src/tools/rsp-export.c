@@ -5,8 +5,10 @@
  *                 "Consolidated Flame View"): chain-client;__libc_recv;chain-server;read;chain-worker;
  *                 compute_digest, each stack's own time in microseconds;
  *   on-cpu        its processes' samples, one count per sample, "comm;outermost;...;innermost";
- *   off-cpu       its processes' sleeps by wait stack, in microseconds. */
+ *   off-cpu       its processes' sleeps by wait stack, in microseconds.
+ * The other formats are written by src/export/ (perfetto: a protobuf trace for ui.perfetto.dev). */
 #include "analysis/analysis.h"
+#include "export/export.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A folded frame: ';' separates frames and ' ' ends the stack, so neither may appear inside one. */
 static void put_frame(GString *line, const char *name)
@@ -141,7 +144,7 @@ int main(int argc, char **argv)
   char *to = NULL, *stacks = NULL, *output = NULL;
   gint pid = -1;
   GOptionEntry entries[] = {
-    { "to", 0, 0, G_OPTION_ARG_STRING, &to, "Output format: folded (collapsed stacks)", "FORMAT" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to, "Output format: folded (collapsed stacks) or perfetto (a protobuf trace)", "FORMAT" },
     { "stacks", 0, 0, G_OPTION_ARG_STRING, &stacks,
       "Which stacks: consolidated (the control paths' cross-process pseudo-stacks, us; default), on-cpu (samples, "
       "counts) or off-cpu (sleeps by wait stack, us)", "KIND" },
@@ -156,7 +159,9 @@ int main(int argc, char **argv)
       "'frame;frame;frame VALUE' line per stack. --stacks consolidated: the process of interest's control\n"
       "paths as cross-process pseudo-stacks (a process name, the functions it waited or ran in, the\n"
       "process that woke it, ...), each stack's own time in microseconds; on-cpu: the samples of the\n"
-      "processes on those paths, one count each; off-cpu: their sleeps by wait stack, in microseconds.");
+      "processes on those paths, one count each; off-cpu: their sleeps by wait stack, in microseconds.\n"
+      "--to perfetto: a Perfetto trace (ui.perfetto.dev): thread states, wakeups as flows, disk and network\n"
+      "operations, samples with their stacks and the control paths as a critical-path track.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   int status = 2;
   rsp_model *m = NULL;
@@ -168,8 +173,13 @@ int main(int argc, char **argv)
     g_clear_error(&error);
     goto done;
   }
-  if (!to || strcmp(to, "folded") != 0) {
-    fprintf(stderr, "rsp-export: --to %s: the formats are: folded\n", to ? to : "(missing)");
+  bool perfetto = to && strcmp(to, "perfetto") == 0;
+  if (!to || (strcmp(to, "folded") != 0 && !perfetto)) {
+    fprintf(stderr, "rsp-export: --to %s: the formats are: folded, perfetto\n", to ? to : "(missing)");
+    goto done;
+  }
+  if (perfetto && !output && isatty(STDOUT_FILENO)) {
+    fprintf(stderr, "rsp-export: --to perfetto writes binary: give -o FILE or redirect the output\n");
     goto done;
   }
   const char *kind = stacks ? stacks : "consolidated";
@@ -198,6 +208,25 @@ int main(int argc, char **argv)
   if (!p) {
     fprintf(stderr, "rsp-export: %s: %s\n", argv[1], error ? error->message : "no control paths");
     g_clear_error(&error);
+    goto done;
+  }
+  if (perfetto) {
+    if (output && !(out = fopen(output, "wb"))) {
+      fprintf(stderr, "rsp-export: %s: %s\n", output, g_strerror(errno));
+      out = stdout;
+      goto done;
+    }
+    bool written = rsp_export_perfetto(m, p, out, &error);
+    if (output)
+      written = fclose(out) == 0 && written;
+    out = stdout;
+    if (!written) {
+      fprintf(stderr, "rsp-export: %s: %s\n", output ? output : "standard output",
+              error ? error->message : "write error");
+      g_clear_error(&error);
+      goto done;
+    }
+    status = 0;
     goto done;
   }
   totals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
