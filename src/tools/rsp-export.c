@@ -7,6 +7,7 @@
  *   on-cpu        its processes' samples, one count per sample, "comm;outermost;...;innermost";
  *   off-cpu       its processes' sleeps by wait stack, in microseconds. */
 #include "analysis/analysis.h"
+#include "export/export.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -141,7 +142,9 @@ int main(int argc, char **argv)
   char *to = NULL, *stacks = NULL, *output = NULL;
   gint pid = -1;
   GOptionEntry entries[] = {
-    { "to", 0, 0, G_OPTION_ARG_STRING, &to, "Output format: folded (collapsed stacks)", "FORMAT" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to,
+      "Output format: folded (collapsed stacks), speedscope (JSON), pprof (gzipped profile.proto), firefox (Gecko "
+      "profile JSON)", "FORMAT" },
     { "stacks", 0, 0, G_OPTION_ARG_STRING, &stacks,
       "Which stacks: consolidated (the control paths' cross-process pseudo-stacks, us; default), on-cpu (samples, "
       "counts) or off-cpu (sleeps by wait stack, us)", "KIND" },
@@ -168,8 +171,24 @@ int main(int argc, char **argv)
     g_clear_error(&error);
     goto done;
   }
-  if (!to || strcmp(to, "folded") != 0) {
-    fprintf(stderr, "rsp-export: --to %s: the formats are: folded\n", to ? to : "(missing)");
+  /* the formats of src/export/: each writes the paths' analysis itself */
+  static const struct {
+    const char *name;
+    bool (*write)(const rsp_paths *, FILE *, GError **);
+  } formats[] = {
+    { "speedscope", rsp_export_speedscope },
+    { "pprof", rsp_export_pprof },
+    { "firefox", rsp_export_firefox },
+  };
+  bool (*write_format)(const rsp_paths *, FILE *, GError **) = NULL;
+  for (size_t i = 0; to && i < G_N_ELEMENTS(formats); i++)
+    if (strcmp(to, formats[i].name) == 0)
+      write_format = formats[i].write;
+  if (!to || (strcmp(to, "folded") != 0 && !write_format)) {
+    fprintf(stderr, "rsp-export: --to %s: the formats are: folded", to ? to : "(missing)");
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+      fprintf(stderr, ", %s", formats[i].name);
+    fputc('\n', stderr);
     goto done;
   }
   const char *kind = stacks ? stacks : "consolidated";
@@ -198,6 +217,25 @@ int main(int argc, char **argv)
   if (!p) {
     fprintf(stderr, "rsp-export: %s: %s\n", argv[1], error ? error->message : "no control paths");
     g_clear_error(&error);
+    goto done;
+  }
+  if (write_format) {
+    if (output && !(out = fopen(output, "wb"))) {
+      fprintf(stderr, "rsp-export: %s: %s\n", output, g_strerror(errno));
+      out = stdout;
+      goto done;
+    }
+    bool ok = write_format(p, out, &error);
+    if (output && fclose(out) != 0)
+      ok = false;
+    out = stdout;
+    if (!ok) {
+      fprintf(stderr, "rsp-export: %s: %s\n", output ? output : "standard output",
+              error ? error->message : "write error");
+      g_clear_error(&error);
+      goto done;
+    }
+    status = 0;
     goto done;
   }
   totals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
