@@ -1,4 +1,5 @@
-/* rsp-export: rsp's analysis in the formats other tools read. Today: Brendan Gregg's folded
+/* rsp-export: rsp's analysis in the formats other tools read: speedscope, pprof and the Firefox Profiler's
+ * Gecko format (src/export/), and here Brendan Gregg's folded
  * ("collapsed") stacks, one "frame;frame;frame VALUE" line per distinct stack, which flamegraph.pl,
  * speedscope, inferno and the Firefox Profiler import:
  *   consolidated  the process of interest's control paths as cross-process pseudo-stacks (paper,
@@ -159,7 +160,10 @@ int main(int argc, char **argv)
       "'frame;frame;frame VALUE' line per stack. --stacks consolidated: the process of interest's control\n"
       "paths as cross-process pseudo-stacks (a process name, the functions it waited or ran in, the\n"
       "process that woke it, ...), each stack's own time in microseconds; on-cpu: the samples of the\n"
-      "processes on those paths, one count each; off-cpu: their sleeps by wait stack, in microseconds.");
+      "processes on those paths, one count each; off-cpu: their sleeps by wait stack, in microseconds.\n"
+      "--to speedscope: an evented profile per thread of the paths, a sampled one per process. --to pprof:\n"
+      "gzipped profile.proto, samples and off-cpu nanoseconds. --to firefox: the Gecko profile of perf script\n"
+      "report gecko, with markers for sleeps, disk requests and network operations.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   int status = 2;
   rsp_model *m = NULL;
