@@ -128,7 +128,10 @@ static int by_start(const void *a, const void *b)
 static void task_name(const rsp_model *m, rsp_task_id t, GString *s)
 {
   const rsp_task *task = rsp_model_task(m, t);
-  g_string_printf(s, "%s (pid %d, tid %d)", *task->comm ? task->comm : "?", task->pid, task->tid);
+  g_string_printf(s, "%s (pid %d, tid %d", *task->comm ? task->comm : "?", task->pid, task->tid);
+  if (task->generation) /* an exec may keep the name: the generation tells them apart */
+    g_string_append_printf(s, ", exec %u", task->generation);
+  g_string_append_c(s, ')');
 }
 
 /* OWNER's segments as opening and closing events: frames below the common part of two consecutive stacks stay
@@ -290,10 +293,10 @@ bool rsp_export_speedscope(const rsp_paths *paths, FILE *out, GError **error)
   if (body_len > 2)
     fwrite(body + 2, 1, body_len - 2, out);
   fputs("],\n\"name\":", out);
-  const rsp_task *poi = NULL;
-  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths) && !poi; i++) {
+  const rsp_task *poi = NULL; /* its main thread's latest generation names it */
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) {
     const rsp_task *t = rsp_model_task(w.m, rsp_paths_task(paths, i));
-    if (t->pid == rsp_paths_pid(paths))
+    if (t->pid == rsp_paths_pid(paths) && t->tid == t->pid && (!poi || t->generation > poi->generation))
       poi = t;
   }
   GString *title = g_string_new(NULL);

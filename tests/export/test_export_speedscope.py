@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
 """rsp-export --to speedscope (issue 19) on the make sample, curl against nginx and the chain:
+- speedscope's own importer loads it (the speedscope npm package's bundle run headless in node by
+  speedscope-import.js; the package from RSP_SPEEDSCOPE_DIR, else `npm install speedscope` into a temporary
+  directory; skipped with a reason when node, npm or the registry is not there): every profile imports, each
+  evented profile's non-idle time is the time its events cover, each sampled profile's weight its samples, and a
+  file with a frame closed out of order is refused;
 - the file validates against speedscope's own schema (file-format-schema.json of the speedscope npm package,
   copied beside this test; skipped with a reason when python's jsonschema is missing), and obeys what speedscope's
   evented importer requires ("Tried to leave frame X while frame Y was at the top"): each close matches the top
@@ -9,8 +14,11 @@
 - the evented profiles' time in layers rooted at their own thread (the paths' base level) adds up to the
   categories' total over the same paths (rsp-summary --categories), within 1%;
 - on the chain, a worker's stack stands on the server's, which stands on the client's."""
+import copy
 import json
 import os
+import shutil
+import subprocess
 import tempfile
 
 import exportlib as X
@@ -32,6 +40,39 @@ def validate_schema(doc, name):
         X.check(True, f'{name}: valid against speedscope\'s file-format-schema.json')
     except jsonschema.ValidationError as e:
         X.check(False, f'{name}: schema: {e.message[:200]} at {list(e.absolute_path)[:6]}')
+
+
+def speedscope_package(tmp):
+    """The speedscope npm package's directory, or None (with the reason printed)."""
+    given = os.environ.get('RSP_SPEEDSCOPE_DIR')
+    if given:
+        return given
+    if not shutil.which('node') or not shutil.which('npm'):
+        print('SKIP speedscope importer: node or npm not installed')
+        return None
+    try:
+        p = subprocess.run(['npm', 'install', '--no-audit', '--no-fund', '--silent', '--prefix', tmp, 'speedscope'],
+                           capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        print('SKIP speedscope importer: npm install speedscope timed out')
+        return None
+    pkg = os.path.join(tmp, 'node_modules', 'speedscope')
+    if p.returncode != 0 or not os.path.isdir(pkg):
+        print(f'SKIP speedscope importer: npm install speedscope failed: {p.stderr.strip()[-200:]}')
+        return None
+    return pkg
+
+
+def import_with_speedscope(pkg, files):
+    """speedscope's importer's view of FILES: {file: result}, or None when it could not run (reason printed)."""
+    p = subprocess.run(['node', os.path.join(HERE, 'speedscope-import.js'), pkg, *files], capture_output=True,
+                       text=True, timeout=300)
+    if p.returncode == 77:
+        print(f'SKIP speedscope importer: {p.stdout.strip()}')
+        return None
+    if not X.check(p.returncode == 0, f'speedscope-import.js ran (exit {p.returncode}; {p.stderr.strip()[-300:]})'):
+        return None
+    return {r['file']: r for r in map(json.loads, p.stdout.splitlines())}
 
 
 def evented(profile, frames, name):
@@ -66,6 +107,7 @@ def evented(profile, frames, name):
 
 def main():
     tmp = tempfile.TemporaryDirectory(prefix='rsp-speedscope-')
+    covered = {}  # file -> {profile name: ns its events cover, or its samples}
     for rel in X.FILES:
         path = X.path_of(rel)
         name = os.path.basename(path)
@@ -99,11 +141,14 @@ def main():
         process_frames = {i for i, f in enumerate(frames) if 'file' not in f and f['name'] not in
                           ('disk', 'network', '[no stack]')}
         base_ns, chained = 0, False
+        covered[out] = {p['name']: sum(p['weights']) for p in doc['profiles'] if p['type'] == 'sampled'}
         for p in doc['profiles']:
             if p['type'] != 'evented':
                 continue
             comm = p['name'].rsplit(' (pid ', 1)[0]
+            covered[out][p['name']] = 0
             for start, end, stack in evented(p, frames, name):
+                covered[out][p['name']] += end - start
                 procs = [frames[i]['name'] for i in stack if i in process_frames]
                 if procs == [comm]:
                     base_ns += end - start
@@ -114,6 +159,27 @@ def main():
                 f'{name}: evented base-level time {base_ns / 1e6:.3f} ms, categories\' total {total_ms:.3f} ms')
         if name == 'chain.data':
             X.check(chained, f'{name}: a chain-worker stack stands on chain-server\'s, on chain-client\'s')
+            # the same file with one frame closed out of order, which speedscope must refuse
+            bad = copy.deepcopy(doc)
+            events = next(p for p in bad['profiles'] if p['type'] == 'evented' and len(p['events']) > 4)['events']
+            i = next(k for k in range(len(events) - 1) if events[k]['type'] == 'O' and events[k + 1]['type'] == 'O')
+            events.insert(i + 2, {'type': 'C', 'frame': events[i]['frame'], 'at': events[i + 1]['at']})
+            with open(os.path.join(tmp.name, 'misnested.json'), 'w') as f:
+                json.dump(bad, f)
+
+    pkg = speedscope_package(os.path.join(tmp.name, 'npm'))
+    results = import_with_speedscope(pkg, list(covered) + [os.path.join(tmp.name, 'misnested.json')]) if pkg else None
+    for out, want in covered.items() if results else ():
+        r = results.get(out, {'error': 'no result'})
+        name = os.path.basename(out)
+        if not X.check('error' not in r, f'{name}: speedscope\'s importer loads it ({r.get("error")})'):
+            continue
+        got = {p['name']: p['nonIdle'] for p in r['profiles']}
+        X.check(got == want, f'{name}: speedscope imports {len(got)} profiles, each with the time its events cover '
+                f'(the samples of a sampled one) (differ: {[k for k in set(got) | set(want) if got.get(k) != want.get(k)][:3]})')
+    if results:
+        r = results.get(os.path.join(tmp.name, 'misnested.json'), {})
+        X.check('error' in r, f'a frame closed out of order: speedscope refuses it ({r.get("error", "")[:100]})')
     X.finish()
 
 
