@@ -7,7 +7,10 @@
 - the samples/count values add up, per process, to perf script's cpu-clock samples (the oracle);
 - rebuilt as folded stacks (root first, the comm at the root), the samples/count values are exactly
   rsp-export --to folded --stacks on-cpu, and the off-cpu nanoseconds, rounded per stack to microseconds, exactly
-  --stacks off-cpu; the off-cpu total is rsp-summary --tasks' sleep time of those processes."""
+  --stacks off-cpu; the off-cpu total is rsp-summary --tasks' sleep time of those processes;
+- pprof itself reads it: Debian's golang-github-google-pprof-dev (pprof's source) built with Debian's Go into a
+  temporary directory (RSP_PPROF names a pprof binary instead; skipped with a reason when neither is there), and
+  `pprof -raw` gives the same samples per process and the same off-cpu total."""
 import ast
 import collections
 import gzip
@@ -64,12 +67,54 @@ def folded(path, stacks):
     return {l.rsplit(' ', 1)[0]: int(l.rsplit(' ', 1)[1]) for l in p.stdout.splitlines()}
 
 
+GOPATH = '/usr/share/gocode'  # where Debian's golang-*-dev packages put their sources
+
+
+def pprof_binary(tmp):
+    """A pprof to read the files with, or None (the reason printed)."""
+    if os.environ.get('RSP_PPROF'):
+        return os.environ['RSP_PPROF']
+    if not shutil.which('go') or not os.path.isdir(os.path.join(GOPATH, 'src', 'github.com', 'google', 'pprof')):
+        print('SKIP pprof: no pprof (Debian: golang-go and golang-github-google-pprof-dev to build it)')
+        return None
+    out = os.path.join(tmp, 'pprof')
+    env = dict(os.environ, GOPATH=GOPATH, GO111MODULE='off', GOCACHE=os.path.join(tmp, 'gocache'), GOFLAGS='')
+    p = subprocess.run(['go', 'build', '-o', out, 'github.com/google/pprof'], capture_output=True, text=True, env=env,
+                       cwd=tmp, timeout=900)
+    if p.returncode != 0:
+        print(f'SKIP pprof: building Debian\'s pprof source failed: {p.stderr.strip()[-300:]}')
+        return None
+    return out
+
+
+def pprof_raw(pprof, path):
+    """`pprof -raw`'s samples: [(count, off-cpu ns, {label: value})]."""
+    p = subprocess.run([pprof, '-raw', path], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        return None, p.stderr.strip()[-300:]
+    samples, inside = [], False
+    for line in p.stdout.splitlines():
+        if line.startswith('Samples:'):
+            inside = True
+        elif line and not line[0].isspace() and inside and not line.startswith('samples/count'):
+            inside = False
+        elif inside and ':' in line and line.split(':')[0].strip().replace(' ', '').isdigit():
+            values = line.split(':')[0].split()
+            samples.append((int(values[0]), int(values[1]), {}))
+        elif inside and samples and '[' in line:
+            for item in line.split():
+                key, _, value = item.partition(':[')
+                samples[-1][2][key] = value.rstrip(']')
+    return samples, p.stderr
+
+
 def main():
     protoc = shutil.which('protoc')
     if not protoc:
         print('SKIP: protoc not installed (Debian package protobuf-compiler)')
         sys.exit(77)
     tmp = tempfile.TemporaryDirectory(prefix='rsp-pprof-')
+    pprof = pprof_binary(tmp.name)
     for rel in X.FILES:
         path = X.path_of(rel)
         name = os.path.basename(path)
@@ -135,6 +180,18 @@ def main():
         total_ms = sum(off_ns.values()) / 1e6
         X.check(abs(total_ms - sleep_ms) <= 0.001 * len(tasks) + 0.001,
                 f'{name}: off-cpu {total_ms:.3f} ms, rsp-summary --tasks sleep time {sleep_ms:.3f} ms')
+        if pprof:
+            raw, err = pprof_raw(pprof, out)
+            if X.check(raw is not None and raw, f'{name}: pprof -raw reads it ({err if raw is None else ""})'):
+                pp_pid = collections.Counter()
+                for count, _, labels in raw:
+                    if count:
+                        pp_pid[int(labels.get('pid', -1))] += count
+                X.check(dict(pp_pid) == want, f'{name}: pprof\'s samples per process are perf script\'s '
+                        f'({sum(pp_pid.values())} in {len(pp_pid)})')
+                pp_ns = sum(ns for _, ns, _ in raw)
+                X.check(pp_ns == sum(off_ns.values()), f'{name}: pprof\'s off-cpu total {pp_ns / 1e6:.3f} ms is the '
+                        f'sleeps\' {total_ms:.3f} ms')
     X.finish()
 
 
