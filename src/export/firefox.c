@@ -149,7 +149,7 @@ static void write_markers(const rsp_model *m, const thread_lists *tl, thread_wri
     g_string_assign(data, "{\"type\":\"rsp-sleep\"");
     char state[2] = { sl->state ? sl->state : '?', 0 };
     json_field(data, "state", state);
-    json_field(data, "cause", rsp_sleep_end_key(sl->end_cause));
+    json_field(data, "endCause", rsp_sleep_end_key(sl->end_cause)); /* "cause" is the profiler's backtrace key */
     const rsp_link *l = sl->wake_link != RSP_NO_ID ? rsp_model_link(m, sl->wake_link) : NULL;
     if (l && l->from_run != RSP_NO_ID) {
       task_label(m, rsp_model_run(m, l->from_run)->task, label);
@@ -359,7 +359,7 @@ bool rsp_export_firefox(const rsp_paths *paths, FILE *out, GError **error)
         "\"tooltipLabel\":\"{marker.name} at {marker.data.site}\",\"tableLabel\":\"{marker.data.site} "
         "{marker.data.waker}\",\"chartLabel\":\"{marker.data.site}\",\"data\":["
         "{\"key\":\"state\",\"label\":\"State\",\"format\":\"string\"},"
-        "{\"key\":\"cause\",\"label\":\"Ended by\",\"format\":\"string\"},"
+        "{\"key\":\"endCause\",\"label\":\"Ended by\",\"format\":\"string\"},"
         "{\"key\":\"waker\",\"label\":\"Woken by\",\"format\":\"string\"},"
         "{\"key\":\"site\",\"label\":\"Waited in\",\"format\":\"string\"}]},"
         "{\"name\":\"rsp-disk\",\"display\":[\"marker-chart\",\"marker-table\",\"timeline-fileio\"],"

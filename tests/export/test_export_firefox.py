@@ -9,10 +9,15 @@ the make sample, curl against nginx and the chain:
   thread of the processes on the paths;
 - each thread's sleep markers add up to the sleep time rsp-summary --tasks gives that tid, and count, by their
   cause, as its sleep_ends; a thread with sleeps ended by a disk request has at least as many disk markers;
+- the Firefox Profiler's own importer (unserializeProfileOfArbitraryFormat: the Gecko upgraders and processing its
+  "Load a profile from file" runs) loads it with the same threads, samples and markers: the profiler is neither in
+  Debian nor on npm, so RSP_FIREFOX_IMPORTER names the node script firefox-importer.sh builds from a checkout of
+  it (skipped with a reason when unset);
 - where Debian's perf has `perf script report gecko` (not 6.1), its threads and sample counts are compared too."""
 import collections
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -73,7 +78,7 @@ def perf_gecko(path, tmp):
 
 def main():
     tmp = tempfile.TemporaryDirectory(prefix='rsp-firefox-')
-    gecko_note = False
+    gecko_note = importer_note = False
     for rel in X.FILES:
         path = X.path_of(rel)
         name = os.path.basename(path)
@@ -109,7 +114,7 @@ def main():
             ms = sum(m[2] - m[1] for m in sleeps)
             if abs(ms - sleep_ms[t['tid']]) > 0.001 * len(sleeps) + 0.001:
                 bad_ms.append((t['tid'], round(ms, 3), sleep_ms[t['tid']]))
-            by_cause = collections.Counter(m[5]['cause'] for m in sleeps)
+            by_cause = collections.Counter(m[5]['endCause'] for m in sleeps)
             if by_cause != ends[t['tid']]:
                 bad_ends.append((t['tid'], dict(by_cause), dict(ends[t['tid']])))
             disks = sum(1 for m in t['markers']['data'] if m[5]['type'] == 'rsp-disk')
@@ -120,6 +125,21 @@ def main():
                 f'{sum(sleep_ms.values()):.3f} ms {bad_ms[:3]}')
         X.check(not bad_ends, f'{name}: sleep markers by cause as --tasks\' sleep_ends {bad_ends[:2]}')
         X.check(not bad_disk, f'{name}: a disk marker for each sleep a disk request ended {bad_disk[:2]}')
+
+        importer = os.environ.get('RSP_FIREFOX_IMPORTER')
+        if importer and shutil.which('node'):
+            p = subprocess.run(['node', importer, out], capture_output=True, text=True, timeout=300)
+            r = json.loads(p.stdout or '{"error": "no output"}')
+            if X.check('error' not in r, f'{name}: the Firefox Profiler\'s importer loads it (version '
+                       f'{r.get("meta", {}).get("version")}; {r.get("error", "")[:200]})'):
+                theirs = sorted((t['tid'], t['samples'], t['markers']) for t in r['threads'])
+                mine = sorted((t['tid'], len(t['samples']['data']), len(t['markers']['data'])) for t in doc['threads'])
+                X.check(theirs == mine, f'{name}: the profiler has the same {len(mine)} threads, samples and markers')
+        elif not importer_note:
+            print('SKIP Firefox Profiler importer: RSP_FIREFOX_IMPORTER not set (tests/export/firefox-importer.sh '
+                  'builds it from a checkout of github.com/firefox-devtools/profiler)' if not importer else
+                  'SKIP Firefox Profiler importer: node not installed')
+            importer_note = True
 
         gecko = perf_gecko(path, tmp.name)
         if gecko is None:
