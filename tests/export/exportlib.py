@@ -63,3 +63,16 @@ def perf_cpu_clock(path):
             per_pid[int(f[0])] += 1
             per_tid[int(f[1])] += 1
     return per_pid, per_tid
+
+
+def check_errors(fmt):
+    """A full disk and a missing directory exit 1 naming the output; a missing pid exits 1 naming it."""
+    sample = path_of(FILES[0])
+    for out, what in (('/dev/full', 'write error'), ('/nonexistent/dir/out', 'No such file')):
+        if out == '/dev/full' and not os.path.exists(out):
+            continue
+        p = subprocess.run([EXPORT, '--to', fmt, sample, '-o', out], capture_output=True, text=True)
+        check(p.returncode == 1 and out in p.stderr and what in p.stderr,
+              f'--to {fmt} -o {out}: exit 1 with "{what}" ({p.stderr.strip()[:120]})')
+    p = subprocess.run([EXPORT, '--to', fmt, '--pid', '999999', sample], capture_output=True, text=True)
+    check(p.returncode == 1 and '999999' in p.stderr, f'--to {fmt} --pid 999999: exit 1 naming the pid')

@@ -150,6 +150,7 @@ def main():
             mine = {tid: n for tid, n in got.items()}
             theirs = {tid: n for tid, n in gecko.items() if tid in tids}
             X.check(mine == theirs, f'{name}: as perf script report gecko\'s threads and samples')
+    X.check_errors('firefox')
     X.finish()
 
 

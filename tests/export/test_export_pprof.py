@@ -80,7 +80,7 @@ def pprof_binary(tmp):
     out = os.path.join(tmp, 'pprof')
     env = dict(os.environ, GOPATH=GOPATH, GO111MODULE='off', GOCACHE=os.path.join(tmp, 'gocache'), GOFLAGS='')
     p = subprocess.run(['go', 'build', '-o', out, 'github.com/google/pprof'], capture_output=True, text=True, env=env,
-                       cwd=tmp, timeout=900)
+                       cwd=tmp, timeout=400)
     if p.returncode != 0:
         print(f'SKIP pprof: building Debian\'s pprof source failed: {p.stderr.strip()[-300:]}')
         return None
@@ -192,6 +192,7 @@ def main():
                 pp_ns = sum(ns for _, ns, _ in raw)
                 X.check(pp_ns == sum(off_ns.values()), f'{name}: pprof\'s off-cpu total {pp_ns / 1e6:.3f} ms is the '
                         f'sleeps\' {total_ms:.3f} ms')
+    X.check_errors('pprof')
     X.finish()
 
 

@@ -180,6 +180,7 @@ def main():
     if results:
         r = results.get(os.path.join(tmp.name, 'misnested.json'), {})
         X.check('error' in r, f'a frame closed out of order: speedscope refuses it ({r.get("error", "")[:100]})')
+    X.check_errors('speedscope')
     X.finish()
 
 
