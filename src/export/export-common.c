@@ -56,3 +56,34 @@ bool rsp_export_write_failed(FILE *out, const char *format, GError **error)
   g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "%s: write error: %s", format, g_strerror(err));
   return true;
 }
+
+static guint pair_hash(gconstpointer p)
+{
+  const rsp_export_pair *k = p;
+  return g_direct_hash(k->a) * 31u ^ g_direct_hash(k->b);
+}
+
+static gboolean pair_equal(gconstpointer x, gconstpointer y)
+{
+  const rsp_export_pair *a = x, *b = y;
+  return a->a == b->a && a->b == b->b;
+}
+
+GHashTable *rsp_export_pair_table_new(void)
+{
+  return g_hash_table_new_full(pair_hash, pair_equal, g_free, NULL);
+}
+
+guint rsp_export_pair_lookup(GHashTable *table, const void *a, const void *b)
+{
+  rsp_export_pair k = { a, b };
+  return GPOINTER_TO_UINT(g_hash_table_lookup(table, &k));
+}
+
+void rsp_export_pair_insert(GHashTable *table, const void *a, const void *b, guint value)
+{
+  rsp_export_pair *k = g_new(rsp_export_pair, 1);
+  k->a = a;
+  k->b = b;
+  g_hash_table_insert(table, k, GUINT_TO_POINTER(value + 1));
+}

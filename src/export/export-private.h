@@ -10,3 +10,12 @@ GHashTable *rsp_export_path_pids(const rsp_paths *paths);
 void rsp_export_json_string(FILE *out, const char *s);
 /* An error for OUT having failed to be written, FORMAT naming the writer. */
 bool rsp_export_write_failed(FILE *out, const char *format, GError **error);
+/* Two interned pointers (a function and its binary, as the model interns them) as a hash table key, so that a
+ * frame seen again costs a lookup and no allocation; the table frees its keys with g_free. */
+typedef struct rsp_export_pair {
+  const void *a, *b;
+} rsp_export_pair;
+GHashTable *rsp_export_pair_table_new(void);
+/* The value stored for (A, B) + 1, or 0 when none. */
+guint rsp_export_pair_lookup(GHashTable *table, const void *a, const void *b);
+void rsp_export_pair_insert(GHashTable *table, const void *a, const void *b, guint value);

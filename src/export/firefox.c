@@ -28,6 +28,7 @@ typedef struct thread_writer {
   GHashTable *strings; /* -> index + 1 */
   GPtrArray *string_list;
   GHashTable *frames;  /* location string index -> frame index + 1 */
+  GHashTable *seen;    /* (function, dso) pointers -> frame index + 1: no allocation for one seen before */
   GString *frame_rows;
   uint32_t n_frames;
   GHashTable *stacks;  /* (prefix + 1) << 32 | frame -> stack index + 1 */
@@ -46,7 +47,7 @@ static uint32_t str(thread_writer *tw, const char *s)
   return tw->string_list->len - 1;
 }
 
-static uint32_t frame(thread_writer *tw, const char *function, const char *dso, bool kernel)
+static uint32_t frame_by_text(thread_writer *tw, const char *function, const char *dso, bool kernel)
 {
   char *location = dso ? g_strdup_printf("%s (in %s)", function, dso) : g_strdup(function);
   uint32_t s = str(tw, location);
@@ -59,6 +60,16 @@ static uint32_t frame(thread_writer *tw, const char *function, const char *dso, 
                          kernel ? CAT_KERNEL : dso ? CAT_USER : CAT_OTHER);
   g_hash_table_insert(tw->frames, GUINT_TO_POINTER(s), GUINT_TO_POINTER(tw->n_frames + 1));
   return tw->n_frames++;
+}
+
+static uint32_t frame(thread_writer *tw, const char *function, const char *dso, bool kernel)
+{
+  guint seen = rsp_export_pair_lookup(tw->seen, function, dso);
+  if (seen)
+    return seen - 1;
+  uint32_t id = frame_by_text(tw, function, dso, kernel);
+  rsp_export_pair_insert(tw->seen, function, dso, id);
+  return id;
 }
 
 static uint32_t stack(thread_writer *tw, int64_t prefix, uint32_t frame_index)
@@ -213,6 +224,7 @@ static void write_thread(const rsp_model *m, thread_lists *tl, const char *proce
     .strings = g_hash_table_new(g_str_hash, g_str_equal),
     .string_list = g_ptr_array_new_with_free_func(g_free),
     .frames = g_hash_table_new(g_direct_hash, g_direct_equal),
+    .seen = rsp_export_pair_table_new(),
     .frame_rows = g_string_new(NULL),
     .stacks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
     .stack_rows = g_string_new(NULL),
@@ -257,6 +269,7 @@ static void write_thread(const rsp_model *m, thread_lists *tl, const char *proce
   g_hash_table_destroy(tw.strings);
   g_ptr_array_free(tw.string_list, true);
   g_hash_table_destroy(tw.frames);
+  g_hash_table_destroy(tw.seen);
   g_string_free(tw.frame_rows, true);
   g_hash_table_destroy(tw.stacks);
   g_string_free(tw.stack_rows, true);

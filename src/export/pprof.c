@@ -87,6 +87,7 @@ typedef struct writer {
   GHashTable *strings;   /* string -> index + 1 */
   GPtrArray *string_list;
   GHashTable *functions; /* "name\x1fdso" -> function id (= its location id) */
+  GHashTable *seen;      /* (name, dso) pointers -> function id + 1: no allocation for one seen before */
   GArray *function_name, *function_dso; /* by id - 1: string indexes */
   GHashTable *mappings;  /* dso string index -> mapping id */
   GArray *mapping_file;  /* by id - 1 */
@@ -129,7 +130,7 @@ static uint64_t string(writer *w, const char *s)
 }
 
 /* The location (and function) of NAME in DSO (NULL: a process, no binary). */
-static uint64_t location(writer *w, const char *name, const char *dso)
+static uint64_t location_by_text(writer *w, const char *name, const char *dso)
 {
   char *key = g_strdup_printf("%s\x1f%s", name, dso ? dso : "");
   gpointer found = g_hash_table_lookup(w->functions, key);
@@ -146,6 +147,16 @@ static uint64_t location(writer *w, const char *name, const char *dso)
     g_array_append_val(w->mapping_file, d);
     g_hash_table_insert(w->mappings, GUINT_TO_POINTER(d), GUINT_TO_POINTER(w->mapping_file->len));
   }
+  return id;
+}
+
+static uint64_t location(writer *w, const char *name, const char *dso)
+{
+  guint seen = rsp_export_pair_lookup(w->seen, name, dso);
+  if (seen)
+    return seen - 1;
+  uint64_t id = location_by_text(w, name, dso);
+  rsp_export_pair_insert(w->seen, name, dso, (guint)id);
   return id;
 }
 
@@ -307,6 +318,7 @@ bool rsp_export_pprof(const rsp_paths *paths, FILE *out, GError **error)
     .strings = g_hash_table_new(g_str_hash, g_str_equal),
     .string_list = g_ptr_array_new_with_free_func(g_free),
     .functions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+    .seen = rsp_export_pair_table_new(),
     .function_name = g_array_new(false, false, sizeof(uint64_t)),
     .function_dso = g_array_new(false, false, sizeof(uint64_t)),
     .mappings = g_hash_table_new(g_direct_hash, g_direct_equal),
@@ -332,6 +344,7 @@ bool rsp_export_pprof(const rsp_paths *paths, FILE *out, GError **error)
   g_hash_table_destroy(w.strings);
   g_ptr_array_free(w.string_list, true);
   g_hash_table_destroy(w.functions);
+  g_hash_table_destroy(w.seen);
   g_array_free(w.function_name, true);
   g_array_free(w.function_dso, true);
   g_hash_table_destroy(w.mappings);

@@ -20,12 +20,13 @@ typedef struct writer {
   const rsp_paths *paths;
   const rsp_model *m;
   GHashTable *frame_index; /* "name\x1ffile" -> frame number + 1 */
+  GHashTable *frame_seen;  /* (name, file) pointers -> frame number + 1: no allocation for a frame seen before */
   GPtrArray *frame_names, *frame_files; /* by frame number; file NULL for a process, disk or network */
   GArray *frame_refs;      /* uint32_t: the segments' stacks */
   GHashTable *segments;    /* owner task -> GArray of segment */
 } writer;
 
-static uint32_t frame(writer *w, const char *name, const char *file)
+static uint32_t frame_by_text(writer *w, const char *name, const char *file)
 {
   char *key = g_strdup_printf("%s\x1f%s", name, file ? file : "");
   gpointer found = g_hash_table_lookup(w->frame_index, key);
@@ -37,6 +38,16 @@ static uint32_t frame(writer *w, const char *name, const char *file)
   g_ptr_array_add(w->frame_names, (gpointer)name);
   g_ptr_array_add(w->frame_files, (gpointer)file);
   g_hash_table_insert(w->frame_index, key, GUINT_TO_POINTER(id + 1));
+  return id;
+}
+
+static uint32_t frame(writer *w, const char *name, const char *file)
+{
+  guint seen = rsp_export_pair_lookup(w->frame_seen, name, file);
+  if (seen)
+    return seen - 1;
+  uint32_t id = frame_by_text(w, name, file);
+  rsp_export_pair_insert(w->frame_seen, name, file, id);
   return id;
 }
 
@@ -185,18 +196,17 @@ static void write_evented(writer *w, rsp_task_id owner, GArray *list, uint64_t t
   g_string_free(name, true);
 }
 
-/* Process PID's samples, one per sample, each its thread's comm then its stack outermost first. */
-static void write_sampled(writer *w, int32_t pid, FILE *out)
+/* Process PID's samples (SAMPLES: their ids, in the model's order), each its thread's comm then its stack
+ * outermost first. */
+static void write_sampled(writer *w, int32_t pid, const GArray *samples_of_pid, FILE *out)
 {
   const rsp_model *m = w->m;
   GString *samples = g_string_new(NULL), *weights = g_string_new(NULL);
   const char *comm = NULL;
   uint64_t n = 0;
-  for (rsp_sample_id s = 0; s < rsp_model_n_samples(m); s++) {
-    const rsp_sample *sm = rsp_model_sample(m, s);
+  for (guint k = 0; k < samples_of_pid->len; k++) {
+    const rsp_sample *sm = rsp_model_sample(m, g_array_index(samples_of_pid, rsp_sample_id, k));
     const rsp_task *t = rsp_model_task(m, rsp_model_run(m, sm->run)->task);
-    if (t->pid != pid)
-      continue;
     if (!comm || t->pid == t->tid)
       comm = t->comm;
     g_string_append_printf(samples, "%s[%u", n ? "," : "", frame(w, t->comm, NULL));
@@ -235,6 +245,7 @@ bool rsp_export_speedscope(const rsp_paths *paths, FILE *out, GError **error)
     .paths = paths,
     .m = rsp_paths_model(paths),
     .frame_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+    .frame_seen = rsp_export_pair_table_new(),
     .frame_names = g_ptr_array_new(),
     .frame_files = g_ptr_array_new(),
     .frame_refs = g_array_new(false, false, sizeof(uint32_t)),
@@ -271,8 +282,25 @@ bool rsp_export_speedscope(const rsp_paths *paths, FILE *out, GError **error)
   guint np = 0;
   gpointer *sorted = g_hash_table_get_keys_as_array(pids, &np);
   qsort(sorted, np, sizeof *sorted, cmp_pid);
-  for (guint i = 0; i < np; i++)
-    write_sampled(&w, GPOINTER_TO_INT(sorted[i]), b);
+  /* the samples by process, in one pass */
+  GHashTable *by_pid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
+  for (rsp_sample_id s = 0; s < rsp_model_n_samples(w.m); s++) {
+    int32_t pid = rsp_model_task(w.m, rsp_model_run(w.m, rsp_model_sample(w.m, s)->run)->task)->pid;
+    if (!g_hash_table_contains(pids, GINT_TO_POINTER(pid)))
+      continue;
+    GArray *list = g_hash_table_lookup(by_pid, GINT_TO_POINTER(pid));
+    if (!list) {
+      list = g_array_new(false, false, sizeof(rsp_sample_id));
+      g_hash_table_insert(by_pid, GINT_TO_POINTER(pid), list);
+    }
+    g_array_append_val(list, s);
+  }
+  for (guint i = 0; i < np; i++) {
+    GArray *list = g_hash_table_lookup(by_pid, sorted[i]);
+    if (list)
+      write_sampled(&w, GPOINTER_TO_INT(sorted[i]), list, b);
+  }
+  g_hash_table_destroy(by_pid);
   g_free(sorted);
   g_hash_table_destroy(pids);
   fclose(b);
@@ -307,6 +335,7 @@ bool rsp_export_speedscope(const rsp_paths *paths, FILE *out, GError **error)
   g_string_free(title, true);
   free(body);
   g_hash_table_destroy(w.frame_index);
+  g_hash_table_destroy(w.frame_seen);
   g_ptr_array_free(w.frame_names, true);
   g_ptr_array_free(w.frame_files, true);
   g_array_free(w.frame_refs, true);
