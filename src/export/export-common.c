@@ -87,3 +87,15 @@ void rsp_export_pair_insert(GHashTable *table, const void *a, const void *b, gui
   k->b = b;
   g_hash_table_insert(table, k, GUINT_TO_POINTER(value + 1));
 }
+
+uint64_t rsp_export_sample_period_ns(const rsp_model *model)
+{
+  const char *event = rsp_model_sample_event(model);
+  if (!event || (strncmp(event, "cpu-clock", 9) != 0 && strncmp(event, "task-clock", 10) != 0))
+    return 0;
+  const char *freq = strstr(event, "freq="), *period = strstr(event, "period=");
+  uint64_t v = freq ? g_ascii_strtoull(freq + 5, NULL, 10) : period ? g_ascii_strtoull(period + 7, NULL, 10) : 0;
+  if (!v)
+    return 0;
+  return freq ? (1000000000 + v / 2) / v : v; /* a clock's period is in ns */
+}

@@ -19,3 +19,6 @@ GHashTable *rsp_export_pair_table_new(void);
 /* The value stored for (A, B) + 1, or 0 when none. */
 guint rsp_export_pair_lookup(GHashTable *table, const void *a, const void *b);
 void rsp_export_pair_insert(GHashTable *table, const void *a, const void *b, guint value);
+/* The time between two samples in ns when the sampling event is a clock (cpu-clock, task-clock) at a known
+ * frequency ("cpu-clock/freq=997/") or period; else 0. */
+uint64_t rsp_export_sample_period_ns(const rsp_model *model);

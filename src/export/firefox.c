@@ -356,7 +356,11 @@ bool rsp_export_firefox(const rsp_paths *paths, FILE *out, GError **error)
   g_hash_table_destroy(pids);
 
   uint64_t t0 = rsp_model_time_first(m), t1 = rsp_model_time_last(m);
-  fputs("{\"meta\":{\"interval\":1,\"processType\":0,\"product\":\"rsp-export\",\"stackwalk\":1,\"debug\":0,"
+  /* the sampling interval in ms (the profiler's running time is samples x interval); 1 when not a clock */
+  uint64_t period = rsp_export_sample_period_ns(m);
+  fprintf(out, "{\"meta\":{\"interval\":%" PRIu64 ".%06" PRIu64 ",", period ? period / 1000000 : 1,
+          period ? period % 1000000 : 0);
+  fputs("\"processType\":0,\"product\":\"rsp-export\",\"stackwalk\":1,\"debug\":0,"
         "\"gcpoison\":0,\"asyncstack\":1,\"startTime\":0,\"shutdownTime\":",
         out);
   put_ms(out, MAX(t0, t1), t0);

@@ -21,6 +21,7 @@ enum {
   PROFILE_STRING_TABLE = 6,
   PROFILE_DURATION_NANOS = 10,
   PROFILE_PERIOD_TYPE = 11,
+  PROFILE_PERIOD = 12,
   PROFILE_COMMENT = 13,
   PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 };
@@ -129,6 +130,44 @@ static uint64_t string(writer *w, const char *s)
   return id;
 }
 
+/* The mapping of the binary whose name is string D, made when new. */
+static void mapping(writer *w, uint64_t d)
+{
+  if (g_hash_table_contains(w->mappings, GUINT_TO_POINTER(d)))
+    return;
+  g_array_append_val(w->mapping_file, d);
+  g_hash_table_insert(w->mappings, GUINT_TO_POINTER(d), GUINT_TO_POINTER(w->mapping_file->len));
+}
+
+/* pprof takes mapping[0] for the main binary: among the binaries in the process of interest's samples, the one
+ * named as the process (comm: its first 15 bytes), else the outermost user frame's of its first sample. */
+static void main_binary_first(writer *w, int32_t pid)
+{
+  const rsp_model *m = w->m;
+  const char *outermost = NULL;
+  for (rsp_sample_id s = 0; s < rsp_model_n_samples(m); s++) {
+    const rsp_sample *sm = rsp_model_sample(m, s);
+    const rsp_task *t = rsp_model_task(m, rsp_model_run(m, sm->run)->task);
+    if (sm->stack == RSP_NO_ID || t->pid != pid || !*t->comm)
+      continue;
+    uint32_t n = 0;
+    const rsp_model_frame *f = rsp_model_stack(m, sm->stack, &n);
+    for (uint32_t i = n; i-- > 0;) {
+      if (f[i].kernel || !f[i].dso || f[i].dso[0] != '/')
+        continue;
+      const char *base = strrchr(f[i].dso, '/') + 1;
+      if (strncmp(base, t->comm, 15) == 0) {
+        mapping(w, string(w, f[i].dso));
+        return;
+      }
+      if (!outermost)
+        outermost = f[i].dso;
+    }
+  }
+  if (outermost)
+    mapping(w, string(w, outermost));
+}
+
 /* The location (and function) of NAME in DSO (NULL: a process, no binary). */
 static uint64_t location_by_text(writer *w, const char *name, const char *dso)
 {
@@ -143,10 +182,8 @@ static uint64_t location_by_text(writer *w, const char *name, const char *dso)
   g_array_append_val(w->function_dso, d);
   uint64_t id = w->function_name->len;
   g_hash_table_insert(w->functions, key, GUINT_TO_POINTER(id));
-  if (dso && !g_hash_table_contains(w->mappings, GUINT_TO_POINTER(d))) {
-    g_array_append_val(w->mapping_file, d);
-    g_hash_table_insert(w->mappings, GUINT_TO_POINTER(d), GUINT_TO_POINTER(w->mapping_file->len));
-  }
+  if (dso)
+    mapping(w, d);
   return id;
 }
 
@@ -206,6 +243,7 @@ static GByteArray *encode(writer *w, const rsp_paths *paths)
   string(w, "");
   put_value_type(w, b, PROFILE_SAMPLE_TYPE, "samples", "count", msg);
   put_value_type(w, b, PROFILE_SAMPLE_TYPE, "off-cpu", "nanoseconds", msg);
+  main_binary_first(w, rsp_paths_pid(paths));
 
   guint n = g_hash_table_size(w->samples);
   gpointer *all = g_new(gpointer, n ? n : 1);
@@ -269,7 +307,13 @@ static GByteArray *encode(writer *w, const rsp_paths *paths)
   uint64_t t0 = rsp_model_time_first(m), t1 = rsp_model_time_last(m);
   put_uint(b, PROFILE_DURATION_NANOS, t1 > t0 ? t1 - t0 : 0);
   const char *event = rsp_model_sample_event(m);
-  put_value_type(w, b, PROFILE_PERIOD_TYPE, event && *event ? event : "samples", "count", msg);
+  uint64_t period = rsp_export_sample_period_ns(m);
+  if (period) { /* a clock: each sample stands for its period of cpu time */
+    put_value_type(w, b, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds", msg);
+    put_uint(b, PROFILE_PERIOD, period);
+  } else {
+    put_value_type(w, b, PROFILE_PERIOD_TYPE, event && *event ? event : "samples", "count", msg);
+  }
   char *comment = g_strdup_printf("rsp-export: the processes on the control paths of pid %d", rsp_paths_pid(paths));
   put_uint(b, PROFILE_COMMENT, string(w, comment));
   g_free(comment);
