@@ -14,6 +14,10 @@ packages=(
   debuginfod
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
   clang libclang-rt-14-dev python3 jq
+  # rsp-export tests: protoc decodes the pprof output; python3-jsonschema checks speedscope's schema
+  protobuf-compiler python3-jsonschema
+  # (pprof itself, built from Debian's source package by tests/export/test_export_pprof.py)
+  golang-go golang-github-google-pprof-dev
   # (xauth: xvfb-run needs it, and it is only a recommendation of xvfb)
   xvfb xauth x11-apps xdotool imagemagick at-spi2-core desktop-file-utils
   # (GTK draws its theme's SVG assets through the pixbuf loader; both are only recommendations)

@@ -1,8 +1,8 @@
-/* rsp exports: the analysis written in other tools' formats (issue 19).
+/* rsp in other tools' formats: a layer above src/analysis that writes a recording's control paths, runs,
+ * sleeps and samples as the files other profilers read. One file per format; each writer takes the paths of
+ * the process of interest (rsp_paths_build), writes to OUT and returns false with ERROR set when it cannot.
  *
- * The one public header of src/export/, a layer above src/analysis/: it reads the model and the control
- * paths and writes files other viewers load. It draws nothing and knows no window.
- */
+ * The one public header of src/export/. */
 #pragma once
 
 #include "analysis/analysis.h"
@@ -19,5 +19,19 @@ G_BEGIN_DECLS
  * interest's control paths under a "critical path" track. Times are the recording's (CLOCK_MONOTONIC), in ns.
  * OUT is written in binary; false with ERROR set when writing fails. */
 bool rsp_export_perfetto(const rsp_model *model, const rsp_paths *paths, FILE *out, GError **error);
+
+/* speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json): one evented profile per
+ * thread on PATHS (its layers as cross-process pseudo-stacks, in nanoseconds), then one sampled profile per
+ * process on them (its samples, rooted at the thread's comm). */
+bool rsp_export_speedscope(const rsp_paths *paths, FILE *out, GError **error);
+
+/* pprof's profile.proto, gzipped: sample types samples/count (on-cpu) and off-cpu/nanoseconds (sleeps by their
+ * wait stack) of the processes on PATHS, stacks rooted at the thread's comm, labels pid and tid. */
+bool rsp_export_pprof(const rsp_paths *paths, FILE *out, GError **error);
+
+/* The Firefox Profiler's Gecko profile (as `perf script report gecko` writes it): a thread per task of the
+ * processes on PATHS with its samples, and markers for its sleeps (state, why they ended, who woke them) and
+ * for the disk and network operations it waited on. */
+bool rsp_export_firefox(const rsp_paths *paths, FILE *out, GError **error);
 
 G_END_DECLS

@@ -1,4 +1,5 @@
-/* rsp-export: rsp's analysis in the formats other tools read. Today: Brendan Gregg's folded
+/* rsp-export: rsp's analysis in the formats other tools read: speedscope, pprof and the Firefox Profiler's
+ * Gecko format (src/export/), and here Brendan Gregg's folded
  * ("collapsed") stacks, one "frame;frame;frame VALUE" line per distinct stack, which flamegraph.pl,
  * speedscope, inferno and the Firefox Profiler import:
  *   consolidated  the process of interest's control paths as cross-process pseudo-stacks (paper,
@@ -70,6 +71,12 @@ static bool write_totals(GHashTable *totals, uint64_t divisor, FILE *out)
   }
   g_free(keys);
   return !ferror(out);
+}
+
+/* Perfetto's writer takes the model too (every thread's states, not only the paths'). */
+static bool write_perfetto(const rsp_paths *p, FILE *out, GError **error)
+{
+  return rsp_export_perfetto(rsp_paths_model(p), p, out, error);
 }
 
 /* The consolidated tree's nodes with their own time (theirs less their children's). */
@@ -144,7 +151,9 @@ int main(int argc, char **argv)
   char *to = NULL, *stacks = NULL, *output = NULL;
   gint pid = -1;
   GOptionEntry entries[] = {
-    { "to", 0, 0, G_OPTION_ARG_STRING, &to, "Output format: folded (collapsed stacks) or perfetto (a protobuf trace)", "FORMAT" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to,
+      "Output format: folded (collapsed stacks), perfetto (a protobuf trace), speedscope (JSON), pprof (gzipped "
+      "profile.proto), firefox (Gecko profile JSON)", "FORMAT" },
     { "stacks", 0, 0, G_OPTION_ARG_STRING, &stacks,
       "Which stacks: consolidated (the control paths' cross-process pseudo-stacks, us; default), on-cpu (samples, "
       "counts) or off-cpu (sleeps by wait stack, us)", "KIND" },
@@ -161,7 +170,10 @@ int main(int argc, char **argv)
       "process that woke it, ...), each stack's own time in microseconds; on-cpu: the samples of the\n"
       "processes on those paths, one count each; off-cpu: their sleeps by wait stack, in microseconds.\n"
       "--to perfetto: a Perfetto trace (ui.perfetto.dev): thread states, wakeups as flows, disk and network\n"
-      "operations, samples with their stacks and the control paths as a critical-path track.");
+      "operations, samples with their stacks and the control paths as a critical-path track.\n"
+      "--to speedscope: an evented profile per thread of the paths, a sampled one per process. --to pprof:\n"
+      "gzipped profile.proto, samples and off-cpu nanoseconds. --to firefox: the Gecko profile of perf script\n"
+      "report gecko, with markers for sleeps, disk requests and network operations.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   int status = 2;
   rsp_model *m = NULL;
@@ -173,13 +185,33 @@ int main(int argc, char **argv)
     g_clear_error(&error);
     goto done;
   }
-  bool perfetto = to && strcmp(to, "perfetto") == 0;
-  if (!to || (strcmp(to, "folded") != 0 && !perfetto)) {
-    fprintf(stderr, "rsp-export: --to %s: the formats are: folded, perfetto\n", to ? to : "(missing)");
+  /* the formats of src/export/: each writes the paths' analysis itself */
+  static const struct {
+    const char *name;
+    bool (*write)(const rsp_paths *, FILE *, GError **);
+    bool binary;
+  } formats[] = {
+    { "perfetto", write_perfetto, true },
+    { "speedscope", rsp_export_speedscope, false },
+    { "pprof", rsp_export_pprof, true },
+    { "firefox", rsp_export_firefox, false },
+  };
+  bool (*write_format)(const rsp_paths *, FILE *, GError **) = NULL;
+  bool binary = false;
+  for (size_t i = 0; to && i < G_N_ELEMENTS(formats); i++)
+    if (strcmp(to, formats[i].name) == 0) {
+      write_format = formats[i].write;
+      binary = formats[i].binary;
+    }
+  if (!to || (strcmp(to, "folded") != 0 && !write_format)) {
+    fprintf(stderr, "rsp-export: --to %s: the formats are: folded", to ? to : "(missing)");
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+      fprintf(stderr, ", %s", formats[i].name);
+    fputc('\n', stderr);
     goto done;
   }
-  if (perfetto && !output && isatty(STDOUT_FILENO)) {
-    fprintf(stderr, "rsp-export: --to perfetto writes binary: give -o FILE or redirect the output\n");
+  if (binary && !output && isatty(STDOUT_FILENO)) {
+    fprintf(stderr, "rsp-export: --to %s writes binary: give -o FILE or redirect the output\n", to);
     goto done;
   }
   const char *kind = stacks ? stacks : "consolidated";
@@ -210,17 +242,17 @@ int main(int argc, char **argv)
     g_clear_error(&error);
     goto done;
   }
-  if (perfetto) {
+  if (write_format) {
     if (output && !(out = fopen(output, "wb"))) {
       fprintf(stderr, "rsp-export: %s: %s\n", output, g_strerror(errno));
       out = stdout;
       goto done;
     }
-    bool written = rsp_export_perfetto(m, p, out, &error);
-    if (output)
-      written = fclose(out) == 0 && written;
+    bool ok = write_format(p, out, &error);
+    if (output && fclose(out) != 0)
+      ok = false;
     out = stdout;
-    if (!written) {
+    if (!ok) {
       fprintf(stderr, "rsp-export: %s: %s\n", output ? output : "standard output",
               error ? error->message : "write error");
       g_clear_error(&error);

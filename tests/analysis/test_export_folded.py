@@ -77,7 +77,7 @@ def main():
         check(abs(off_ms - sleep_ms) <= len(off) * 0.001 + 0.001,
               f'{name} off-cpu: {off_ms:.3f} ms, --tasks sleep time of those processes {sleep_ms:.3f} ms')
 
-    for args in (['--to', 'pprof'], ['--to', 'folded', '--stacks', 'sideways'], ['--to', 'folded']):
+    for args in (['--to', 'nosuchformat'], ['--to', 'folded', '--stacks', 'sideways'], ['--to', 'folded']):
         p = subprocess.run([EXPORT, *args, *([] if args[-1] == 'folded' else [os.path.join(SRC, FILES[0])])],
                            capture_output=True, text=True)
         check(p.returncode == 2 and 'rsp-export' in p.stderr, f'{args}: refused with exit 2 ({p.stderr.strip()[:120]})')

@@ -1,0 +1,101 @@
+/* What the format writers share: the processes on the paths, JSON strings, write errors. */
+#include "export/export-private.h"
+
+#include <errno.h>
+#include <string.h>
+
+GHashTable *rsp_export_path_pids(const rsp_paths *paths)
+{
+  const rsp_model *m = rsp_paths_model(paths);
+  GHashTable *pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++)
+    g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, rsp_paths_task(paths, i))->pid));
+  return pids;
+}
+
+void rsp_export_json_string(FILE *out, const char *s)
+{
+  if (!s) {
+    fputs("null", out);
+    return;
+  }
+  size_t len = strlen(s);
+  putc('"', out);
+  for (size_t i = 0; i < len;) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      putc('\\', out);
+      putc(c, out);
+      i++;
+    } else if (c < 0x20 || c == 0x7f) {
+      fprintf(out, "\\u%04x", c);
+      i++;
+    } else if (c < 0x80) {
+      putc(c, out);
+      i++;
+    } else {
+      /* a whole valid UTF-8 character as it is; else this byte, escaped (JSON must be UTF-8) */
+      size_t n = (size_t)(unsigned char)g_utf8_skip[c];
+      if (n >= 2 && n <= 4 && i + n <= len && g_utf8_validate(s + i, (gssize)n, NULL)) {
+        fwrite(s + i, 1, n, out);
+        i += n;
+      } else {
+        fprintf(out, "\\u%04x", c);
+        i++;
+      }
+    }
+  }
+  putc('"', out);
+}
+
+bool rsp_export_write_failed(FILE *out, const char *format, GError **error)
+{
+  if (!ferror(out) && fflush(out) == 0)
+    return false;
+  int err = errno;
+  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "%s: write error: %s", format, g_strerror(err));
+  return true;
+}
+
+static guint pair_hash(gconstpointer p)
+{
+  const rsp_export_pair *k = p;
+  return g_direct_hash(k->a) * 31u ^ g_direct_hash(k->b);
+}
+
+static gboolean pair_equal(gconstpointer x, gconstpointer y)
+{
+  const rsp_export_pair *a = x, *b = y;
+  return a->a == b->a && a->b == b->b;
+}
+
+GHashTable *rsp_export_pair_table_new(void)
+{
+  return g_hash_table_new_full(pair_hash, pair_equal, g_free, NULL);
+}
+
+guint rsp_export_pair_lookup(GHashTable *table, const void *a, const void *b)
+{
+  rsp_export_pair k = { a, b };
+  return GPOINTER_TO_UINT(g_hash_table_lookup(table, &k));
+}
+
+void rsp_export_pair_insert(GHashTable *table, const void *a, const void *b, guint value)
+{
+  rsp_export_pair *k = g_new(rsp_export_pair, 1);
+  k->a = a;
+  k->b = b;
+  g_hash_table_insert(table, k, GUINT_TO_POINTER(value + 1));
+}
+
+uint64_t rsp_export_sample_period_ns(const rsp_model *model)
+{
+  const char *event = rsp_model_sample_event(model);
+  if (!event || (strncmp(event, "cpu-clock", 9) != 0 && strncmp(event, "task-clock", 10) != 0))
+    return 0;
+  const char *freq = strstr(event, "freq="), *period = strstr(event, "period=");
+  uint64_t v = freq ? g_ascii_strtoull(freq + 5, NULL, 10) : period ? g_ascii_strtoull(period + 7, NULL, 10) : 0;
+  if (!v)
+    return 0;
+  return freq ? (1000000000 + v / 2) / v : v; /* a clock's period is in ns */
+}

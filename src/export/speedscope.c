@@ -1,0 +1,344 @@
+/* speedscope's file format (https://www.speedscope.app/file-format-schema.json).
+ *
+ * Evented profiles, one per thread on the control paths: each layer of a pseudo-stack is the thread's time under
+ * the layers below it, so a worker's run under the server's read under the client's recv opens
+ * "chain-client; __libc_recv; chain-server; read; chain-worker; compute_digest" in the worker's profile (the
+ * consolidated flame view's stacks, kept in time order). A disk request or network operation a sleep waited on
+ * stands on that sleep's innermost frame, in the sleeper's profile. Then sampled profiles, one per process on the
+ * paths: its samples, rooted at the thread's comm (rsp-export --to folded --stacks on-cpu, one sample each). */
+#include "export/export-private.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+typedef struct segment {
+  uint64_t start, end;
+  uint32_t first, n; /* its frames (outermost first) in the writer's frame_refs */
+} segment;
+
+typedef struct writer {
+  const rsp_paths *paths;
+  const rsp_model *m;
+  GHashTable *frame_index; /* "name\x1ffile" -> frame number + 1 */
+  GHashTable *frame_seen;  /* (name, file) pointers -> frame number + 1: no allocation for a frame seen before */
+  GPtrArray *frame_names, *frame_files; /* by frame number; file NULL for a process, disk or network */
+  GArray *frame_refs;      /* uint32_t: the segments' stacks */
+  GHashTable *segments;    /* owner task -> GArray of segment */
+} writer;
+
+static uint32_t frame_by_text(writer *w, const char *name, const char *file)
+{
+  char *key = g_strdup_printf("%s\x1f%s", name, file ? file : "");
+  gpointer found = g_hash_table_lookup(w->frame_index, key);
+  if (found) {
+    g_free(key);
+    return GPOINTER_TO_UINT(found) - 1;
+  }
+  uint32_t id = w->frame_names->len;
+  g_ptr_array_add(w->frame_names, (gpointer)name);
+  g_ptr_array_add(w->frame_files, (gpointer)file);
+  g_hash_table_insert(w->frame_index, key, GUINT_TO_POINTER(id + 1));
+  return id;
+}
+
+static uint32_t frame(writer *w, const char *name, const char *file)
+{
+  guint seen = rsp_export_pair_lookup(w->frame_seen, name, file);
+  if (seen)
+    return seen - 1;
+  uint32_t id = frame_by_text(w, name, file);
+  rsp_export_pair_insert(w->frame_seen, name, file, id);
+  return id;
+}
+
+/* Adds [START, END) with the stack PREFIX (+ TOP when not RSP_NO_ID) to OWNER's profile. */
+static void add_segment(writer *w, rsp_task_id owner, uint64_t start, uint64_t end, const GArray *prefix,
+                        uint32_t top)
+{
+  if (end <= start)
+    return;
+  GArray *list = g_hash_table_lookup(w->segments, GUINT_TO_POINTER(owner));
+  if (!list) {
+    list = g_array_new(false, false, sizeof(segment));
+    g_hash_table_insert(w->segments, GUINT_TO_POINTER(owner), list);
+  }
+  segment s = { start, end, w->frame_refs->len, prefix->len };
+  g_array_append_vals(w->frame_refs, prefix->data, prefix->len);
+  if (top != RSP_NO_ID) {
+    g_array_append_val(w->frame_refs, top);
+    s.n++;
+  }
+  g_array_append_val(list, s);
+}
+
+typedef struct layer_walk {
+  writer *w;
+  const rsp_path_elem *e;
+  rsp_elem_id id;
+  GArray *stack; /* the frames below, then this layer's process and (while in a column) its functions */
+  guint base;    /* the stack's length with the layer's process */
+} layer_walk;
+
+/* One column of a layer: its frames on the stack; a sleep's time split around what it waited on. */
+static void column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+{
+  layer_walk *lw = data;
+  writer *w = lw->w;
+  start = MAX(start, lw->e->start);
+  end = MIN(end, lw->e->end);
+  g_array_set_size(lw->stack, lw->base);
+  for (uint32_t i = n; i-- > 0;) {
+    uint32_t f = frame(w, frames[i].function ? frames[i].function : "?", frames[i].dso);
+    g_array_append_val(lw->stack, f);
+  }
+  uint64_t cursor = start;
+  uint32_t nk = 0;
+  const rsp_elem_id *kids = rsp_paths_children(w->paths, lw->id, &nk);
+  for (uint32_t k = 0; k < nk && lw->e->kind == RSP_ELEM_SLEEP; k++) {
+    const rsp_path_elem *c = rsp_paths_elem(w->paths, kids[k]);
+    if (c->kind != RSP_ELEM_DISK && c->kind != RSP_ELEM_NET)
+      continue;
+    uint64_t cs = MAX(c->start, cursor), ce = MIN(c->end, end);
+    if (ce <= cs)
+      continue;
+    add_segment(w, lw->e->task, cursor, cs, lw->stack, RSP_NO_ID);
+    add_segment(w, lw->e->task, cs, ce, lw->stack, frame(w, c->kind == RSP_ELEM_DISK ? "disk" : "network", NULL));
+    cursor = ce;
+  }
+  add_segment(w, lw->e->task, cursor, end, lw->stack, RSP_NO_ID);
+}
+
+/* Element ID as a layer over the frames in STACK, then the layers it waited on over its innermost frame. */
+static void add_layer(writer *w, rsp_elem_id id, GArray *stack)
+{
+  const rsp_path_elem *e = rsp_paths_elem(w->paths, id);
+  if (e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET)
+    return; /* drawn inside their sleep (column()) */
+  guint below = stack->len;
+  uint32_t process = frame(w, rsp_model_task(w->m, e->task)->comm, NULL);
+  g_array_append_val(stack, process);
+  layer_walk lw = { w, e, id, stack, stack->len };
+  unsigned kinds = 0;
+  rsp_layer_columns(w->m, e, column, &lw, &kinds);
+  uint32_t nk = 0;
+  const rsp_elem_id *kids = rsp_paths_children(w->paths, id, &nk);
+  for (uint32_t k = 0; k < nk; k++) {
+    guint mine = stack->len;
+    add_layer(w, kids[k], stack);
+    g_array_set_size(stack, mine);
+  }
+  g_array_set_size(stack, below);
+}
+
+static int by_start(const void *a, const void *b)
+{
+  const segment *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
+}
+
+static void task_name(const rsp_model *m, rsp_task_id t, GString *s)
+{
+  const rsp_task *task = rsp_model_task(m, t);
+  g_string_printf(s, "%s (pid %d, tid %d", *task->comm ? task->comm : "?", task->pid, task->tid);
+  if (task->generation) /* an exec may keep the name: the generation tells them apart */
+    g_string_append_printf(s, ", exec %u", task->generation);
+  g_string_append_c(s, ')');
+}
+
+/* OWNER's segments as opening and closing events: frames below the common part of two consecutive stacks stay
+ * open, the rest close (innermost first) and the new ones open (outermost first); a gap closes everything. */
+static void write_evented(writer *w, rsp_task_id owner, GArray *list, uint64_t t0, uint64_t t1, FILE *out)
+{
+  g_array_sort(list, by_start); /* stable enough: one task's layers do not overlap but by a clipped tolerance */
+  GString *name = g_string_new(NULL);
+  task_name(w->m, owner, name);
+  fputs(",\n{\"type\":\"evented\",\"name\":", out);
+  rsp_export_json_string(out, name->str);
+  for (guint i = 0; i < list->len; i++)
+    t1 = MAX(t1, g_array_index(list, segment, i).end);
+  fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"events\":[", t1 - t0);
+  const uint32_t *refs = (const uint32_t *)(void *)w->frame_refs->data;
+  const uint32_t *open = NULL;
+  uint32_t n_open = 0;
+  uint64_t last = 0;
+  bool first = true;
+#define EVENT(kind, f, at)                                                                                       \
+  do {                                                                                                           \
+    fprintf(out, "%s{\"type\":\"%c\",\"frame\":%u,\"at\":%" PRIu64 "}", first ? "" : ",", kind, f, (at) > t0 ? (at) - t0 : 0); \
+    first = false;                                                                                               \
+  } while (0)
+  for (guint i = 0; i < list->len; i++) {
+    segment *s = &g_array_index(list, segment, i);
+    uint64_t start = MAX(s->start, last);
+    if (s->end <= start)
+      continue;
+    const uint32_t *st = refs + s->first;
+    uint32_t keep = 0;
+    if (start == last)
+      while (keep < n_open && keep < s->n && open[keep] == st[keep])
+        keep++;
+    while (n_open > keep) {
+      n_open--;
+      EVENT('C', open[n_open], last);
+    }
+    for (uint32_t k = keep; k < s->n; k++)
+      EVENT('O', st[k], start);
+    open = st;
+    n_open = s->n;
+    last = s->end;
+  }
+  while (n_open > 0) {
+    n_open--;
+    EVENT('C', open[n_open], last);
+  }
+#undef EVENT
+  fputs("]}", out);
+  g_string_free(name, true);
+}
+
+/* Process PID's samples (SAMPLES: their ids, in the model's order), each its thread's comm then its stack
+ * outermost first. */
+static void write_sampled(writer *w, int32_t pid, const GArray *samples_of_pid, FILE *out)
+{
+  const rsp_model *m = w->m;
+  GString *samples = g_string_new(NULL), *weights = g_string_new(NULL);
+  const char *comm = NULL;
+  uint64_t n = 0;
+  for (guint k = 0; k < samples_of_pid->len; k++) {
+    const rsp_sample *sm = rsp_model_sample(m, g_array_index(samples_of_pid, rsp_sample_id, k));
+    const rsp_task *t = rsp_model_task(m, rsp_model_run(m, sm->run)->task);
+    if (!comm || t->pid == t->tid)
+      comm = t->comm;
+    g_string_append_printf(samples, "%s[%u", n ? "," : "", frame(w, t->comm, NULL));
+    uint32_t nf = 0;
+    const rsp_model_frame *f = sm->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, sm->stack, &nf);
+    if (!nf)
+      g_string_append_printf(samples, ",%u", frame(w, "[no stack]", NULL));
+    for (uint32_t i = nf; i-- > 0;)
+      g_string_append_printf(samples, ",%u", frame(w, f[i].function ? f[i].function : "?", f[i].dso));
+    g_string_append_c(samples, ']');
+    g_string_append(weights, n ? ",1" : "1");
+    n++;
+  }
+  if (n) {
+    GString *name = g_string_new(NULL);
+    g_string_printf(name, "%s (pid %d): samples", comm && *comm ? comm : "?", pid);
+    fputs(",\n{\"type\":\"sampled\",\"name\":", out);
+    rsp_export_json_string(out, name->str);
+    fprintf(out, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[%s],\"weights\":[%s]}",
+            n, samples->str, weights->str);
+    g_string_free(name, true);
+  }
+  g_string_free(samples, true);
+  g_string_free(weights, true);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+  int32_t x = GPOINTER_TO_INT(*(const gpointer *)a), y = GPOINTER_TO_INT(*(const gpointer *)b);
+  return x < y ? -1 : x > y;
+}
+
+bool rsp_export_speedscope(const rsp_paths *paths, FILE *out, GError **error)
+{
+  writer w = {
+    .paths = paths,
+    .m = rsp_paths_model(paths),
+    .frame_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+    .frame_seen = rsp_export_pair_table_new(),
+    .frame_names = g_ptr_array_new(),
+    .frame_files = g_ptr_array_new(),
+    .frame_refs = g_array_new(false, false, sizeof(uint32_t)),
+    .segments = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref),
+  };
+  GArray *stack = g_array_new(false, false, sizeof(uint32_t));
+  for (rsp_path_id p = 0; p < rsp_paths_n_paths(paths); p++) {
+    const rsp_path *path = rsp_paths_path(paths, p);
+    for (uint32_t i = 0; i < path->n_elems; i++) {
+      rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
+      if (rsp_paths_elem(paths, id)->depth == 0)
+        add_layer(&w, id, stack);
+    }
+  }
+  g_array_free(stack, true);
+
+  /* Times from the recording's first event; the profiles written to a temporary string first since the shared
+   * frames come first in the file and the sampled profiles add to them. */
+  uint64_t t0 = rsp_model_time_first(w.m), t1 = MAX(rsp_model_time_last(w.m), t0);
+  char *body = NULL;
+  size_t body_len = 0;
+  FILE *b = open_memstream(&body, &body_len);
+  if (!b) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "speedscope: out of memory");
+    return false;
+  }
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) {
+    rsp_task_id t = rsp_paths_task(paths, i);
+    GArray *list = g_hash_table_lookup(w.segments, GUINT_TO_POINTER(t));
+    if (list)
+      write_evented(&w, t, list, t0, t1, b);
+  }
+  GHashTable *pids = rsp_export_path_pids(paths);
+  guint np = 0;
+  gpointer *sorted = g_hash_table_get_keys_as_array(pids, &np);
+  qsort(sorted, np, sizeof *sorted, cmp_pid);
+  /* the samples by process, in one pass */
+  GHashTable *by_pid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
+  for (rsp_sample_id s = 0; s < rsp_model_n_samples(w.m); s++) {
+    int32_t pid = rsp_model_task(w.m, rsp_model_run(w.m, rsp_model_sample(w.m, s)->run)->task)->pid;
+    if (!g_hash_table_contains(pids, GINT_TO_POINTER(pid)))
+      continue;
+    GArray *list = g_hash_table_lookup(by_pid, GINT_TO_POINTER(pid));
+    if (!list) {
+      list = g_array_new(false, false, sizeof(rsp_sample_id));
+      g_hash_table_insert(by_pid, GINT_TO_POINTER(pid), list);
+    }
+    g_array_append_val(list, s);
+  }
+  for (guint i = 0; i < np; i++) {
+    GArray *list = g_hash_table_lookup(by_pid, sorted[i]);
+    if (list)
+      write_sampled(&w, GPOINTER_TO_INT(sorted[i]), list, b);
+  }
+  g_hash_table_destroy(by_pid);
+  g_free(sorted);
+  g_hash_table_destroy(pids);
+  fclose(b);
+
+  fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[", out);
+  for (guint i = 0; i < w.frame_names->len; i++) {
+    fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
+    rsp_export_json_string(out, g_ptr_array_index(w.frame_names, i));
+    const char *file = g_ptr_array_index(w.frame_files, i);
+    if (file) {
+      fputs(",\"file\":", out);
+      rsp_export_json_string(out, file);
+    }
+    putc('}', out);
+  }
+  fputs("]},\n\"profiles\":[", out);
+  /* the body's profiles each begin with ",\n" */
+  if (body_len > 2)
+    fwrite(body + 2, 1, body_len - 2, out);
+  fputs("],\n\"name\":", out);
+  const rsp_task *poi = NULL; /* its main thread's latest generation names it */
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) {
+    const rsp_task *t = rsp_model_task(w.m, rsp_paths_task(paths, i));
+    if (t->pid == rsp_paths_pid(paths) && t->tid == t->pid && (!poi || t->generation > poi->generation))
+      poi = t;
+  }
+  GString *title = g_string_new(NULL);
+  g_string_printf(title, "rsp: the control paths of %s (pid %d)", poi && *poi->comm ? poi->comm : "?",
+                  rsp_paths_pid(paths));
+  rsp_export_json_string(out, title->str);
+  fputs(",\"activeProfileIndex\":0,\"exporter\":\"rsp-export\"}\n", out);
+  g_string_free(title, true);
+  free(body);
+  g_hash_table_destroy(w.frame_index);
+  g_hash_table_destroy(w.frame_seen);
+  g_ptr_array_free(w.frame_names, true);
+  g_ptr_array_free(w.frame_files, true);
+  g_array_free(w.frame_refs, true);
+  g_hash_table_destroy(w.segments);
+  return !rsp_export_write_failed(out, "speedscope", error);
+}
