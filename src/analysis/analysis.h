@@ -62,6 +62,26 @@ typedef struct rsp_paths_options {
 
 typedef struct rsp_paths rsp_paths;
 
+/* ---- The process of interest (process-choice.c) ---------------------------------------------------- */
+typedef struct rsp_process_other {
+  int32_t pid;
+  uint64_t runtime_ns;
+} rsp_process_other;
+
+typedef struct rsp_process_choice {
+  int32_t pid;
+  const char *source; /* the rule, for machines: "pid", "thread", "comm", "metadata", "perf-exec", ... */
+  char *reason;       /* one line, for people */
+  GArray *others;     /* by COMM: the other processes of that name (rsp_process_other), longest first */
+} rsp_process_choice;
+
+/* PID (>= 0; a thread id names its process), else COMM (non-NULL: the longest-running process with a task of
+ * that name, now or before an exec), else the recording's workload. False with ERROR set ("PATH: no process
+ * with pid N", ...) when there is none; clear C either way. */
+bool rsp_process_choose(const rsp_model *model, const char *path, int32_t pid, const char *comm,
+                        rsp_process_choice *c, GError **error);
+void rsp_process_choice_clear(rsp_process_choice *c);
+
 /* Control paths of the process PID (every task whose pid is PID, all generations). NULL with ERROR
  * set when PID has no task in MODEL ("no process with pid N in FILE"). */
 rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_options *options,

@@ -99,3 +99,19 @@ uint64_t rsp_export_sample_period_ns(const rsp_model *model)
     return 0;
   return freq ? (1000000000 + v / 2) / v : v; /* a clock's period is in ns */
 }
+
+bool rsp_export_clip(const rsp_export_window *window, uint64_t *start, uint64_t *end)
+{
+  if (!window || (!window->start && !window->end))
+    return true;
+  uint64_t lo = window->start, hi = window->end ? window->end : UINT64_MAX;
+  if (*end < *start)
+    *end = *start;
+  if (*start >= hi || *end < lo || (*end == lo && *start < *end))
+    return false;
+  if (*start < lo)
+    *start = lo;
+  if (*end > hi)
+    *end = hi;
+  return true;
+}

@@ -22,3 +22,6 @@ void rsp_export_pair_insert(GHashTable *table, const void *a, const void *b, gui
 /* The time between two samples in ns when the sampling event is a clock (cpu-clock, task-clock) at a known
  * frequency ("cpu-clock/freq=997/") or period; else 0. */
 uint64_t rsp_export_sample_period_ns(const rsp_model *model);
+/* Whether [*START, *END) (an instant when equal) meets WINDOW (rsp-export --range; NULL: everything does), and
+ * if so clips it to the window. Every writer keeps only what meets the window. */
+bool rsp_export_clip(const rsp_export_window *window, uint64_t *start, uint64_t *end);

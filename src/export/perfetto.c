@@ -24,7 +24,7 @@
  *     trace_processor keeps.
  * Times are the recording's clock (CLOCK_MONOTONIC with perf -k mono); the packets carry no clock id, so
  * Perfetto takes them as its default trace clock: only differences matter in the viewer. */
-#include "export/export.h"
+#include "export/export-private.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -141,6 +141,8 @@ typedef struct lanes {
 
 typedef struct writer {
   const rsp_model *m;
+  const rsp_paths *paths;          /* may be NULL */
+  const rsp_export_window *window; /* rsp-export --range: bounds what is written; NULL: everything */
   FILE *out;
   GByteArray *pkt;
   bool first_packet;
@@ -154,6 +156,12 @@ typedef struct writer {
   uint64_t next_iid;
   GString *text;         /* a name or label being written (copied into the packet at once) */
 } writer;
+
+/* Whether [A, B] meets the window of rsp-export --range (always without one): what meets it is written whole. */
+static bool in_window(const writer *w, uint64_t a, uint64_t b)
+{
+  return rsp_export_clip(w->window, &a, &b);
+}
 
 /* W's scratch text, formatted: valid until the next call. */
 static const char *text_printf(writer *w, const char *format, ...) G_GNUC_PRINTF(2, 3);
@@ -492,10 +500,12 @@ static void write_states(writer *w)
       rsp_run_id r = i < task->n_runs ? rsp_model_task_run(m, t, i) : RSP_NO_ID;
       rsp_sleep_id s = j < task->n_sleeps ? rsp_model_task_sleep(m, t, j) : RSP_NO_ID;
       if (s == RSP_NO_ID || (r != RSP_NO_ID && rsp_model_run(m, r)->start <= rsp_model_sleep(m, s)->start)) {
-        write_run(w, r);
+        if (in_window(w, rsp_model_run(m, r)->start, rsp_model_run(m, r)->end))
+          write_run(w, r);
         i++;
       } else {
-        write_sleep(w, s);
+        if (in_window(w, rsp_model_sleep(m, s)->start, rsp_model_sleep(m, s)->end))
+          write_sleep(w, s);
         j++;
       }
     }
@@ -511,7 +521,7 @@ static void write_cpus(writer *w)
   uint64_t parent = 0;
   for (rsp_run_id r = 0; r < rsp_model_n_runs(m); r++) {
     const rsp_run *run = rsp_model_run(m, r);
-    if (run->cpu < 0)
+    if (run->cpu < 0 || !in_window(w, run->start, run->end))
       continue;
     guint cpu = (guint)run->cpu;
     if (cpu >= tracks->len) {
@@ -611,6 +621,8 @@ static void write_samples(writer *w)
   for (rsp_sample_id i = 0; i < rsp_model_n_samples(m); i++) {
     const rsp_sample *s = rsp_model_sample(m, i);
     const rsp_run *run = rsp_model_run(m, s->run);
+    if (!in_window(w, s->time, s->time))
+      continue;
     packet_begin(w, s->time);
     pb_uint(w->pkt, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
     guint interned = 0;
@@ -641,7 +653,8 @@ static void write_disk(writer *w)
   uint64_t disks = 0;
   for (rsp_disk_op_id i = 0; i < rsp_model_n_disk_ops(m); i++) {
     const rsp_disk_op *d = rsp_model_disk_op(m, i);
-    if ((d->flags & RSP_DISK_NO_COMPLETE) || d->complete_time <= d->insert_time)
+    if ((d->flags & RSP_DISK_NO_COMPLETE) || d->complete_time <= d->insert_time ||
+        !in_window(w, d->insert_time, d->complete_time))
       continue;
     if (!disks)
       disks = track_named(w, "Disk requests", 0);
@@ -679,7 +692,7 @@ static void write_network(writer *w)
   lanes *l = NULL;
   for (rsp_net_op_id i = 0; i < rsp_model_n_net_ops(m); i++) {
     const rsp_net_op *op = rsp_model_net_op(m, i);
-    if (op->end <= op->start)
+    if (op->end <= op->start || !in_window(w, op->start, op->end))
       continue;
     if (!l)
       l = lanes_new(0, "Network operations");
@@ -754,10 +767,13 @@ typedef struct nest {
 static void write_path_tree(writer *w, const rsp_paths *p, rsp_elem_id root, uint64_t track, GArray *stack)
 {
   const rsp_path_elem *r = rsp_paths_elem(p, root);
-  nest top = { root, r->start, r->end, r->start, 0 };
+  uint64_t r0 = r->start, r1 = r->end;
+  if (!rsp_export_clip(w->window, &r0, &r1))
+    return; /* outside rsp-export --range; children are clipped to their parent, so to the window */
+  nest top = { root, r0, r1, r0, 0 };
   g_array_set_size(stack, 0);
   g_array_append_val(stack, top);
-  path_slice_begin(w, p, root, r->start, track);
+  path_slice_begin(w, p, root, r0, track);
   while (stack->len) {
     nest *n = &g_array_index(stack, nest, stack->len - 1);
     uint32_t nk;
@@ -800,20 +816,24 @@ static void write_paths(writer *w, const rsp_paths *p)
       const rsp_path_elem *e = rsp_paths_elem(p, id);
       if (e->depth != 0)
         break; /* (depth, start) order */
-      if (e->end < e->start)
+      uint64_t e0 = e->start, e1 = e->end;
+      if (e->end < e->start || !rsp_export_clip(w->window, &e0, &e1))
         continue;
-      write_path_tree(w, p, id, lane_take(w, l, e->start, e->end), stack);
+      write_path_tree(w, p, id, lane_take(w, l, e0, e1), stack);
     }
     lanes_free(l);
   }
   g_array_free(stack, TRUE);
 }
 
-bool rsp_export_perfetto(const rsp_model *model, const rsp_paths *paths, FILE *out, GError **error)
+bool rsp_export_perfetto(const rsp_model *model, const rsp_paths *paths, const rsp_export_window *window, FILE *out,
+                         GError **error)
 {
   uint32_t n_tasks = rsp_model_n_tasks(model);
   writer w = {
     .m = model,
+    .paths = paths,
+    .window = window,
     .out = out,
     .pkt = g_byte_array_sized_new(4096),
     .first_packet = true,

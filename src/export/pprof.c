@@ -354,7 +354,7 @@ static bool write_gzip(const guint8 *data, size_t len, FILE *out, GError **error
   return ok;
 }
 
-bool rsp_export_pprof(const rsp_paths *paths, FILE *out, GError **error)
+bool rsp_export_pprof(const rsp_paths *paths, const rsp_export_window *window, FILE *out, GError **error)
 {
   const rsp_model *m = rsp_paths_model(paths);
   writer w = {
@@ -373,13 +373,16 @@ bool rsp_export_pprof(const rsp_paths *paths, FILE *out, GError **error)
   for (rsp_sample_id s = 0; s < rsp_model_n_samples(m); s++) {
     const rsp_sample *sm = rsp_model_sample(m, s);
     rsp_task_id t = rsp_model_run(m, sm->run)->task;
-    if (g_hash_table_contains(pids, GINT_TO_POINTER(rsp_model_task(m, t)->pid)))
+    uint64_t at = sm->time, until = sm->time;
+    if (g_hash_table_contains(pids, GINT_TO_POINTER(rsp_model_task(m, t)->pid)) && rsp_export_clip(window, &at, &until))
       add(&w, t, sm->stack, false, 1, 0);
   }
   for (rsp_sleep_id s = 0; s < rsp_model_n_sleeps(m); s++) {
     const rsp_sleep *sl = rsp_model_sleep(m, s);
-    if (sl->end > sl->start && g_hash_table_contains(pids, GINT_TO_POINTER(rsp_model_task(m, sl->task)->pid)))
-      add(&w, sl->task, sl->stack, true, 0, sl->end - sl->start);
+    uint64_t a = sl->start, b = sl->end;
+    if (sl->end > sl->start && g_hash_table_contains(pids, GINT_TO_POINTER(rsp_model_task(m, sl->task)->pid)) &&
+        rsp_export_clip(window, &a, &b) && b > a)
+      add(&w, sl->task, sl->stack, true, 0, b - a);
   }
   g_hash_table_destroy(pids);
   GByteArray *proto = encode(&w, paths);

@@ -18,6 +18,7 @@ typedef struct segment {
 
 typedef struct writer {
   const rsp_paths *paths;
+  const rsp_export_window *window; /* NULL: the whole recording */
   const rsp_model *m;
   GHashTable *frame_index; /* "name\x1ffile" -> frame number + 1 */
   GHashTable *frame_seen;  /* (name, file) pointers -> frame number + 1: no allocation for a frame seen before */
@@ -86,6 +87,8 @@ static void column(uint64_t start, uint64_t end, const rsp_model_frame *frames, 
   writer *w = lw->w;
   start = MAX(start, lw->e->start);
   end = MIN(end, lw->e->end);
+  if (!rsp_export_clip(w->window, &start, &end))
+    return; /* outside rsp-export --range */
   g_array_set_size(lw->stack, lw->base);
   for (uint32_t i = n; i-- > 0;) {
     uint32_t f = frame(w, frames[i].function ? frames[i].function : "?", frames[i].dso);
@@ -239,10 +242,11 @@ static int cmp_pid(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-bool rsp_export_speedscope(const rsp_paths *paths, FILE *out, GError **error)
+bool rsp_export_speedscope(const rsp_paths *paths, const rsp_export_window *window, FILE *out, GError **error)
 {
   writer w = {
     .paths = paths,
+    .window = window,
     .m = rsp_paths_model(paths),
     .frame_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
     .frame_seen = rsp_export_pair_table_new(),
@@ -286,7 +290,8 @@ bool rsp_export_speedscope(const rsp_paths *paths, FILE *out, GError **error)
   GHashTable *by_pid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
   for (rsp_sample_id s = 0; s < rsp_model_n_samples(w.m); s++) {
     int32_t pid = rsp_model_task(w.m, rsp_model_run(w.m, rsp_model_sample(w.m, s)->run)->task)->pid;
-    if (!g_hash_table_contains(pids, GINT_TO_POINTER(pid)))
+    uint64_t at = rsp_model_sample(w.m, s)->time, until = at;
+    if (!g_hash_table_contains(pids, GINT_TO_POINTER(pid)) || !rsp_export_clip(window, &at, &until))
       continue;
     GArray *list = g_hash_table_lookup(by_pid, GINT_TO_POINTER(pid));
     if (!list) {

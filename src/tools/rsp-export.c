@@ -74,15 +74,15 @@ static bool write_totals(GHashTable *totals, uint64_t divisor, FILE *out)
 }
 
 /* Perfetto's writer takes the model too (every thread's states, not only the paths'). */
-static bool write_perfetto(const rsp_paths *p, FILE *out, GError **error)
+static bool write_perfetto(const rsp_paths *p, const rsp_export_window *window, FILE *out, GError **error)
 {
-  return rsp_export_perfetto(rsp_paths_model(p), p, out, error);
+  return rsp_export_perfetto(rsp_paths_model(p), p, window, out, error);
 }
 
 /* The consolidated tree's nodes with their own time (theirs less their children's). */
-static void consolidated(const rsp_paths *p, GHashTable *totals)
+static void consolidated(const rsp_paths *p, uint64_t lo, uint64_t hi, GHashTable *totals)
 {
-  rsp_stack_tree *tree = rsp_stack_tree_build(p, 0, UINT64_MAX);
+  rsp_stack_tree *tree = rsp_stack_tree_build(p, lo, hi);
   uint32_t n = rsp_stack_tree_n_nodes(tree);
   GString *line = g_string_new(NULL);
   GPtrArray *chain = g_ptr_array_new();
@@ -114,13 +114,13 @@ static bool wanted(const rsp_model *m, rsp_task_id t, GHashTable *pids)
   return g_hash_table_contains(pids, GINT_TO_POINTER(rsp_model_task(m, t)->pid));
 }
 
-static void on_cpu(const rsp_model *m, GHashTable *pids, GHashTable *totals)
+static void on_cpu(const rsp_model *m, GHashTable *pids, uint64_t lo, uint64_t hi, GHashTable *totals)
 {
   GString *line = g_string_new(NULL);
   for (rsp_sample_id s = 0; s < rsp_model_n_samples(m); s++) {
     const rsp_sample *sm = rsp_model_sample(m, s);
     rsp_task_id t = rsp_model_run(m, sm->run)->task;
-    if (!wanted(m, t, pids))
+    if (!wanted(m, t, pids) || sm->time < lo || sm->time >= hi)
       continue;
     g_string_truncate(line, 0);
     put_frame(line, rsp_model_task(m, t)->comm);
@@ -130,25 +130,53 @@ static void on_cpu(const rsp_model *m, GHashTable *pids, GHashTable *totals)
   g_string_free(line, TRUE);
 }
 
-static void off_cpu(const rsp_model *m, GHashTable *pids, GHashTable *totals)
+static void off_cpu(const rsp_model *m, GHashTable *pids, uint64_t lo, uint64_t hi, GHashTable *totals)
 {
   GString *line = g_string_new(NULL);
   for (rsp_sleep_id s = 0; s < rsp_model_n_sleeps(m); s++) {
     const rsp_sleep *sl = rsp_model_sleep(m, s);
-    if (!wanted(m, sl->task, pids) || sl->end <= sl->start)
+    uint64_t a = MAX(sl->start, lo), b = MIN(sl->end, hi);
+    if (!wanted(m, sl->task, pids) || b <= a)
       continue;
     g_string_truncate(line, 0);
     put_frame(line, rsp_model_task(m, sl->task)->comm);
     put_stack(line, m, sl->stack);
-    add_line(totals, line, sl->end - sl->start);
+    add_line(totals, line, b - a);
   }
   g_string_free(line, TRUE);
+}
+
+/* A duration: a number with a unit (ns, us, ms, s; none: ns). */
+static bool parse_duration(const char *text, uint64_t *ns)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod(text, &end);
+  if (end == text || !(v >= 0) || v > 1e18)
+    return false;
+  double scale = strcmp(end, "s") == 0 ? 1e9 : strcmp(end, "ms") == 0 ? 1e6 : strcmp(end, "us") == 0 ? 1e3
+               : strcmp(end, "ns") == 0 || !*end ? 1 : 0;
+  if (scale == 0 || v * scale > 1.8e19)
+    return false;
+  *ns = (uint64_t)(v * scale + 0.5);
+  return true;
+}
+
+/* T0:T1 from the recording's start, T0 < T1. */
+static bool parse_range(const char *text, uint64_t *t0, uint64_t *t1)
+{
+  const char *colon = strchr(text, ':');
+  if (!colon)
+    return false;
+  char *a = g_strndup(text, (gsize)(colon - text));
+  bool ok = parse_duration(a, t0) && parse_duration(colon + 1, t1) && *t1 > *t0;
+  g_free(a);
+  return ok;
 }
 
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
-  char *to = NULL, *stacks = NULL, *output = NULL;
+  char *to = NULL, *stacks = NULL, *output = NULL, *comm = NULL, *range = NULL;
   gint pid = -1;
   GOptionEntry entries[] = {
     { "to", 0, 0, G_OPTION_ARG_STRING, &to,
@@ -158,6 +186,11 @@ int main(int argc, char **argv)
       "Which stacks: consolidated (the control paths' cross-process pseudo-stacks, us; default), on-cpu (samples, "
       "counts) or off-cpu (sleeps by wait stack, us)", "KIND" },
     { "pid", 0, 0, G_OPTION_ARG_INT, &pid, "The process of interest (default: the command rsp-record ran)", "PID" },
+    { "comm", 0, 0, G_OPTION_ARG_STRING, &comm, "The process of interest by name (the longest-running of that name)",
+      "NAME" },
+    { "range", 0, 0, G_OPTION_ARG_STRING, &range,
+      "Only [T0, T1) from the recording's start (e.g. 1.5ms:300ms; units ns, us, ms, s): the control paths clipped "
+      "to it, the samples in it, the sleeps and operations that meet it", "T0:T1" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -188,7 +221,7 @@ int main(int argc, char **argv)
   /* the formats of src/export/: each writes the paths' analysis itself */
   static const struct {
     const char *name;
-    bool (*write)(const rsp_paths *, FILE *, GError **);
+    bool (*write)(const rsp_paths *, const rsp_export_window *, FILE *, GError **);
     bool binary;
   } formats[] = {
     { "perfetto", write_perfetto, true },
@@ -196,7 +229,7 @@ int main(int argc, char **argv)
     { "pprof", rsp_export_pprof, true },
     { "firefox", rsp_export_firefox, false },
   };
-  bool (*write_format)(const rsp_paths *, FILE *, GError **) = NULL;
+  bool (*write_format)(const rsp_paths *, const rsp_export_window *, FILE *, GError **) = NULL;
   bool binary = false;
   for (size_t i = 0; to && i < G_N_ELEMENTS(formats); i++)
     if (strcmp(to, formats[i].name) == 0) {
@@ -230,11 +263,27 @@ int main(int argc, char **argv)
     g_clear_error(&error);
     goto done;
   }
-  int32_t poi = pid >= 0 ? pid : rsp_model_workload_pid(m);
-  if (poi < 0) {
-    fprintf(stderr, "rsp-export: %s: no recorded command (no rsp-record notes, no perf command line): give --pid\n",
-            argv[1]);
+  rsp_process_choice choice;
+  if (!rsp_process_choose(m, argv[1], pid, comm, &choice, &error)) {
+    fprintf(stderr, "rsp-export: %s\n", error->message);
+    g_clear_error(&error);
+    rsp_process_choice_clear(&choice);
     goto done;
+  }
+  int32_t poi = choice.pid;
+  rsp_process_choice_clear(&choice);
+  /* the paths over the whole recording, then the window applied to what is written (as the app's consolidated
+   * view of a selected range does: each pseudo-stack's time inside it) */
+  rsp_export_window window = { 0, UINT64_MAX };
+  if (range) {
+    uint64_t first = rsp_model_time_first(m), a = 0, b = 0;
+    if (!parse_range(range, &a, &b)) {
+      fprintf(stderr, "rsp-export: --range must be T0:T1 with T0 < T1 (e.g. 1.5ms:300ms), not '%s'\n", range);
+      status = 2;
+      goto done;
+    }
+    window.start = first + a;
+    window.end = b > UINT64_MAX - first ? UINT64_MAX : first + b;
   }
   p = rsp_paths_build(m, poi, NULL, &error);
   if (!p) {
@@ -248,7 +297,7 @@ int main(int argc, char **argv)
       out = stdout;
       goto done;
     }
-    bool ok = write_format(p, out, &error);
+    bool ok = write_format(p, range ? &window : NULL, out, &error);
     if (output && fclose(out) != 0)
       ok = false;
     out = stdout;
@@ -265,14 +314,14 @@ int main(int argc, char **argv)
   pids = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++)
     g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, rsp_paths_task(p, i))->pid));
-  uint64_t divisor = 1000;
+  uint64_t divisor = 1000, lo = window.start, hi = window.end;
   if (strcmp(kind, "consolidated") == 0) {
-    consolidated(p, totals);
+    consolidated(p, lo, hi, totals);
   } else if (strcmp(kind, "on-cpu") == 0) {
-    on_cpu(m, pids, totals);
+    on_cpu(m, pids, lo, hi, totals);
     divisor = 1;
   } else {
-    off_cpu(m, pids, totals);
+    off_cpu(m, pids, lo, hi, totals);
   }
   if (output && !(out = fopen(output, "w"))) {
     fprintf(stderr, "rsp-export: %s: %s\n", output, g_strerror(errno));
@@ -301,5 +350,7 @@ done:
   g_free(to);
   g_free(stacks);
   g_free(output);
+  g_free(comm);
+  g_free(range);
   return status;
 }

@@ -221,7 +221,7 @@ static trace export(const rsp_model *m, const rsp_paths *p)
   size_t size = 0;
   FILE *out = open_memstream(&buf, &size);
   GError *error = NULL;
-  CHECK(rsp_export_perfetto(m, p, out, &error));
+  CHECK(rsp_export_perfetto(m, p, NULL, out, &error));
   CHECK(error == NULL);
   g_clear_error(&error);
   fclose(out);
