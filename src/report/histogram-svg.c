@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-enum { H = 210, LEFT = 14, RIGHT = 10, TOP = 34, BOTTOM = 36 };
+enum { H = 220, LEFT = 14, RIGHT = 10, TOP = 48, BOTTOM = 36, MAX_BAR = 40 };
 
 static const char *cause_fill(rsp_category c, char buf[8])
 {
@@ -37,10 +37,11 @@ static void histogram(FILE *out, const rsp_model *m, const rsp_profile *p, int w
   rsp_html_escape(out, p->name);
   fprintf(out, "</text><text class=\"hsub\" x=\"%d\" y=\"28\">", LEFT);
   rsp_html_escape(out, p->process);
-  fprintf(out, " %" PRId32 ": %" PRIu64 " ops, total %s</text>\n", p->pid, p->count,
+  fprintf(out, " %" PRId32 ": %" PRIu64 " op%s, total %s</text>\n", p->pid, p->count, p->count == 1 ? "" : "s",
           rsp_profile_format_ns(p->total_ns, a, sizeof a));
   fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", LEFT, TOP + ph, LEFT + pw, TOP + ph);
-  double bw = p->n_buckets ? pw / p->n_buckets : pw;
+  /* a few buckets make narrow bars at the left, not bars as wide as the plot */
+  double bw = p->n_buckets ? MIN(pw / p->n_buckets, (double)MAX_BAR) : pw;
   uint32_t every = p->n_buckets > 8 ? (p->n_buckets + 7) / 8 : 1;
   for (uint32_t i = 0; i < p->n_buckets; i++) {
     const rsp_profile_bucket *bk = &p->buckets[i];
@@ -48,8 +49,8 @@ static void histogram(FILE *out, const rsp_model *m, const rsp_profile *p, int w
     if (bk->count) {
       double h = max ? ph * log10(1 + (double)bk->count) / log10(1 + (double)max) : 0;
       double y = TOP + ph;
-      fprintf(out, "<g class=\"bar\"><title>[%s, %s): %" PRIu64 " ops", rsp_profile_format_ns(bk->lo_ns, a, sizeof a),
-              rsp_profile_format_ns(bk->hi_ns, b, sizeof b), bk->count);
+      fprintf(out, "<g class=\"bar\"><title>[%s, %s): %" PRIu64 " op%s", rsp_profile_format_ns(bk->lo_ns, a, sizeof a),
+              rsp_profile_format_ns(bk->hi_ns, b, sizeof b), bk->count, bk->count == 1 ? "" : "s");
       for (int c = 0; c < RSP_N_CATEGORIES; c++)
         if (bk->causes[c])
           fprintf(out, ", %s %" PRIu64, rsp_profile_cause_key((rsp_category)c), bk->causes[c]);
@@ -74,7 +75,8 @@ static void histogram(FILE *out, const rsp_model *m, const rsp_profile *p, int w
           LEFT + pw, TOP + ph + 30);
   for (uint32_t k = 0; k < p->n_peaks; k++) {
     const rsp_profile_peak *pk = &p->peaks[k];
-    fprintf(out, "<span class=\"peak\">peak %u: %" PRIu64 " ops in [%s, %s), %s on average, mostly %s", k + 1, pk->count,
+    fprintf(out, "<span class=\"peak\">peak %u: %" PRIu64 " op%s in [%s, %s), %s on average, mostly %s", k + 1, pk->count,
+            pk->count == 1 ? "" : "s",
             rsp_profile_format_ns(pk->lo_ns, a, sizeof a), rsp_profile_format_ns(pk->hi_ns, b, sizeof b),
             rsp_profile_format_ns(pk->avg_ns, avg, sizeof avg),
             rsp_category_label((rsp_category)pk->cause));

@@ -50,7 +50,9 @@ static const char script_js[] =
   "(function(){var q=document.getElementById('search'),n=document.getElementById('search-count');\n"
   "q.addEventListener('input',function(){var t=q.value.toLowerCase(),c=0;\n"
   "document.querySelectorAll('.f').forEach(function(g){var m=!!t&&g.textContent.toLowerCase().indexOf(t)>=0;\n"
-  "g.classList.toggle('match',m);if(m)c++;});n.textContent=t?c+' match'+(c==1?'':'es'):'';});})();\n";
+  "g.classList.toggle('match',m);if(m)c++;});n.textContent=t?c+' match'+(c==1?'':'es'):'';});\n"
+  /* flame graphs grow upwards: show their roots first */
+  "document.querySelectorAll('.scroll.bottom').forEach(function(e){e.scrollTop=e.scrollHeight;});})();\n";
 
 static void cat_row(FILE *out, const char *cls, const char *key, const char *label, uint64_t ns, uint64_t total)
 {
@@ -207,7 +209,7 @@ bool rsp_report_write_html(const rsp_paths *paths, const rsp_report_options *o, 
                "The control paths' pseudo-stacks merged and sorted longest first: each layer is a process (grey) "
                "with the functions it ran in (red) or waited in (blue; green: blocking I/O; purple: both), and "
                "what it waited on stands on top. Width is duration. Hover a frame for its time.");
-  fprintf(out, "<div class=\"scroll\">\n");
+  fprintf(out, "<div class=\"scroll bottom\">\n");
   uint32_t deep = rsp_report_consolidated_svg(out, paths, width);
   fprintf(out, "</div>\n");
   if (deep)
@@ -216,7 +218,7 @@ bool rsp_report_write_html(const rsp_paths *paths, const rsp_report_options *o, 
 
   section_open(out, "flame", "Flame view",
                "The same pseudo-stacks in time: each control path a band, x is time.");
-  fprintf(out, "<div class=\"scroll\">\n");
+  fprintf(out, "<div class=\"scroll bottom\">\n");
   rsp_report_flame_svg(out, paths, width);
   fprintf(out, "</div>\n</details>\n");
 
