@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-enum { ROW_H = 16, RULER_H = 24, MAX_ROWS = 160, MAX_FRAMES = 40000 };
+enum { ROW_H = 16, TOP = 4, RULER_H = 24, MAX_ROWS = 160, MAX_FRAMES = 40000 };
 
 typedef struct placement {
   uint64_t x, slot;
@@ -97,12 +97,12 @@ uint32_t rsp_report_consolidated_svg(FILE *out, const rsp_paths *paths, int widt
   uint32_t max_depth = rsp_stack_tree_max_depth(tree);
   uint32_t rows = MIN(max_depth + 1, (uint32_t)MAX_ROWS);
   double scale = total ? (double)width / (double)total : 0;
-  int height = RULER_H + (int)rows * ROW_H + 4;
+  int height = TOP + (int)rows * ROW_H + RULER_H;
   fprintf(out,
           "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"view flame\" id=\"consolidated-svg\" width=\"%d\" "
           "height=\"%d\" viewBox=\"0 0 %d %d\" data-total-ns=\"%" PRIu64 "\" data-plot-width=\"%d\">\n",
           width, height, width, height, total, width);
-  rsp_report_svg_ruler(out, total, 0, width - 1, 0);
+  rsp_report_svg_ruler(out, total, 0, width - 1, TOP + (int)rows * ROW_H + 2, true); /* under the roots */
   GString *stack = g_string_new(NULL);
   uint32_t written = 0, skipped_deep = 0;
   /* pre-order: a node whose room is under a quarter pixel has all its subtree there too */
@@ -120,7 +120,7 @@ uint32_t rsp_report_consolidated_svg(FILE *out, const rsp_paths *paths, int widt
       break;
     written++;
     double x = (double)at[id].x * scale;
-    double y = RULER_H + (double)(rows - 1 - node->depth) * ROW_H;
+    double y = TOP + (double)(rows - 1 - node->depth) * ROW_H;
     char fill[8], dur[48];
     stack_of(tree, id, stack);
     rsp_format_duration(node->ns, dur, sizeof dur);

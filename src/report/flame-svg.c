@@ -8,10 +8,11 @@
 #include "render/render.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROW_H = 16, RULER_H = 24, LABEL_W = 170, MAX_ROWS = 200 };
+enum { ROW_H = 16, TOP = 4, RULER_H = 24, LABEL_W = 170, MAX_ROWS = 320, MAX_FRAMES = 60000 };
 
 typedef struct cell {
   uint64_t start, end, key;
@@ -62,11 +63,15 @@ static int cmp_cell(const void *a, const void *b)
   return (x->start > y->start) - (x->start < y->start);
 }
 
-static void emit(FILE *out, const cell *c, uint64_t t0, double scale, double y)
+/* Writes cell C unless it is under a third of a pixel, or under a pixel inside the pixels the row's
+ * earlier cells painted (*PAINTED: their right edge, rounded up), or past MAX_FRAMES (*N: so far). */
+static void emit(FILE *out, const cell *c, uint64_t t0, double scale, double y, double *painted, uint32_t *n)
 {
   double x = LABEL_W + (double)(c->start - t0) * scale, w = (double)(c->end - c->start) * scale;
-  if (w < 0.34)
+  if (w < 0.34 || (w < 1 && x + w <= *painted) || *n >= MAX_FRAMES)
     return;
+  *painted = MAX(*painted, ceil(x + w));
+  (*n)++;
   char fill[8], dur[48];
   rsp_format_duration(c->end - c->start, dur, sizeof dur);
   fprintf(out, "<g class=\"f\"><title>");
@@ -105,7 +110,7 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
   rsp_task_id *label_task = g_new0(rsp_task_id, n_paths + 1);
   for (uint32_t i = 0; i < n_elems; i++)
     base_row[i] = top[i] = -1;
-  int row = 0;
+  int row = 0, fit = 0;
   for (rsp_path_id p = 0; p < n_paths; p++) {
     const rsp_path *path = rsp_paths_path(paths, p);
     label_row[p] = -1;
@@ -131,8 +136,10 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
     }
     label_row[p] = base;
     row += band + 1; /* a blank row between paths */
+    if (row - 1 <= MAX_ROWS)
+      fit = row - 1; /* whole bands, so that none is cut */
   }
-  int n_rows = MIN(row, (int)MAX_ROWS);
+  int n_rows = fit ? fit : MIN(row, (int)MAX_ROWS);
   GArray **rows = g_new0(GArray *, n_rows + 1);
   for (int r = 0; r < n_rows; r++)
     rows[r] = g_array_new(FALSE, FALSE, sizeof(cell));
@@ -164,20 +171,22 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
   int plot_w = width - LABEL_W;
   double scale = (double)plot_w / (double)(t1 - t0);
   uint64_t gap = (uint64_t)(0.5 / scale);
-  int height = RULER_H + n_rows * ROW_H + (row > n_rows ? 20 : 4);
+  int height = TOP + n_rows * ROW_H + RULER_H + 16;
   fprintf(out,
           "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"view flame\" id=\"flame-svg\" width=\"%d\" height=\"%d\" "
           "viewBox=\"0 0 %d %d\" data-t0=\"%" PRIu64 "\" data-t1=\"%" PRIu64 "\">\n",
           width, height, width, height, t0, t1);
-  fprintf(out, "<rect class=\"labels\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", RULER_H, LABEL_W - 4,
+  fprintf(out, "<rect class=\"labels\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", TOP, LABEL_W - 4,
           n_rows * ROW_H);
-  rsp_report_svg_ruler(out, t1 - t0, LABEL_W, plot_w - 1, 0);
+  rsp_report_svg_ruler(out, t1 - t0, LABEL_W, plot_w - 1, TOP + n_rows * ROW_H + 2, true); /* under the bands */
+  uint32_t n_frames = 0;
   for (int r = 0; r < n_rows; r++) {
     GArray *cells = rows[r];
     if (!cells->len)
       continue;
     g_array_sort(cells, cmp_cell);
     cell cur = g_array_index(cells, cell, 0);
+    double painted = 0;
     for (guint k = 1; k < cells->len; k++) {
       const cell *c = &g_array_index(cells, cell, k);
       if (c->key == cur.key && c->start <= cur.end + gap) {
@@ -185,21 +194,22 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
         cur.kinds |= c->kinds;
         continue;
       }
-      emit(out, &cur, t0, scale, RULER_H + (double)r * ROW_H);
+      emit(out, &cur, t0, scale, TOP + (double)r * ROW_H, &painted, &n_frames);
       cur = *c;
     }
-    emit(out, &cur, t0, scale, RULER_H + (double)r * ROW_H);
+    emit(out, &cur, t0, scale, TOP + (double)r * ROW_H, &painted, &n_frames);
   }
   for (rsp_path_id p = 0; p < n_paths; p++) {
     if (label_row[p] < 0 || label_row[p] >= n_rows)
       continue;
     const rsp_task *t = rsp_model_task(m, label_task[p]);
-    fprintf(out, "<text class=\"rowlabel\" x=\"4\" y=\"%d\">path %u: ", RULER_H + label_row[p] * ROW_H + 12, p);
+    fprintf(out, "<text class=\"rowlabel\" x=\"4\" y=\"%d\">path %u: ", TOP + label_row[p] * ROW_H + 12, p);
     rsp_html_escape(out, t->comm);
     fprintf(out, " %" PRId32 "</text>\n", t->pid);
   }
-  if (row > n_rows)
-    fprintf(out, "<text class=\"note\" x=\"4\" y=\"%d\">%d more rows not drawn</text>\n", height - 4, row - n_rows);
+  if (row - 1 > n_rows || n_frames >= MAX_FRAMES)
+    fprintf(out, "<text class=\"note\" x=\"4\" y=\"%d\">%s%d more rows not drawn</text>\n", height - 4,
+            n_frames >= MAX_FRAMES ? "frames past the first 60000 and " : "", MAX(row - n_rows, 0));
   fprintf(out, "</svg>\n");
   for (int r = 0; r < n_rows; r++)
     g_array_free(rows[r], TRUE);

@@ -9,8 +9,9 @@ G_BEGIN_DECLS
 void rsp_html_escape(FILE *out, const char *s);
 /* The fill of a frame of KINDS (RSP_FRAME_* bits) as "#rrggbb", the views' colours. */
 const char *rsp_report_frame_fill(unsigned kinds, char buf[8]);
-/* A time axis: ticks with labels (<text>) across WIDTH pixels from X0 for SPAN_NS, at Y. */
-void rsp_report_svg_ruler(FILE *out, uint64_t span_ns, double x0, double width, double y);
+/* A time axis: ticks with labels (<text>) across WIDTH pixels from X0 for SPAN_NS, 20 pixels from Y down;
+ * BELOW: under a drawing (the ticks at the top), else over it. */
+void rsp_report_svg_ruler(FILE *out, uint64_t span_ns, double x0, double width, double y, bool below);
 
 /* The views, each one <svg> element. The consolidated view returns how many frames deeper than the
  * rows it draws it left out. */

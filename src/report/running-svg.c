@@ -129,7 +129,7 @@ void rsp_report_running_svg(FILE *out, const rsp_paths *paths, int width)
           "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"view running\" id=\"running-svg\" width=\"%d\" "
           "height=\"%d\" viewBox=\"0 0 %d %d\" data-t0=\"%" PRIu64 "\" data-t1=\"%" PRIu64 "\">\n",
           width, height, width, height, t0, t1);
-  rsp_report_svg_ruler(out, t1 - t0, LABEL_W, plot_w - 1, 0);
+  rsp_report_svg_ruler(out, t1 - t0, LABEL_W, plot_w - 1, 0, false);
   int32_t prev_pid = INT32_MIN;
   for (guint r = 0; r < tasks->len; r++) {
     rsp_task_id t = g_array_index(tasks, rsp_task_id, r);

@@ -44,7 +44,7 @@ const char *rsp_report_frame_fill(unsigned kinds, char buf[8])
   return rsp_rgb_to_hex(c, buf);
 }
 
-void rsp_report_svg_ruler(FILE *out, uint64_t span_ns, double x0, double width, double y)
+void rsp_report_svg_ruler(FILE *out, uint64_t span_ns, double x0, double width, double y, bool below)
 {
   if (!span_ns || width <= 0)
     return;
@@ -57,8 +57,9 @@ void rsp_report_svg_ruler(FILE *out, uint64_t span_ns, double x0, double width, 
     double x = x0 + width * (double)t / (double)span_ns;
     char buf[64];
     rsp_format_tick(t, st, span_ns, buf, sizeof buf);
-    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y + 12, x, y + 18);
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\"%s>", x, y + 10,
+    /* above the drawing: the label, then the tick down to it; below: the tick, then the label */
+    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, below ? y : y + 12, x, below ? y + 6 : y + 18);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\"%s>", x, below ? y + 17 : y + 10,
             t == 0 ? "" : x > x0 + width - 40 ? " text-anchor=\"end\"" : " text-anchor=\"middle\"");
     rsp_html_escape(out, buf);
     fprintf(out, "</text>");
