@@ -9,7 +9,7 @@ analysis, on data/sample.perf.data, tests/model/data/wl-nginx.data and the chain
   (consolidated), each frame's path a folded stack's prefix, its width proportional to the folded values (within 1 px:
   a stack's own time at most its width, its width at most its subtree's total);
 - the flame and running views and the histograms are SVG with <text> (the process, the profiles' classes in
-  rsp-summary --profiles' order), the loss notes the model's warnings;
+  rsp-summary --profiles' order), the loss notes the model's warnings, the loss check rsp-summary's lines;
 - in headless Chromium (when installed; skipped with a reason otherwise) the page renders to a screenshot that is not
   blank."""
 import html.parser
@@ -52,6 +52,7 @@ class Page(html.parser.HTMLParser):
         self.svgs = {}           # id -> {'attrs', 'frames': [...], 'texts': [...]}
         self.hist_titles = []
         self.notes = []
+        self.loss_check = []
         self.style = ''
         self.scripts = []
         self._text = None        # where the current text goes: a list to append to
@@ -91,6 +92,9 @@ class Page(html.parser.HTMLParser):
         elif tag == 'li' and 'note' in cls:
             self.notes.append('')
             self._text = ('note', None)
+        elif tag == 'li' and 'loss-check' in cls:
+            self.loss_check.append('')
+            self._text = ('loss-check', None)
         elif tag == 'style':
             self._text = ('style', None)
         elif tag == 'script':
@@ -126,6 +130,8 @@ class Page(html.parser.HTMLParser):
             self.hist_titles[-1] += data
         elif kind == 'note':
             self.notes[-1] += data
+        elif kind == 'loss-check':
+            self.loss_check[-1] += data
         elif kind == 'style':
             self.style += data
 
@@ -193,6 +199,16 @@ def check_categories(name, page, cats):
     ok(pa and abs(float(pa[0]['data-value']) - cats['percent_accounted']) < 0.0006,
        f'{name}: percent accounted {pa and pa[0].get("data-value")} vs {cats["percent_accounted"]}')
     ok(page.notes == cats['warnings'], f'{name}: the loss notes are the model\'s warnings ({len(cats["warnings"])})')
+
+
+def check_loss_check(name, page, data):
+    """rsp-record's count of what perf record dropped (FILE.meta), as rsp-summary --categories prints it."""
+    p = run(SUMMARY, '--categories', data)
+    want = [line[len('loss check: '):] for line in p.stdout.splitlines() if line.startswith('loss check: ')]
+    got = page.loss_check
+    same = len(got) == len(want) and all(g == w or (g.split(' (rsp-record')[0] == w.split('; see ')[0])
+                                         for g, w in zip(got, want))
+    ok(same, f'{name}: the loss check is rsp-summary\'s {len(want)} lines ({got[:1]} vs {want[:1]})')
 
 
 def check_consolidated(name, page, data, pid):
@@ -349,6 +365,7 @@ def check(name, data, tmp):
     check_external(name, page)
     check_explanation(name, page, data, pid)
     check_categories(name, page, cats)
+    check_loss_check(name, page, data)
     check_consolidated(name, page, data, pid)
     check_views(name, page, data, pid, comm)
     check_browser(name, report, tmp)
