@@ -10,7 +10,9 @@ packages=(
   linux-perf libc6-dbg
   # (binutils: addr2line -i, the oracle of inlined frames)
   binutils
-  # (debuginfod: a local server for the test of symbols fetched through DEBUGINFOD_URLS)
+  # (chromium: rsp-report's HTML opened headless, as a person would; debuginfod: a local server for the
+  # test of symbols fetched through DEBUGINFOD_URLS)
+  chromium
   debuginfod
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
   clang libclang-rt-14-dev python3 jq
