@@ -123,7 +123,8 @@ rsp_accounting_row *rsp_accounting_compute(const rsp_model *m, uint32_t *n_rows)
     r->kernel_work_ns = k ? k->total_ns : 0;
   }
   rsp_kernel_work_free(kw);
-  qsort(rows->data, rows->len, sizeof(rsp_accounting_row), by_life);
+  if (rows->len) /* an empty GArray's data is NULL */
+    qsort(rows->data, rows->len, sizeof(rsp_accounting_row), by_life);
   *n_rows = rows->len;
   return (rsp_accounting_row *)(void *)g_array_free(rows, FALSE);
 }

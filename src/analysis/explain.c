@@ -283,9 +283,11 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     }
     g_array_append_val(work, r);
   }
-  qsort(work->data, work->len, sizeof(rsp_explain_work), by_run);
   x->n_work = MIN(work->len, RSP_EXPLAIN_MAX_WORK);
-  memcpy(x->work, work->data, x->n_work * sizeof(rsp_explain_work));
+  if (work->len) { /* an empty GArray's data is NULL: no qsort or memcpy of it */
+    qsort(work->data, work->len, sizeof(rsp_explain_work), by_run);
+    memcpy(x->work, work->data, x->n_work * sizeof(rsp_explain_work));
+  }
   /* the biggest lever: the function with the most time on the paths */
   for (guint i = 0; i < work->len; i++) {
     const rsp_explain_work *w = &g_array_index(work, rsp_explain_work, i);

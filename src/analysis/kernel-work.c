@@ -453,14 +453,16 @@ rsp_kernel_work *rsp_kernel_work_compute(const rsp_model *m)
   link_episodes(kw);
   charge_episodes(kw);
   charge_interrupts(kw);
-  qsort(kw->rows->data, kw->rows->len, sizeof(rsp_kernel_work_row), row_by_total);
+  if (kw->rows->len) /* an empty GArray's data is NULL */
+    qsort(kw->rows->data, kw->rows->len, sizeof(rsp_kernel_work_row), row_by_total);
   g_hash_table_remove_all(kw->row_index);
   for (guint i = 0; i < kw->rows->len; i++)
     g_hash_table_insert(kw->row_index, GINT_TO_POINTER(g_array_index(kw->rows, rsp_kernel_work_row, i).pid),
                         GUINT_TO_POINTER(i + 1));
   g_hash_table_destroy(kw->source_index);
   kw->source_index = NULL;
-  qsort(kw->sources->data, kw->sources->len, sizeof(rsp_kernel_work_source), source_by_ns);
+  if (kw->sources->len) /* an empty GArray's data is NULL */
+    qsort(kw->sources->data, kw->sources->len, sizeof(rsp_kernel_work_source), source_by_ns);
   return kw;
 }
 
