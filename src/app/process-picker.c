@@ -1,12 +1,16 @@
 /* The process picker: the toolbar's "Process…" button opens a popover listing every process that
- * ran (name, pid, CPU time, wall time: first run to last), searchable, sortable by each column,
- * busiest first; choosing one opens the window on its story (app_open_process). */
+ * ran (name, pid, CPU time, wall time: first run to last, and LTT's accounting of its threads' lives:
+ * user and kernel running, I/O wait, waiting for others, runnable, and the kernel work others did for
+ * it, pkprof), searchable, sortable by each column, busiest first; choosing one opens the window on
+ * its story (app_open_process). */
 #include "app/app-private.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
 
-enum { COL_NAME, COL_PID, COL_CPU, COL_WALL, COL_CPU_TEXT, COL_WALL_TEXT, COL_SEARCH, N_COLS };
+/* The columns of durations: each a uint64_t (ns, to sort by) and its text. */
+enum { DUR_CPU, DUR_WALL, DUR_USER, DUR_KERNEL, DUR_IO_WAIT, DUR_WAITING, DUR_RUNNABLE, DUR_KWORK, N_DURS };
+enum { COL_NAME, COL_PID, COL_SEARCH, COL_DUR0, COL_TEXT0 = COL_DUR0 + N_DURS, N_COLS = COL_TEXT0 + N_DURS };
 
 static void fill(win *w)
 {
@@ -36,20 +40,37 @@ static void fill(win *w)
       a->last = MAX(a->last, run->end);
     }
   }
+  /* LTT's columns, by pid */
+  uint32_t n_rows = 0;
+  g_autofree rsp_accounting_row *rows = rsp_accounting_compute(m, &n_rows);
+  g_autoptr(GHashTable) row_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < n_rows; i++)
+    g_hash_table_insert(row_of, GINT_TO_POINTER(rows[i].pid), &rows[i]);
   GHashTableIter it;
   gpointer key, value;
   g_hash_table_iter_init(&it, procs);
   while (g_hash_table_iter_next(&it, &key, &value)) {
     const acc *a = value;
     int32_t pid = GPOINTER_TO_INT(key);
+    const rsp_accounting_row *r = g_hash_table_lookup(row_of, GINT_TO_POINTER(pid));
+    uint64_t d[N_DURS] = { [DUR_CPU] = a->cpu, [DUR_WALL] = a->last - a->first };
+    if (r) {
+      d[DUR_USER] = r->ns[RSP_ACCT_USER];
+      d[DUR_KERNEL] = r->ns[RSP_ACCT_KERNEL];
+      d[DUR_IO_WAIT] = r->ns[RSP_ACCT_IO_WAIT];
+      d[DUR_WAITING] = r->ns[RSP_ACCT_WAITING];
+      d[DUR_RUNNABLE] = r->ns[RSP_ACCT_RUNNABLE];
+      d[DUR_KWORK] = r->kernel_work_ns;
+    }
     const char *name = app_process_name(m, pid);
-    char cpu[48], wall[48];
     g_autofree char *search = g_strdup_printf("%s %d", name, pid);
-    gtk_list_store_insert_with_values(w->picker_store, NULL, -1, COL_NAME, name, COL_PID, pid, COL_CPU, a->cpu,
-                                      COL_WALL, a->last - a->first, COL_CPU_TEXT,
-                                      rsp_format_duration(a->cpu, cpu, sizeof cpu), COL_WALL_TEXT,
-                                      rsp_format_duration(a->last - a->first, wall, sizeof wall), COL_SEARCH,
-                                      search, -1);
+    GtkTreeIter row;
+    gtk_list_store_insert_with_values(w->picker_store, &row, -1, COL_NAME, name, COL_PID, pid, COL_SEARCH, search, -1);
+    for (int k = 0; k < N_DURS; k++) {
+      char text[48];
+      gtk_list_store_set(w->picker_store, &row, COL_DUR0 + k, d[k], COL_TEXT0 + k,
+                         rsp_format_duration(d[k], text, sizeof text), -1);
+    }
   }
 }
 
@@ -137,24 +158,33 @@ bool process_picker_choose_first(win *w, const char *search)
 void process_picker_attach(win *w)
 {
   w->picker_button = obj(w, "process_button");
-  w->picker_store = gtk_list_store_new(N_COLS, G_TYPE_STRING, G_TYPE_INT, G_TYPE_UINT64, G_TYPE_UINT64, G_TYPE_STRING,
-                                       G_TYPE_STRING, G_TYPE_STRING);
+  GType types[N_COLS] = { [COL_NAME] = G_TYPE_STRING, [COL_PID] = G_TYPE_INT, [COL_SEARCH] = G_TYPE_STRING };
+  for (int k = 0; k < N_DURS; k++) {
+    types[COL_DUR0 + k] = G_TYPE_UINT64;
+    types[COL_TEXT0 + k] = G_TYPE_STRING;
+  }
+  w->picker_store = gtk_list_store_newv(N_COLS, types);
   w->picker_filter = gtk_tree_model_filter_new(GTK_TREE_MODEL(w->picker_store), NULL);
   gtk_tree_model_filter_set_visible_func(GTK_TREE_MODEL_FILTER(w->picker_filter), visible, w, NULL);
   GtkTreeModel *sorted = gtk_tree_model_sort_new_with_model(w->picker_filter);
-  gtk_tree_sortable_set_sort_column_id(GTK_TREE_SORTABLE(sorted), COL_CPU, GTK_SORT_DESCENDING);
+  gtk_tree_sortable_set_sort_column_id(GTK_TREE_SORTABLE(sorted), COL_DUR0 + DUR_CPU, GTK_SORT_DESCENDING);
   w->picker_list = gtk_tree_view_new_with_model(sorted);
   g_object_unref(sorted);
   gtk_tree_view_set_enable_search(GTK_TREE_VIEW(w->picker_list), FALSE);
   add_column(w, _("Process"), COL_NAME, COL_NAME, 0);
   add_column(w, _("Pid"), COL_PID, COL_PID, 1);
-  add_column(w, _("CPU"), COL_CPU_TEXT, COL_CPU, 1);
-  add_column(w, _("Wall"), COL_WALL_TEXT, COL_WALL, 1);
+  static const char *const titles[N_DURS] = {
+    [DUR_CPU] = N_("CPU"), [DUR_WALL] = N_("Wall"), [DUR_USER] = N_("User"), [DUR_KERNEL] = N_("Kernel"),
+    [DUR_IO_WAIT] = N_("I/O wait"), [DUR_WAITING] = N_("Waiting"), [DUR_RUNNABLE] = N_("Runnable"),
+    [DUR_KWORK] = N_("Kernel work for it"),
+  };
+  for (int k = 0; k < N_DURS; k++)
+    add_column(w, _(titles[k]), COL_TEXT0 + k, COL_DUR0 + k, 1);
   w->picker_entry = gtk_search_entry_new();
   gtk_entry_set_placeholder_text(GTK_ENTRY(w->picker_entry), _("Name or pid"));
   GtkWidget *scroll = gtk_scrolled_window_new(NULL, NULL);
   gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_size_request(scroll, 380, 360);
+  gtk_widget_set_size_request(scroll, 900, 360);
   gtk_container_add(GTK_CONTAINER(scroll), w->picker_list);
   GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
   gtk_container_set_border_width(GTK_CONTAINER(box), 6);
