@@ -229,6 +229,23 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   fprintf(out, "}");
 }
 
+/* The kernel work charged to the processes on P's paths (kernel-work.c), each process once. */
+static uint64_t paths_kernel_work_ns(const rsp_model *model, const rsp_paths *p)
+{
+  rsp_kernel_work *kw = rsp_kernel_work_compute(model);
+  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
+    int32_t pid = rsp_model_task(model, rsp_paths_task(p, i))->pid;
+    const rsp_kernel_work_row *r = g_hash_table_add(seen, GINT_TO_POINTER(pid)) ? rsp_kernel_work_for_pid(kw, pid)
+                                                                                 : NULL;
+    total += r ? r->total_ns : 0;
+  }
+  g_hash_table_destroy(seen);
+  rsp_kernel_work_free(kw);
+  return total;
+}
+
 int summary_categories_print(const rsp_model *model, const char *path, const summary_categories_options *o,
                              FILE *out)
 {
@@ -437,6 +454,9 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       fprintf(out, "%-34s %12.3f ms\n", "Total accounted", ms(c.accounted_ns));
       fprintf(out, "%-34s %12.3f ms\n", "Unaccounted", ms(c.ns[RSP_CAT_UNACCOUNTED]));
       fprintf(out, "%-34s %12.1f %%\n", "Percent accounted", pct);
+      /* pkprof: what interrupts and kernel threads did for the processes on the paths, beside their time */
+      fprintf(out, "%-34s %12.3f ms (interrupts and kernel threads; beside the total, not in it)\n",
+              "Kernel work done for them", ms(paths_kernel_work_ns(model, p)));
       fprintf(out, "%-34s %s\n", "Run samples from", rsp_model_sample_event(model) ? rsp_model_sample_event(model)
                                                                                 : "(no sampling event)");
       text_details(model, &c, out);

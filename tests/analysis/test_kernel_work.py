@@ -164,6 +164,12 @@ def chain_case():
     ok(abs(total - cats['total_ms']) < 0.01 * max(1, cats['total_ms']) and 'kernel_work_ms' in cats,
        f'chain: the categories still sum to total_ms ({total:.3f} / {cats["total_ms"]:.3f}); kernel work beside them '
        f'({cats.get("kernel_work_ms")})')
+    text = summary('--categories', '--comm', 'chain-client', data)
+    row = re.search(r'^Kernel work done for them\s+([\d.]+) ms', text, re.M)
+    ok(row and abs(float(row.group(1)) - cats['kernel_work_ms']) < 0.001 and
+       cats['kernel_work_ms'] >= p['kernel_work_ms'] - 0.001,
+       f'chain: --categories text row "Kernel work done for them" {row and row.group(1)} = JSON kernel_work_ms '
+       f'{cats["kernel_work_ms"]:.3f} (chain-worker\'s {p["kernel_work_ms"]:.3f} in it)')
 
 
 def main():
