@@ -22,7 +22,7 @@ config = tempfile.mkdtemp(prefix="rsp-view-config-")  # the settings rsp-view re
 def run(path):
     env = dict(os.environ, NO_AT_BRIDGE="1", GDK_BACKEND="x11", XDG_CONFIG_HOME=config)
     env.pop("DISPLAY", None)
-    return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", view, "--self-test", path],
+    return subprocess.run(["xvfb-run", "-n", "200", "-a", "-s", "-screen 0 1280x800x24", view, "--self-test", path],
                           capture_output=True, text=True, timeout=240, env=env)
 
 failures = 0

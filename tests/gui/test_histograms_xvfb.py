@@ -44,7 +44,7 @@ def png_size(path):
 def gui(args):
     env = dict(os.environ, NO_AT_BRIDGE="1", GDK_BACKEND="x11")
     env.pop("DISPLAY", None)
-    return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", view, "--self-test"] + args,
+    return subprocess.run(["xvfb-run", "-n", "300", "-a", "-s", "-screen 0 1280x800x24", view, "--self-test"] + args,
                           capture_output=True, text=True, timeout=240, env=env)
 
 
@@ -161,7 +161,7 @@ if shutil.which("xdotool"):
                              (["--diff", base, added], "base.data vs added-5ms.data", "ctrl+w")]:
         env = dict(os.environ, NO_AT_BRIDGE="1", GDK_BACKEND="x11", VIEW=view, TITLE=title, KEY=key)
         env.pop("DISPLAY", None)
-        p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "sh", "-c", STAY_UP, "sh"] + args,
+        p = subprocess.run(["xvfb-run", "-n", "350", "-a", "-s", "-screen 0 1280x800x24", "sh", "-c", STAY_UP, "sh"] + args,
                            capture_output=True, text=True, timeout=120, env=env)
         if p.returncode != 0 or "CRITICAL" in p.stderr or "WARNING" in p.stderr:
             fail(f"{args}: left up, then {key}: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")

@@ -59,7 +59,7 @@ check("[FILE] - the views of an rsp recording" in p.stdout, "--help in the C loc
 if shutil.which("xvfb-run"):
     xenv = dict(env, NO_AT_BRIDGE="1", GDK_BACKEND="x11")
     xenv.pop("DISPLAY", None)
-    p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", view, "--self-test",
+    p = subprocess.run(["xvfb-run", "-n", "400", "-a", "-s", "-screen 0 1280x800x24", view, "--self-test",
                         os.path.join(root, "data", "sample.perf.data")],
                        capture_output=True, text=True, timeout=240, env=xenv)
     check(p.returncode == 0 and "self-test: done, closing" in p.stdout,
