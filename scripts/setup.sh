@@ -16,6 +16,8 @@ packages=(
   debuginfod
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
   clang libclang-rt-14-dev python3 jq
+  # (nodejs, npm: speedscope's own importer loads rsp-export's speedscope files)
+  nodejs npm
   # rsp-export tests: protoc decodes the pprof output; python3-jsonschema checks speedscope's schema
   protobuf-compiler python3-jsonschema
   # (pprof itself, built from Debian's source package by tests/export/test_export_pprof.py)
