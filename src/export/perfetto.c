@@ -514,38 +514,41 @@ static void write_states(writer *w)
 
 /* Every run again on its cpu's track, as a scheduler view: runs are in start order, so each cpu's slices are
  * written in time order (one cpu's runs do not overlap; a stray overlap is clipped). */
+typedef struct cpu_track {
+  uint64_t track, end;
+} cpu_track;
+
 static void write_cpus(writer *w)
 {
   const rsp_model *m = w->m;
-  GArray *tracks = g_array_new(FALSE, TRUE, sizeof(uint64_t)), *ends = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+  /* by cpu number in a hash table: a recording may name any cpu (0x7fffffff in a broken one) */
+  GHashTable *cpus = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
   uint64_t parent = 0;
   for (rsp_run_id r = 0; r < rsp_model_n_runs(m); r++) {
     const rsp_run *run = rsp_model_run(m, r);
     if (run->cpu < 0 || !in_window(w, run->start, run->end))
       continue;
     guint cpu = (guint)run->cpu;
-    if (cpu >= tracks->len) {
-      g_array_set_size(tracks, cpu + 1);
-      g_array_set_size(ends, cpu + 1);
-    }
-    if (!g_array_index(tracks, uint64_t, cpu)) {
+    cpu_track *c = g_hash_table_lookup(cpus, GUINT_TO_POINTER(cpu + 1));
+    if (!c) {
       if (!parent)
         parent = track_named(w, "CPUs", 0);
       char *name = g_strdup_printf("CPU %u", cpu);
-      g_array_index(tracks, uint64_t, cpu) = track_named(w, name, parent);
+      c = g_new0(cpu_track, 1);
+      c->track = track_named(w, name, parent);
       g_free(name);
+      g_hash_table_insert(cpus, GUINT_TO_POINTER(cpu + 1), c);
     }
-    uint64_t track = g_array_index(tracks, uint64_t, cpu), start = MAX(run->start, g_array_index(ends, uint64_t, cpu));
+    uint64_t start = MAX(run->start, c->end);
     if (run->end < start)
       continue;
-    g_array_index(ends, uint64_t, cpu) = run->end;
-    guint te = event_begin(w, start, track, TYPE_SLICE_BEGIN, "sched", task_label(w, run->task, run->start));
+    c->end = run->end;
+    guint te = event_begin(w, start, c->track, TYPE_SLICE_BEGIN, "sched", task_label(w, run->task, run->start));
     annotate_int(w, "pid", rsp_model_task(m, run->task)->pid);
     event_end(w, te);
-    slice_end(w, run->end, track);
+    slice_end(w, run->end, c->track);
   }
-  g_array_free(tracks, TRUE);
-  g_array_free(ends, TRUE);
+  g_hash_table_destroy(cpus);
 }
 
 /* ---- Samples --------------------------------------------------------------------------------------------- */

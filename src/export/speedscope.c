@@ -111,12 +111,22 @@ static void column(uint64_t start, uint64_t end, const rsp_model_frame *frames, 
   add_segment(w, lw->e->task, cursor, end, lw->stack, RSP_NO_ID);
 }
 
+/* Frames of a stack at most: a relay thousands of processes deep would give each segment a stack that long
+ * (quadratic in memory and output); a layer that would begin deeper is one "[deeper]" frame over its time. */
+#define SPEEDSCOPE_MAX_DEPTH 2048
+
 /* Element ID as a layer over the frames in STACK, then the layers it waited on over its innermost frame. */
 static void add_layer(writer *w, rsp_elem_id id, GArray *stack)
 {
   const rsp_path_elem *e = rsp_paths_elem(w->paths, id);
   if (e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET)
     return; /* drawn inside their sleep (column()) */
+  if (stack->len >= SPEEDSCOPE_MAX_DEPTH) {
+    uint64_t start = e->start, end = e->end;
+    if (rsp_export_clip(w->window, &start, &end))
+      add_segment(w, e->task, start, end, stack, frame(w, "[deeper]", NULL));
+    return; /* (and the recursion stays shallow) */
+  }
   guint below = stack->len;
   uint32_t process = frame(w, rsp_model_task(w->m, e->task)->comm, NULL);
   g_array_append_val(stack, process);

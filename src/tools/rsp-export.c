@@ -80,12 +80,44 @@ static bool write_perfetto(const rsp_paths *p, const rsp_export_window *window, 
 }
 
 /* The consolidated tree's nodes with their own time (theirs less their children's). */
+/* Frames of a folded line at most: a relay thousands of processes deep would make each of its lines that long
+ * (quadratic output no flame graph tool draws); what lies deeper is summed under its ancestor at this depth, as
+ * one "[deeper]" frame. */
+#define FOLDED_MAX_DEPTH 2048
+
+/* The stack of tree node ID, outermost first, into LINE. */
+static void node_line(const rsp_stack_tree *tree, uint32_t id, GPtrArray *chain, GString *line)
+{
+  g_ptr_array_set_size(chain, 0);
+  for (uint32_t x = id; x != RSP_NO_ID; x = rsp_stack_tree_node(tree, x)->parent)
+    g_ptr_array_add(chain, (gpointer)rsp_stack_tree_node(tree, x)->label);
+  g_string_truncate(line, 0);
+  for (guint k = chain->len; k-- > 0;)
+    put_frame(line, g_ptr_array_index(chain, k));
+}
+
 static void consolidated(const rsp_paths *p, uint64_t lo, uint64_t hi, GHashTable *totals)
 {
   rsp_stack_tree *tree = rsp_stack_tree_build(p, lo, hi);
   uint32_t n = rsp_stack_tree_n_nodes(tree);
   GString *line = g_string_new(NULL);
   GPtrArray *chain = g_ptr_array_new();
+  /* per node: its ancestor at FOLDED_MAX_DEPTH (itself when not deeper), and the time summed there from below */
+  uint32_t *anchor = g_new(uint32_t, n ? n : 1);
+  uint64_t *deeper = g_new0(uint64_t, n ? n : 1);
+  for (uint32_t id = 0; id < n; id++) {
+    const rsp_stack_node *node = rsp_stack_tree_node(tree, id);
+    if (node->depth <= FOLDED_MAX_DEPTH || node->parent == RSP_NO_ID) {
+      anchor[id] = id;
+    } else if (node->parent < id) { /* a parent is made before its children */
+      anchor[id] = anchor[node->parent];
+    } else {
+      uint32_t x = id;
+      while (rsp_stack_tree_node(tree, x)->depth > FOLDED_MAX_DEPTH)
+        x = rsp_stack_tree_node(tree, x)->parent;
+      anchor[id] = x;
+    }
+  }
   for (uint32_t id = 0; id < n; id++) {
     const rsp_stack_node *node = rsp_stack_tree_node(tree, id);
     uint32_t nk;
@@ -95,14 +127,22 @@ static void consolidated(const rsp_paths *p, uint64_t lo, uint64_t hi, GHashTabl
       below += rsp_stack_tree_node(tree, kids[k])->ns;
     if (node->ns <= below)
       continue;
-    g_ptr_array_set_size(chain, 0);
-    for (uint32_t x = id; x != RSP_NO_ID; x = rsp_stack_tree_node(tree, x)->parent)
-      g_ptr_array_add(chain, (gpointer)rsp_stack_tree_node(tree, x)->label);
-    g_string_truncate(line, 0);
-    for (guint k = chain->len; k-- > 0;)
-      put_frame(line, g_ptr_array_index(chain, k));
+    if (anchor[id] != id) {
+      deeper[anchor[id]] += node->ns - below;
+      continue;
+    }
+    node_line(tree, id, chain, line);
     add_line(totals, line, node->ns - below);
   }
+  for (uint32_t id = 0; id < n; id++) {
+    if (!deeper[id])
+      continue;
+    node_line(tree, id, chain, line);
+    put_frame(line, "[deeper]");
+    add_line(totals, line, deeper[id]);
+  }
+  g_free(anchor);
+  g_free(deeper);
   g_ptr_array_free(chain, TRUE);
   g_string_free(line, TRUE);
   rsp_stack_tree_free(tree);

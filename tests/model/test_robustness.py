@@ -8,6 +8,10 @@ recording's span.
 - every reproducer: rsp-summary --categories --paths ends, within 4 GiB (a per-cpu table sized by the cpu
   number took 16 GiB on cpu 0x7fffffff);
 - relay10k: a wakeup relay 10,000 tasks deep (recursion per path level overflowed the stack);
+- every reproducer and relay10k through rsp-export (each format) and rsp-report: they end, within 4 GiB (the
+  perfetto writer's per-cpu table on cpu 0x7fffffff; folded and speedscope stacks as deep as the relay made
+  their output quadratic: cut at 2048 levels, with a "[deeper]" frame), and relay10k's folded consolidated
+  time adds up to its categories' total;
 - runtime-gt-span, run-longer-than-span, sleep-gt-span: a stray synthesized COMM time, exec records at time 0,
   switch-ins moved seconds early. Each task's runtime + sleep time must fit in the span of the recording's
   samples and switch records as perf script prints them (the oracle; 1 ms of slack for the task records
@@ -25,6 +29,9 @@ import tempfile
 SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
 SUMMARY = os.environ['RSP_SUMMARY']
 VIEW = os.environ.get('RSP_VIEW')
+BUILD = os.environ.get('RSP_BUILD_ROOT', os.path.join(SRC, 'build'))
+EXPORT = os.environ.get('RSP_EXPORT', os.path.join(BUILD, 'src', 'tools', 'rsp-export'))
+REPORT = os.environ.get('RSP_REPORT', os.path.join(BUILD, 'src', 'tools', 'rsp-report'))
 DIR = os.environ.get('RSP_ROBUSTNESS_DIR', os.path.join(SRC, '..', 'shared', 'robustness'))
 sys.path.insert(0, os.path.join(SRC, 'tests', 'oracle'))
 import oracle  # noqa: E402
@@ -57,6 +64,16 @@ def run(cmd, what, memory=False):
     return p
 
 
+def exports(path, what, tmp, extra=()):
+    """rsp-export in every format and rsp-report on PATH: each ends, without a signal or sanitizer report."""
+    for fmt in ('folded', 'perfetto', 'speedscope', 'pprof', 'firefox'):
+        if os.path.exists(EXPORT):
+            run([EXPORT, '--to', fmt, *extra, path, '-o', os.path.join(tmp, 'out')], f'{what}: rsp-export --to {fmt}',
+                memory=not ASAN)
+    if os.path.exists(REPORT):
+        run([REPORT, *extra, path, '-o', os.path.join(tmp, 'out.html')], f'{what}: rsp-report', memory=not ASAN)
+
+
 def perf_span_ms(path):
     """First to last time of the samples and switch records, as perf script prints them."""
     out = oracle.perf(['script', '--show-switch-events', '-F', 'time', '--ns'], path)
@@ -85,6 +102,7 @@ def main():
                 total = sum(cats['categories'].values())
                 check(abs(total - cats['total_ms']) < 0.01, f'{name}: the categories ({total:.3f} ms) add up to '
                       f'the paths\' total ({cats["total_ms"]:.3f} ms)')
+            exports(os.path.join(DIR, name + '.data'), name, tmp)
         relay = os.path.join(DIR, 'relay10k.data.xz')
         if os.path.exists(relay):
             path = os.path.join(tmp, 'relay10k.data')
@@ -93,6 +111,17 @@ def main():
             p = run([SUMMARY, '--categories', '--paths', '--pid', '29999', path], 'relay10k: --categories --paths')
             if p and p.returncode == 0:
                 check('29999' in p.stdout, 'relay10k: the paths of pid 29999 are printed')
+            exports(path, 'relay10k', tmp, ('--pid', '29999'))
+            cats = run([SUMMARY, '--categories', '--format=json', '--pid', '29999', path], 'relay10k: --categories')
+            folded = run([EXPORT, '--to', 'folded', '--pid', '29999', path], 'relay10k: folded') \
+                if os.path.exists(EXPORT) else None
+            if cats and folded and cats.returncode == 0 and folded.returncode == 0:
+                lines = folded.stdout.splitlines()
+                us = sum(int(l.rsplit(' ', 1)[1]) for l in lines)
+                deepest = max(l.count(';') + 1 for l in lines)
+                total = json.loads(cats.stdout)['total_ms'] * 1000
+                check(abs(us - total) <= len(lines) + 1 and deepest <= 2050, f'relay10k: folded consolidated '
+                      f'{us} us in {len(lines)} lines at most {deepest} frames deep; categories {total:.0f} us')
             if VIEW:
                 png = os.path.join(tmp, 'relay.png')
                 p = run([VIEW, '--export', png, '--flame', '29999', '--consolidated', path],
