@@ -154,6 +154,12 @@ typedef struct rsp_stack_tree rsp_stack_tree;
 /* The consolidated stacks of PATHS, only what happened in [T0, T1) (recording time; each frame
  * clipped to it; 0, UINT64_MAX: everything). */
 rsp_stack_tree *rsp_stack_tree_build(const rsp_paths *paths, uint64_t t0, uint64_t t1);
+/* The same with FLAGS: RSP_STACK_TREE_USER_WAITS keeps of a sleep's wait stack its user-space frames only (the
+ * wait site: recv, epoll_wait, fsync), not the dozen kernel frames under them that every sleep shares
+ * (schedule, do_syscall_64...), so a chain of processes stays a few rows per process; a sleep with no user
+ * frame (a kernel thread's) keeps its kernel frames. */
+#define RSP_STACK_TREE_USER_WAITS 1u
+rsp_stack_tree *rsp_stack_tree_build_flags(const rsp_paths *paths, uint64_t t0, uint64_t t1, unsigned flags);
 void rsp_stack_tree_free(rsp_stack_tree *tree);
 uint32_t rsp_stack_tree_n_nodes(const rsp_stack_tree *tree);
 const rsp_stack_node *rsp_stack_tree_node(const rsp_stack_tree *tree, uint32_t id);

@@ -11,6 +11,7 @@ typedef struct tree_node {
 } tree_node;
 
 struct rsp_stack_tree {
+  unsigned flags; /* RSP_STACK_TREE_* */
   const rsp_paths *paths;
   const rsp_model *model;
   GArray *nodes;     /* tree_node */
@@ -71,6 +72,7 @@ static uint32_t child(rsp_stack_tree *t, uint32_t parent, const char *label, boo
 
 typedef struct column_walk {
   rsp_stack_tree *t;
+  bool user_waits; /* a sleep's columns, RSP_STACK_TREE_USER_WAITS: its user frames only (when it has some) */
   uint32_t base; /* the layer's process node */
   uint32_t top;  /* the innermost frame's node of the last column */
   unsigned kinds;
@@ -86,8 +88,13 @@ static void add_column(uint64_t start, uint64_t end, const rsp_model_frame *fram
   if (end <= start)
     return;
   uint32_t id = w->base;
+  bool user_only = false;
+  for (uint32_t i = 0; w->user_waits && i < n && !user_only; i++)
+    user_only = !frames[i].kernel;
   for (uint32_t i = 0; i < n; i++) {
     const rsp_model_frame *f = &frames[n - 1 - i];
+    if (user_only && f->kernel)
+      continue;
     /* the model interns function names: one pointer per name, compared as such */
     id = child(w->t, id, f->label ? f->label : "?", false);
     tree_node *nd = at(w->t, id);
@@ -121,7 +128,7 @@ static void add_layer(rsp_stack_tree *t, rsp_elem_id id, uint32_t parent)
   b->pub.ns += end > start ? end - start : 0;
   b->pub.n_merged++;
   b->pub.kinds |= process ? RSP_FRAME_PROCESS : kinds;
-  column_walk w = { t, base, base, kinds };
+  column_walk w = { t, (t->flags & RSP_STACK_TREE_USER_WAITS) && e->kind == RSP_ELEM_SLEEP, base, base, kinds };
   rsp_layer_columns(t->model, e, add_column, &w, &kinds);
   uint32_t nc = 0;
   const rsp_elem_id *children = rsp_paths_children(t->paths, id, &nc);
@@ -141,7 +148,13 @@ static int by_duration_desc(const void *a, const void *b, void *data)
 
 rsp_stack_tree *rsp_stack_tree_build(const rsp_paths *paths, uint64_t t0, uint64_t t1)
 {
+  return rsp_stack_tree_build_flags(paths, t0, t1, 0);
+}
+
+rsp_stack_tree *rsp_stack_tree_build_flags(const rsp_paths *paths, uint64_t t0, uint64_t t1, unsigned flags)
+{
   rsp_stack_tree *t = g_new0(rsp_stack_tree, 1);
+  t->flags = flags;
   t->t0 = t0;
   t->t1 = t1 > t0 ? t1 : UINT64_MAX;
   t->paths = paths;

@@ -30,16 +30,18 @@ rsp_viewport consolidated_pane_viewport(win *w)
   return vp;
 }
 
-/* The consolidated view of the flame view's paths, of the selected time range if there is one. */
+/* The consolidated view of the flame view's paths, of the selected time range if there is one; each sleep by
+ * its user-space wait site (recv, epoll_wait, fsync) without the kernel frames every sleep shares, so the
+ * chain of processes fits on screen (the flame view and the details pane keep the whole stacks). */
 void consolidated_pane_rebuild(win *w)
 {
   rsp_consolidated_view_free(w->consolidated);
   w->consolidated = NULL;
   if (!w->paths)
     return;
-  w->consolidated = w->range_t1 > w->range_t0
-                        ? rsp_consolidated_view_new_range(w->paths, w->range_t0, w->range_t1)
-                        : rsp_consolidated_view_new(w->paths);
+  w->consolidated = rsp_consolidated_view_new_flags(w->paths, w->range_t1 > w->range_t0 ? w->range_t0 : 0,
+                                                    w->range_t1 > w->range_t0 ? w->range_t1 : UINT64_MAX,
+                                                    RSP_STACK_TREE_USER_WAITS);
   w->cvp = (rsp_viewport){ .t0 = 0, .t1 = consolidated_pane_total(w), .scroll_y = -1 };
   /* say so when it gathers a part of the recording only (issue 17: it kept the range silently) */
   GtkWidget *note = obj(w, "consolidated_label");

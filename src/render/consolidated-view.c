@@ -97,9 +97,15 @@ rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths)
 
 rsp_consolidated_view *rsp_consolidated_view_new_range(const rsp_paths *paths, uint64_t t0, uint64_t t1)
 {
+  return rsp_consolidated_view_new_flags(paths, t0, t1, 0);
+}
+
+rsp_consolidated_view *rsp_consolidated_view_new_flags(const rsp_paths *paths, uint64_t t0, uint64_t t1,
+                                                       unsigned flags)
+{
   rsp_consolidated_view *v = g_new0(rsp_consolidated_view, 1);
   v->paths = paths;
-  v->tree = rsp_stack_tree_build(paths, t0, t1);
+  v->tree = rsp_stack_tree_build_flags(paths, t0, t1, flags);
   v->max_depth = rsp_stack_tree_max_depth(v->tree);
   v->at = g_new0(placement, rsp_stack_tree_n_nodes(v->tree));
   v->total = measure_and_place(v);

@@ -174,6 +174,10 @@ rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths);
 /* Gathers only what happened in [T0, T1) (recording time): each frame clipped to it, a time range
  * selected in another view. */
 rsp_consolidated_view *rsp_consolidated_view_new_range(const rsp_paths *paths, uint64_t t0, uint64_t t1);
+/* The same with the stack tree's FLAGS (RSP_STACK_TREE_USER_WAITS: each sleep by its user-space wait site only,
+ * as the app shows it, so a chain of processes fits on screen). */
+rsp_consolidated_view *rsp_consolidated_view_new_flags(const rsp_paths *paths, uint64_t t0, uint64_t t1,
+                                                       unsigned flags);
 void rsp_consolidated_view_free(rsp_consolidated_view *view);
 uint64_t rsp_consolidated_view_total(const rsp_consolidated_view *view);
 int rsp_consolidated_view_content_height(const rsp_consolidated_view *view, const rsp_style *style);

@@ -905,6 +905,57 @@ static void test_nested_waits(void)
   rsp_model_free(m);
 }
 
+/* The consolidated tree with RSP_STACK_TREE_USER_WAITS (the app's): the nested waits above keep their user wait
+ * site (wait4) and lose the kernel frames under it; the same time everywhere, a shallower tree. */
+static void test_user_waits(void)
+{
+  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", B);
+  tb_next_stack(t, WAIT);
+  sw(t, 110, 0, A, "S", IDLE);
+  tb_next_stack(t, WAIT);
+  sw(t, 120, 1, B, "S", IDLE);
+  sw(t, 130, 2, IDLE, "R", C);
+  tb_waking(t, 890 * US, 2, C, B, 1);
+  sw(t, 895, 2, C, "S", IDLE);
+  sw(t, 900, 1, IDLE, "R", B);
+  tb_waking(t, 990 * US, 1, B, A, 0);
+  sw(t, 995, 1, B, "S", IDLE);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_stack_tree *full = rsp_stack_tree_build(p, 0, UINT64_MAX);
+  rsp_stack_tree *user = rsp_stack_tree_build_flags(p, 0, UINT64_MAX, RSP_STACK_TREE_USER_WAITS);
+  unsigned kernel_full = 0, kernel_user = 0, wait4_user = 0;
+  uint64_t roots_full = 0, roots_user = 0;
+  for (uint32_t i = 0; i < rsp_stack_tree_n_nodes(full); i++) {
+    const rsp_stack_node *n = rsp_stack_tree_node(full, i);
+    kernel_full += !strcmp(n->label, "schedule") || !strcmp(n->label, "kernel_wait4");
+    roots_full += n->parent == RSP_NO_ID ? n->ns : 0;
+  }
+  for (uint32_t i = 0; i < rsp_stack_tree_n_nodes(user); i++) {
+    const rsp_stack_node *n = rsp_stack_tree_node(user, i);
+    kernel_user += !strcmp(n->label, "schedule") || !strcmp(n->label, "kernel_wait4");
+    wait4_user += !strcmp(n->label, "wait4");
+    roots_user += n->parent == RSP_NO_ID ? n->ns : 0;
+    /* a process waited on stands right on the wait site */
+    if (n->parent != RSP_NO_ID && (n->kinds & RSP_FRAME_PROCESS) && rsp_stack_tree_node(user, n->parent)->parent != RSP_NO_ID)
+      CHECK(!strcmp(rsp_stack_tree_node(user, n->parent)->label, "wait4"));
+  }
+  CHECK(kernel_full >= 4);
+  CHECK_EQ(kernel_user, 0);
+  CHECK_EQ(wait4_user, 2);
+  CHECK_EQ(roots_user, roots_full);
+  CHECK(rsp_stack_tree_max_depth(user) + 6 <= rsp_stack_tree_max_depth(full));
+  rsp_stack_tree_free(full);
+  rsp_stack_tree_free(user);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* Issue 15, item 6: a guessed end is not a guessed cause. A sleeps in read at 200 (C takes cpu 0 until
  * 280); B, woken from an interrupt on cpu 1 at 215, runs 220-260 and wakes A at 250; A's switch-in is
  * not recorded: its first event on cpu 0 is at 300, where the model starts its run (inferred). Truth:
@@ -1129,6 +1180,7 @@ int main(void)
   test_parallel_children();
   test_preemptors();
   test_guessed();
+  test_user_waits();
   test_guessed_own_time();
   test_unknown_stacks();
   if (failures)
