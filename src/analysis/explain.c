@@ -247,6 +247,61 @@ static const char *name_or(const char *comm)
   return comm && *comm ? comm : "?";
 }
 
+typedef struct doer_ns {
+  const char *doer;
+  uint64_t ns;
+} doer_ns;
+
+static int by_doer_ns(const void *a, const void *b)
+{
+  const doer_ns *x = a, *y = b;
+  return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : strcmp(x->doer, y->doer);
+}
+
+/* pkprof: the kernel work interrupts and kernel threads did for the processes on P's paths (kernel-work.c),
+ * beside their own time, with who did the most of it. */
+static void kernel_work_sentence(const rsp_paths *p, GPtrArray *s)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  rsp_kernel_work *kw = rsp_kernel_work_compute(m);
+  GHashTable *pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++)
+    g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, rsp_paths_task(p, i))->pid));
+  uint32_t n = 0;
+  const rsp_kernel_work_source *src = rsp_kernel_work_sources(kw, &n);
+  GHashTable *by_doer = g_hash_table_new(g_str_hash, g_str_equal); /* doer -> index + 1 in doers */
+  GArray *doers = g_array_new(FALSE, FALSE, sizeof(doer_ns));
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!g_hash_table_contains(pids, GINT_TO_POINTER(src[i].pid)))
+      continue;
+    total += src[i].ns;
+    guint k = GPOINTER_TO_UINT(g_hash_table_lookup(by_doer, src[i].doer));
+    if (!k) {
+      doer_ns d = { src[i].doer, 0 };
+      g_array_append_val(doers, d);
+      k = doers->len;
+      g_hash_table_insert(by_doer, (gpointer)src[i].doer, GUINT_TO_POINTER(k));
+    }
+    g_array_index(doers, doer_ns, k - 1).ns += src[i].ns;
+  }
+  if (total >= 50000) { /* 0.05 ms: shown as at least 0.1 */
+    if (doers->len)
+      g_array_sort(doers, by_doer_ns);
+    GString *g = g_string_new(NULL);
+    g_string_printf(g, "Interrupts and kernel threads did %.1f ms of work for them beside (", ms(total));
+    for (guint i = 0; i < doers->len && i < 3 && (i == 0 || g_array_index(doers, doer_ns, i).ns >= 50000); i++)
+      g_string_append_printf(g, "%s%s %.1f ms", i ? ", " : "", g_array_index(doers, doer_ns, i).doer,
+                             ms(g_array_index(doers, doer_ns, i).ns));
+    g_string_append(g, "), not in the paths' time.");
+    g_ptr_array_add(s, g_string_free(g, FALSE));
+  }
+  g_array_free(doers, TRUE);
+  g_hash_table_destroy(by_doer);
+  g_hash_table_destroy(pids);
+  rsp_kernel_work_free(kw);
+}
+
 rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
 {
   const rsp_model *m = rsp_paths_model(p);
@@ -397,6 +452,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   }
   if (c->ns[RSP_CAT_NETWORK])
     say(s, "It waited on the network %.1f ms.", ms(c->ns[RSP_CAT_NETWORK]));
+  kernel_work_sentence(p, s);
   if (c->n_preemptors) {
     const rsp_preemptor *pr = &c->top_preemptors[0];
     const rsp_task *t = rsp_model_task(m, pr->task);

@@ -116,6 +116,15 @@ def fsync_case(tmp):
            f'fsync: {name}: kworker ({by(r, "kworker"):.3f} ms) and interrupt work '
            f'({by(r, "softirq") + by(r, "hardirq"):.3f} ms) charged too')
     consistent(data, rows, [fast['pid'], slow['pid']])
+    # the answer says it: --explain of the fast writer names jbd2 among the doers, with the paths' kernel work
+    story = json.loads(summary('--explain', '--format=json', '--pid', str(fast['pid']), data))
+    cats = json.loads(summary('--categories', '--format=json', '--pid', str(fast['pid']), data))
+    text = ' '.join(story['explanation']['text']) if isinstance(story['explanation']['text'], list) \
+        else story['explanation']['text']
+    m = re.search(r'Interrupts and kernel threads did ([\d.]+) ms of work for them beside \(([^)]*)\)', text)
+    ok(m and abs(float(m.group(1)) - cats['kernel_work_ms']) <= 0.05 + 1e-9 and 'jbd2/' in m.group(2),
+       f'fsync: --explain of fsync-fast says the kernel work done for it ({m and m.group(0)}; categories '
+       f'{cats["kernel_work_ms"]:.3f} ms)')
 
 
 def udp_case(tmp):
