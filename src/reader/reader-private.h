@@ -243,6 +243,12 @@ struct rsp_reader {
   rsp_ftrace *ftrace;        /* the side stream, when merged */
   GArray *lookahead;         /* perf events pulled ahead of delivery while merging (rsp_lookahead) */
   size_t la_next;            /* the first not yet delivered */
+  size_t la_droppable;       /* the first ones known to be out of the matching window: dropped in one go */
+  size_t la_scan;            /* the ones before it ended their window before the ftrace head's time: a twin of
+                                it or of a later ftrace event (in time order) is at or after it */
+  bool fe_checked;           /* the ftrace head (its path, offset) was looked for among perf's events with its */
+  const char *fe_checked_path; /* whole window pulled, and is no twin: not looked for again per delivery */
+  uint64_t fe_checked_offset;
   bool perf_exhausted;
   uint8_t *la_current;       /* the lookahead record handed out */
   bool la_current_orphan;    /* ...and no longer in the lookahead: ours to free */

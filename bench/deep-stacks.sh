@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Issue 18's figures: the model against the decode and against perf sched timehist, on a recording whose scheduler
+# events all carry deep call stacks (what rsp-record makes of a busy machine).
+# Usage: bench/deep-stacks.sh [SECONDS] [FILE]   (default 10 s; FILE default bench/out/deep.data, recorded when
+# missing, as root: rsp-record of a pipe ping-pong whose two processes call 90 frames deep before every read and
+# write, beside a make -j2 of 120 small C files)
+# Prints per command: best wall time of 3 (perf once), peak RSS, and the ratios the issue sets as targets:
+#   rsp-summary --categories <= 2x rsp-dump --stats, and faster than perf sched timehist -s;
+#   peak RSS of rsp-summary <= 0.3x the file's size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-10}
+file=${2:-bench/out/deep.data}
+build=${RSP_BUILD:-build}
+[ -x $build/src/tools/rsp-summary ] || { echo "build first: bash scripts/build.sh" >&2; exit 1; }
+if [ ! -f "$file" ]; then
+  work=$(mktemp -d)
+  cat > $work/deep.c <<'C'
+#include <stdlib.h>
+#include <unistd.h>
+static volatile int sink;
+/* DEPTH frames (frame pointers kept) before each read or write of the ping-pong */
+__attribute__((noinline)) static void io(int depth, int fd, int out)
+{
+  char c = 'x';
+  if (depth > 0) {
+    io(depth - 1, fd, out);
+    sink++;
+    return;
+  }
+  if (out) {
+    if (write(fd, &c, 1) != 1) exit(1);
+  } else if (read(fd, &c, 1) != 1) {
+    exit(0);
+  }
+}
+int main(int argc, char **argv)
+{
+  int secs = argc > 1 ? atoi(argv[1]) : 10, a[2], b[2];
+  if (pipe(a) || pipe(b)) return 1;
+  if (fork() == 0) { /* the echo side: ends when the other's write end closes */
+    close(a[1]);
+    close(b[0]);
+    for (;;) { io(90, a[0], 0); io(90, b[1], 1); }
+  }
+  close(a[0]);
+  close(b[1]);
+  alarm(secs);
+  for (;;) { io(90, a[1], 1); io(90, b[0], 0); }
+}
+C
+  gcc -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $work/deep $work/deep.c
+  mkdir -p $work/proj
+  for i in $(seq 1 120); do printf 'int f%d(int x) { return x * %d + 1; }\n' $i $i > $work/proj/f$i.c; done
+  printf 'OBJS := $(patsubst %%.c,%%.o,$(wildcard *.c))\nall: $(OBJS)\n%%.o: %%.c\n\tcc -O2 -c $< -o $@\n' > $work/proj/Makefile
+  mkdir -p "$(dirname "$file")"
+  $build/src/tools/rsp-record -o "$file" -- sh -c "$work/deep $secs & make -s -j2 -C $work/proj; wait" || true
+  rm -rf $work
+fi
+python3 - "$build" "$file" <<'PY'
+import os, re, subprocess, sys
+build, path = sys.argv[1:]
+tool = lambda t: os.path.join(build, 'src', 'tools', t)
+
+def measure(cmd, runs):
+    code = ('import resource,subprocess,sys,time;t=time.monotonic();'
+            'p=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);'
+            'print(time.monotonic()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)')
+    best = None
+    for _ in range(runs):
+        o = subprocess.run([sys.executable, '-c', code, *cmd], stdout=subprocess.PIPE, text=True).stdout.split()
+        wall, rss, rc = float(o[0]), int(o[1]), int(o[2])
+        if rc != 0:
+            sys.exit(f'{" ".join(cmd)} failed with status {rc}')
+        if best is None or wall < best[0]:
+            best = (wall, rss)
+    return best
+
+stats = subprocess.run([tool('rsp-dump'), '--stats', '--format=json', path], capture_output=True, text=True)
+n = sum(__import__('json').loads(stats.stdout).get('events', {}).values()) if stats.returncode == 0 else 0
+size = os.path.getsize(path)
+print(f'{path}: {size / 1e6:.1f} MB, {n} events (load average {os.getloadavg()[0]:.1f})')
+kallsyms = [f'--kallsyms={path}.kallsyms'] if os.path.exists(path + '.kallsyms') else []
+rows = [('rsp-dump --stats', [tool('rsp-dump'), '--stats', path], 3),
+        ('rsp-summary --tasks', [tool('rsp-summary'), '--tasks', path], 3),
+        ('rsp-summary --categories', [tool('rsp-summary'), '--categories', path], 3),
+        ('perf sched timehist -s', ['perf', 'sched', 'timehist', '-s', '-i', path] + kallsyms, 1)]
+got = {}
+for name, cmd, runs in rows:
+    wall, rss = measure(cmd, runs)
+    got[name] = (wall, rss)
+    print(f'{name:28} {wall:8.2f} s {rss / 1024:8.0f} MB   {n / wall / 1e6 if wall else 0:6.2f} M events/s')
+cat, dump, th = got['rsp-summary --categories'], got['rsp-dump --stats'], got['perf sched timehist -s']
+print(f'target: --categories <= 2x rsp-dump --stats: {cat[0] / dump[0]:.1f}x  '
+      f'{"met" if cat[0] <= 2 * dump[0] else "NOT met"}')
+print(f'target: --categories faster than perf sched timehist -s: {cat[0]:.2f} s vs {th[0]:.2f} s  '
+      f'{"met" if cat[0] < th[0] else "NOT met"}')
+print(f'target: peak RSS of --categories <= 0.3x the file: {cat[1] * 1024 / size:.2f}x  '
+      f'{"met" if cat[1] * 1024 <= 0.3 * size else "NOT met"}')
+PY
