@@ -77,7 +77,7 @@ def measure(cmd, runs):
     return best
 
 stats = subprocess.run([tool('rsp-dump'), '--stats', '--format=json', path], capture_output=True, text=True)
-n = sum(__import__('json').loads(stats.stdout).get('events', {}).values()) if stats.returncode == 0 else 0
+n = __import__('json').loads(stats.stdout).get('total_events', 0) if stats.returncode == 0 else 0
 size = os.path.getsize(path)
 print(f'{path}: {size / 1e6:.1f} MB, {n} events (load average {os.getloadavg()[0]:.1f})')
 kallsyms = [f'--kallsyms={path}.kallsyms'] if os.path.exists(path + '.kallsyms') else []
