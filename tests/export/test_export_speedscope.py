@@ -51,14 +51,16 @@ def speedscope_package(tmp):
         print('SKIP speedscope importer: node or npm not installed')
         return None
     try:
-        p = subprocess.run(['npm', 'install', '--no-audit', '--no-fund', '--silent', '--prefix', tmp, 'speedscope'],
+        p = subprocess.run(['npm', 'install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', tmp, 'speedscope'],
                            capture_output=True, text=True, timeout=180)
     except subprocess.TimeoutExpired:
         print('SKIP speedscope importer: npm install speedscope timed out')
         return None
     pkg = os.path.join(tmp, 'node_modules', 'speedscope')
     if p.returncode != 0 or not os.path.isdir(pkg):
-        print(f'SKIP speedscope importer: npm install speedscope failed: {p.stderr.strip()[-200:]}')
+        why = [l for l in (p.stderr + p.stdout).splitlines() if l.strip()]
+        print(f'SKIP speedscope importer: npm install speedscope failed (exit {p.returncode}): '
+              f'{" / ".join(why[:2]) or "no message"}')
         return None
     return pkg
 
