@@ -871,6 +871,45 @@ GKeyFile *rsp_metadata_load(const char *data_path)
   return k;
 }
 
+bool rsp_loss_check_load(const char *data_path, rsp_loss_check *c)
+{
+  memset(c, 0, sizeof *c);
+  GKeyFile *meta = data_path && *data_path ? rsp_metadata_load(data_path) : NULL;
+  if (!meta)
+    return false;
+  c->events_ = g_key_file_get_keys(meta, "loss", NULL, NULL);
+  c->rows = g_new0(rsp_loss_check_row, c->events_ ? g_strv_length(c->events_) + 1 : 1);
+  for (unsigned i = 0; c->events_ && c->events_[i]; i++) {
+    g_autofree gchar *v = g_key_file_get_value(meta, "loss", c->events_[i], NULL);
+    unsigned long long rec, occ;
+    if (!v || sscanf(v, "%llu;%llu", &rec, &occ) != 2)
+      continue;
+    GError *e = NULL;
+    gint64 ft = g_key_file_get_int64(meta, "ftrace", c->events_[i], &e);
+    if (e) {
+      g_error_free(e);
+      ft = -1;
+    }
+    rsp_loss_check_row *r = &c->rows[c->n_rows++];
+    *r = (rsp_loss_check_row){ c->events_[i], rec, occ, ft, rec };
+    if (ft >= 0 && (uint64_t)ft > r->best)
+      r->best = (uint64_t)ft < occ ? (uint64_t)ft : occ;
+    c->any_ftrace |= ft >= 0;
+    c->recorded += rec;
+    c->occurred += occ;
+    c->best += r->best;
+  }
+  g_key_file_unref(meta);
+  return true;
+}
+
+void rsp_loss_check_clear(rsp_loss_check *c)
+{
+  g_free(c->rows);
+  g_strfreev(c->events_);
+  memset(c, 0, sizeof *c);
+}
+
 GKeyFile *rsp_reader_metadata(const rsp_reader *r)
 {
   return r->metadata;

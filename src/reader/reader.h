@@ -274,6 +274,27 @@ const char *const *rsp_reader_warnings(const rsp_reader *reader);
  * set, skipped events; [loss] EVENT=recorded;occurred), or NULL when there is none. The reader
  * keeps the one of the file it opened. */
 GKeyFile *rsp_metadata_load(const char *data_path);
+
+/* rsp-record's loss check beside DATA_PATH (FILE.meta [loss] EVENT=recorded;occurred as perf stat counted it,
+ * [ftrace] EVENT=what its ftrace capture holds, which the reader merges), per tracepoint and in all. */
+typedef struct rsp_loss_check_row {
+  const char *event;
+  uint64_t recorded, occurred;
+  int64_t ftrace; /* -1: no count from the capture */
+  uint64_t best;  /* what the merged stream holds at most: the larger of the two, at most what occurred */
+} rsp_loss_check_row;
+
+typedef struct rsp_loss_check {
+  rsp_loss_check_row *rows;
+  unsigned n_rows;
+  uint64_t recorded, occurred, best; /* summed over the rows */
+  bool any_ftrace;
+  char **events_; /* private: the rows' names */
+} rsp_loss_check;
+
+/* False (C empty) when DATA_PATH has no FILE.meta; clear C either way. */
+bool rsp_loss_check_load(const char *data_path, rsp_loss_check *c);
+void rsp_loss_check_clear(rsp_loss_check *c);
 GKeyFile *rsp_reader_metadata(const rsp_reader *reader);
 /* The process rsp-record ran ([recording] workload_pid of META, which may be NULL), or -1. */
 int32_t rsp_metadata_workload_pid(GKeyFile *meta);

@@ -140,52 +140,33 @@ static void loss_notes(FILE *out, const rsp_model *m)
  * the events perf record dropped, per tracepoint and in all. */
 static void loss_check(FILE *out, const char *path)
 {
-  GKeyFile *meta = path && *path ? rsp_metadata_load(path) : NULL;
-  if (!meta)
+  rsp_loss_check c;
+  if (!rsp_loss_check_load(path, &c))
     return;
-  gchar **keys = g_key_file_get_keys(meta, "loss", NULL, NULL);
-  uint64_t rec_all = 0, occ_all = 0, best_all = 0;
-  bool any_ftrace = false;
   fprintf(out, "<ul id=\"loss-check\">\n");
-  for (unsigned i = 0; keys && keys[i]; i++) {
-    g_autofree gchar *v = g_key_file_get_value(meta, "loss", keys[i], NULL);
-    unsigned long long rec, occ;
-    if (!v || sscanf(v, "%llu;%llu", &rec, &occ) != 2)
+  for (unsigned i = 0; i < c.n_rows; i++) {
+    const rsp_loss_check_row *r = &c.rows[i];
+    if (r->recorded >= r->occurred)
       continue;
-    GError *e = NULL;
-    gint64 ft = g_key_file_get_int64(meta, "ftrace", keys[i], &e);
-    if (e) {
-      g_error_free(e);
-      ft = -1;
-    }
-    any_ftrace |= ft >= 0;
-    uint64_t best = rec;
-    if (ft >= 0 && (uint64_t)ft > best)
-      best = (uint64_t)ft < occ ? (uint64_t)ft : occ;
-    rec_all += rec;
-    occ_all += occ;
-    best_all += best;
-    if (rec < occ) {
-      fprintf(out, "<li class=\"loss-check\">");
-      rsp_html_escape(out, keys[i]);
-      fprintf(out, ": perf record kept %llu of %llu (%.1f%%)", rec, occ, 100.0 * (double)rec / (double)occ);
-      if (ft >= 0)
-        fprintf(out, "; with the ftrace capture (%" G_GINT64_FORMAT " there) %.1f%%", ft,
-                100.0 * (double)best / (double)occ);
-      fprintf(out, "</li>\n");
-    }
+    fprintf(out, "<li class=\"loss-check\">");
+    rsp_html_escape(out, r->event);
+    fprintf(out, ": perf record kept %" PRIu64 " of %" PRIu64 " (%.1f%%)", r->recorded, r->occurred,
+            100.0 * (double)r->recorded / (double)r->occurred);
+    if (r->ftrace >= 0)
+      fprintf(out, "; with the ftrace capture (%" PRId64 " there) %.1f%%", r->ftrace,
+              100.0 * (double)r->best / (double)r->occurred);
+    fprintf(out, "</li>\n");
   }
-  if (occ_all) {
-    fprintf(out, "<li class=\"loss-check\">perf record kept %" PRIu64 " of %" PRIu64 " tracepoint events that occurred "
-                 "(%.1f%%)", rec_all, occ_all, 100.0 * (double)rec_all / (double)occ_all);
-    if (any_ftrace)
+  if (c.occurred) {
+    fprintf(out, "<li class=\"loss-check\">perf record kept %" PRIu64 " of %" PRIu64 " tracepoint events that "
+                 "occurred (%.1f%%)", c.recorded, c.occurred, 100.0 * (double)c.recorded / (double)c.occurred);
+    if (c.any_ftrace)
       fprintf(out, "; with the events only the ftrace capture holds (the reader merges them) %.1f%%",
-              100.0 * (double)best_all / (double)occ_all);
+              100.0 * (double)c.best / (double)c.occurred);
     fprintf(out, " (rsp-record's count, in the recording's .meta file)</li>\n");
   }
   fprintf(out, "</ul>\n");
-  g_strfreev(keys);
-  g_key_file_unref(meta);
+  rsp_loss_check_clear(&c);
 }
 
 static void section_open(FILE *out, const char *id, const char *title, const char *help)

@@ -60,48 +60,29 @@ static void print_loss(const rsp_model *model, FILE *out)
  * what its ftrace capture ([ftrace]: events the capture holds) gives back, which the reader merges. */
 static void print_loss_check(const char *path, FILE *out)
 {
-  GKeyFile *meta = rsp_metadata_load(path);
-  if (!meta)
+  rsp_loss_check c;
+  if (!rsp_loss_check_load(path, &c))
     return;
-  gchar **keys = g_key_file_get_keys(meta, "loss", NULL, NULL);
-  uint64_t rec_all = 0, occ_all = 0, best_all = 0;
-  bool any_ftrace = false;
-  for (unsigned i = 0; keys && keys[i]; i++) {
-    g_autofree gchar *v = g_key_file_get_value(meta, "loss", keys[i], NULL);
-    unsigned long long rec, occ;
-    if (!v || sscanf(v, "%llu;%llu", &rec, &occ) != 2)
+  for (unsigned i = 0; i < c.n_rows; i++) {
+    const rsp_loss_check_row *r = &c.rows[i];
+    if (r->recorded >= r->occurred)
       continue;
-    GError *e = NULL;
-    gint64 ft = g_key_file_get_int64(meta, "ftrace", keys[i], &e);
-    if (e) {
-      g_error_free(e);
-      ft = -1;
-    }
-    any_ftrace |= ft >= 0;
-    uint64_t best = rec;
-    if (ft >= 0 && (uint64_t)ft > best)
-      best = (uint64_t)ft < occ ? (uint64_t)ft : occ;
-    rec_all += rec;
-    occ_all += occ;
-    best_all += best;
-    if (rec < occ) {
-      fprintf(out, "loss check: %s: perf record kept %llu of %llu (%.1f%%)", keys[i], rec, occ,
-              100.0 * (double)rec / (double)occ);
-      if (ft >= 0)
-        fprintf(out, "; with the ftrace capture (%" G_GINT64_FORMAT " there) %.1f%%", ft,
-                100.0 * (double)best / (double)occ);
-      fputc('\n', out);
-    }
+    fprintf(out, "loss check: %s: perf record kept %" PRIu64 " of %" PRIu64 " (%.1f%%)", r->event, r->recorded,
+            r->occurred, 100.0 * (double)r->recorded / (double)r->occurred);
+    if (r->ftrace >= 0)
+      fprintf(out, "; with the ftrace capture (%" PRId64 " there) %.1f%%", r->ftrace,
+              100.0 * (double)r->best / (double)r->occurred);
+    fputc('\n', out);
   }
-  if (occ_all) {
+  if (c.occurred) {
     fprintf(out, "loss check: perf record kept %" PRIu64 " of %" PRIu64 " tracepoint events that occurred (%.1f%%)",
-            rec_all, occ_all, 100.0 * (double)rec_all / (double)occ_all);
-    if (any_ftrace)
-      fprintf(out, "; with the events only the ftrace capture holds (the reader merges them) %.1f%%", 100.0 * (double)best_all / (double)occ_all);
+            c.recorded, c.occurred, 100.0 * (double)c.recorded / (double)c.occurred);
+    if (c.any_ftrace)
+      fprintf(out, "; with the events only the ftrace capture holds (the reader merges them) %.1f%%",
+              100.0 * (double)c.best / (double)c.occurred);
     fprintf(out, "; see %s.meta\n", path);
   }
-  g_strfreev(keys);
-  g_key_file_unref(meta);
+  rsp_loss_check_clear(&c);
 }
 
 /* A progress line on stderr for long loads (perf and hotspot show one): after the first second, when
