@@ -589,6 +589,8 @@ void rsp_kernel_work_free(rsp_kernel_work *kw);
 /* The processes served, the most served first; *N set. */
 const rsp_kernel_work_row *rsp_kernel_work_rows(const rsp_kernel_work *kw, uint32_t *n);
 const rsp_kernel_work_row *rsp_kernel_work_for_pid(const rsp_kernel_work *kw, int32_t pid); /* NULL: none */
+/* The kernel work charged to the processes on PATHS, each once. */
+uint64_t rsp_kernel_work_paths_ns(const rsp_kernel_work *kw, const rsp_paths *paths);
 /* The kernel work charged to one task (thread generation) of the model, ns. */
 uint64_t rsp_kernel_work_task_ns(const rsp_kernel_work *kw, rsp_task_id task);
 const rsp_kernel_work_source *rsp_kernel_work_sources(const rsp_kernel_work *kw, uint32_t *n);

@@ -493,6 +493,21 @@ const rsp_kernel_work_row *rsp_kernel_work_rows(const rsp_kernel_work *kw, uint3
   return (const rsp_kernel_work_row *)(const void *)kw->rows->data;
 }
 
+uint64_t rsp_kernel_work_paths_ns(const rsp_kernel_work *kw, const rsp_paths *paths)
+{
+  const rsp_model *m = rsp_paths_model(paths);
+  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) {
+    int32_t pid = rsp_model_task(m, rsp_paths_task(paths, i))->pid;
+    const rsp_kernel_work_row *r = g_hash_table_add(seen, GINT_TO_POINTER(pid)) ? rsp_kernel_work_for_pid(kw, pid)
+                                                                                 : NULL;
+    total += r ? r->total_ns : 0;
+  }
+  g_hash_table_destroy(seen);
+  return total;
+}
+
 const rsp_kernel_work_row *rsp_kernel_work_for_pid(const rsp_kernel_work *kw, int32_t pid)
 {
   guint i = GPOINTER_TO_UINT(g_hash_table_lookup(kw->row_index, GINT_TO_POINTER(pid)));

@@ -229,23 +229,6 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   fprintf(out, "}");
 }
 
-/* The kernel work charged to the processes on P's paths (kernel-work.c), each process once. */
-static uint64_t paths_kernel_work_ns(const rsp_model *model, const rsp_paths *p)
-{
-  rsp_kernel_work *kw = rsp_kernel_work_compute(model);
-  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
-  uint64_t total = 0;
-  for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
-    int32_t pid = rsp_model_task(model, rsp_paths_task(p, i))->pid;
-    const rsp_kernel_work_row *r = g_hash_table_add(seen, GINT_TO_POINTER(pid)) ? rsp_kernel_work_for_pid(kw, pid)
-                                                                                 : NULL;
-    total += r ? r->total_ns : 0;
-  }
-  g_hash_table_destroy(seen);
-  rsp_kernel_work_free(kw);
-  return total;
-}
-
 int summary_categories_print(const rsp_model *model, const char *path, const summary_categories_options *o,
                              FILE *out)
 {
@@ -305,7 +288,6 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     /* kernel work done for each process by interrupts and kernel threads (kernel-work.c): extra
      * information, not a share of the table's wall time */
     rsp_kernel_work *kw = rsp_kernel_work_compute(model);
-    uint64_t kwork_total = 0;
     for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
       const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
       if (!g_hash_table_add(seen, GINT_TO_POINTER(t->pid)))
@@ -338,15 +320,14 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
         if (c.top_preemptors[k].on_path && rsp_model_task(model, c.top_preemptors[k].task)->pid == t->pid)
           preempting += c.top_preemptors[k].ns;
       const rsp_kernel_work_row *kwr = rsp_kernel_work_for_pid(kw, t->pid);
-      kwork_total += kwr ? kwr->total_ns : 0;
       fprintf(out, "], \"run_ms\": %.6f, \"paths_run_ms\": %.6f, \"preempting_ms\": %.6f, \"kernel_work_ms\": %.6f}",
               ms(on_paths + preempting), ms(on_paths), ms(preempting), ms(kwr ? kwr->total_ns : 0));
       g_ptr_array_free(names, TRUE);
       first = false;
     }
     g_hash_table_destroy(seen);
+    fprintf(out, "], \"kernel_work_ms\": %.6f", ms(rsp_kernel_work_paths_ns(kw, p)));
     rsp_kernel_work_free(kw);
-    fprintf(out, "], \"kernel_work_ms\": %.6f", ms(kwork_total));
     fprintf(out, ", \"paths\": %u, \"wall_ms\": %.6f, \"total_ms\": %.6f, \"categories\": {", c.n_paths,
             ms(c.wall_ns), ms(c.total_ns));
     for (int k = 0; k < RSP_N_CATEGORIES; k++)
@@ -455,8 +436,10 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       fprintf(out, "%-34s %12.3f ms\n", "Unaccounted", ms(c.ns[RSP_CAT_UNACCOUNTED]));
       fprintf(out, "%-34s %12.1f %%\n", "Percent accounted", pct);
       /* pkprof: what interrupts and kernel threads did for the processes on the paths, beside their time */
+      rsp_kernel_work *kw = rsp_kernel_work_compute(model);
       fprintf(out, "%-34s %12.3f ms (interrupts and kernel threads; beside the total, not in it)\n",
-              "Kernel work done for them", ms(paths_kernel_work_ns(model, p)));
+              "Kernel work done for them", ms(rsp_kernel_work_paths_ns(kw, p)));
+      rsp_kernel_work_free(kw);
       fprintf(out, "%-34s %s\n", "Run samples from", rsp_model_sample_event(model) ? rsp_model_sample_event(model)
                                                                                 : "(no sampling event)");
       text_details(model, &c, out);
