@@ -60,6 +60,8 @@ const char *rsp_format_tick(uint64_t t, uint64_t step, uint64_t max, char *buf, 
 const char *rsp_format_duration(uint64_t ns, char *buf, size_t size);
 /* Parses "1.5ms", "200us", "3s", "1500ns", "2" (seconds) into NS. */
 bool rsp_parse_duration(const char *text, uint64_t *ns);
+/* "T0:T1", two such durations with T0 < T1 (a --range option: from the recording's start). */
+bool rsp_parse_range(const char *text, uint64_t *t0, uint64_t *t1);
 
 /* ---- Process Running View --------------------------------------------------------------------- */
 typedef struct rsp_running_view rsp_running_view;

@@ -42,6 +42,22 @@ bool rsp_parse_duration(const char *text, uint64_t *ns)
   return true;
 }
 
+bool rsp_parse_range(const char *text, uint64_t *t0, uint64_t *t1)
+{
+  const char *colon = strchr(text, ':');
+  if (!colon)
+    return false;
+  char *a = g_strndup(text, (gsize)(colon - text));
+  uint64_t x, y;
+  bool ok = rsp_parse_duration(a, &x) && rsp_parse_duration(colon + 1, &y) && y > x;
+  g_free(a);
+  if (ok) {
+    *t0 = x;
+    *t1 = y;
+  }
+  return ok;
+}
+
 /* A tick label for T (ns from the origin) at tick STEP, on a ruler whose last tick is at MAX: in the
  * step's unit unless the ruler's numbers would reach 5 digits, then in a larger one ("1061.5 ms" at
  * 500 us steps, not "1061500 us"), with as many decimals as the step needs. */

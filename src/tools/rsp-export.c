@@ -9,6 +9,7 @@
  *   off-cpu       its processes' sleeps by wait stack, in microseconds.
  * The other formats are written by src/export/ (perfetto: a protobuf trace for ui.perfetto.dev). */
 #include "analysis/analysis.h"
+#include "render/render.h" /* rsp_parse_range, as rsp-view parses --range */
 #include "export/export.h"
 
 #include <errno.h>
@@ -186,33 +187,6 @@ static void off_cpu(const rsp_model *m, GHashTable *pids, uint64_t lo, uint64_t 
   g_string_free(line, TRUE);
 }
 
-/* A duration: a number with a unit (ns, us, ms, s; none: ns). */
-static bool parse_duration(const char *text, uint64_t *ns)
-{
-  char *end = NULL;
-  double v = g_ascii_strtod(text, &end);
-  if (end == text || !(v >= 0) || v > 1e18)
-    return false;
-  double scale = strcmp(end, "s") == 0 ? 1e9 : strcmp(end, "ms") == 0 ? 1e6 : strcmp(end, "us") == 0 ? 1e3
-               : strcmp(end, "ns") == 0 || !*end ? 1 : 0;
-  if (scale == 0 || v * scale > 1.8e19)
-    return false;
-  *ns = (uint64_t)(v * scale + 0.5);
-  return true;
-}
-
-/* T0:T1 from the recording's start, T0 < T1. */
-static bool parse_range(const char *text, uint64_t *t0, uint64_t *t1)
-{
-  const char *colon = strchr(text, ':');
-  if (!colon)
-    return false;
-  char *a = g_strndup(text, (gsize)(colon - text));
-  bool ok = parse_duration(a, t0) && parse_duration(colon + 1, t1) && *t1 > *t0;
-  g_free(a);
-  return ok;
-}
-
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
@@ -229,7 +203,7 @@ int main(int argc, char **argv)
     { "comm", 0, 0, G_OPTION_ARG_STRING, &comm, "The process of interest by name (the longest-running of that name)",
       "NAME" },
     { "range", 0, 0, G_OPTION_ARG_STRING, &range,
-      "Only [T0, T1) from the recording's start (e.g. 1.5ms:300ms; units ns, us, ms, s): the control paths clipped "
+      "Only [T0, T1) from the recording's start (e.g. 1.5ms:300ms; units ns, us, ms, s, none: s): the control paths clipped "
       "to it, the samples in it, the sleeps and operations that meet it", "T0:T1" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -317,7 +291,7 @@ int main(int argc, char **argv)
   rsp_export_window window = { 0, UINT64_MAX };
   if (range) {
     uint64_t first = rsp_model_time_first(m), a = 0, b = 0;
-    if (!parse_range(range, &a, &b)) {
+    if (!rsp_parse_range(range, &a, &b)) {
       fprintf(stderr, "rsp-export: --range must be T0:T1 with T0 < T1 (e.g. 1.5ms:300ms), not '%s'\n", range);
       status = 2;
       goto done;

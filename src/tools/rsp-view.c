@@ -48,12 +48,8 @@ static const GOptionEntry entries[] = {
 
 static bool parse_range(const char *text, uint64_t origin, uint64_t *t0, uint64_t *t1)
 {
-  const char *colon = strchr(text, ':');
-  if (!colon)
-    return false;
-  g_autofree char *a = g_strndup(text, (gsize)(colon - text));
   uint64_t x, y;
-  if (!rsp_parse_duration(a, &x) || !rsp_parse_duration(colon + 1, &y) || y <= x)
+  if (!rsp_parse_range(text, &x, &y))
     return false;
   *t0 = origin + x;
   *t1 = origin + y;
