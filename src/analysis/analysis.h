@@ -166,6 +166,17 @@ const rsp_stack_node *rsp_stack_tree_node(const rsp_stack_tree *tree, uint32_t i
 /* The children of node ID (RSP_NO_ID: the roots), longest first; *N set. */
 const uint32_t *rsp_stack_tree_children(const rsp_stack_tree *tree, uint32_t id, uint32_t *n);
 uint32_t rsp_stack_tree_max_depth(const rsp_stack_tree *tree);
+/* Every node in pre-order (a node before its children, siblings in order), walked with a stack of its own (a
+ * relay of 10,000 wakeups is a tree that deep); *COUNT set; g_free() it. */
+uint32_t *rsp_stack_tree_preorder(const rsp_stack_tree *tree, uint32_t *count);
+/* Where a node is drawn along x (ns): its start and the room it takes (its duration, or its children's slots if
+ * longer). */
+typedef struct rsp_stack_place {
+  uint64_t x, slot;
+} rsp_stack_place;
+/* Lays TREE out (ORDER: its N nodes in pre-order) into AT (one per node): the room of each node, children before
+ * parents, then each node's x, children side by side from their parent's. Returns the total width. */
+uint64_t rsp_stack_tree_layout(const rsp_stack_tree *tree, const uint32_t *order, uint32_t n, rsp_stack_place *at);
 /* The sum of the roots' durations. */
 uint64_t rsp_stack_tree_total(const rsp_stack_tree *tree);
 

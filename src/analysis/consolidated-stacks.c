@@ -224,3 +224,56 @@ uint64_t rsp_stack_tree_total(const rsp_stack_tree *t)
     sum += at(t, g_array_index(t->roots, uint32_t, i))->pub.ns;
   return sum;
 }
+
+uint32_t *rsp_stack_tree_preorder(const rsp_stack_tree *tree, uint32_t *count)
+{
+  uint32_t total = rsp_stack_tree_n_nodes(tree), n = 0;
+  uint32_t *out = g_new(uint32_t, total ? total : 1);
+  GArray *todo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  uint32_t nr = 0;
+  const uint32_t *roots = rsp_stack_tree_children(tree, RSP_NO_ID, &nr);
+  for (uint32_t i = nr; i-- > 0;)
+    g_array_append_val(todo, roots[i]);
+  while (todo->len && n < total) {
+    uint32_t id = g_array_index(todo, uint32_t, todo->len - 1);
+    g_array_set_size(todo, todo->len - 1);
+    out[n++] = id;
+    uint32_t nc = 0;
+    const uint32_t *children = rsp_stack_tree_children(tree, id, &nc);
+    for (uint32_t i = nc; i-- > 0;)
+      g_array_append_val(todo, children[i]);
+  }
+  g_array_free(todo, TRUE);
+  *count = n;
+  return out;
+}
+
+uint64_t rsp_stack_tree_layout(const rsp_stack_tree *tree, const uint32_t *order, uint32_t n, rsp_stack_place *at)
+{
+  for (uint32_t k = n; k-- > 0;) {
+    uint32_t id = order[k], nc = 0;
+    const uint32_t *children = rsp_stack_tree_children(tree, id, &nc);
+    uint64_t kids = 0;
+    for (uint32_t i = 0; i < nc; i++)
+      kids += at[children[i]].slot;
+    uint64_t ns = rsp_stack_tree_node(tree, id)->ns;
+    at[id].slot = ns > kids ? ns : kids;
+  }
+  uint32_t nr = 0;
+  const uint32_t *roots = rsp_stack_tree_children(tree, RSP_NO_ID, &nr);
+  uint64_t x = 0;
+  for (uint32_t i = 0; i < nr; i++) {
+    at[roots[i]].x = x;
+    x += at[roots[i]].slot;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t id = order[k], nc = 0;
+    const uint32_t *children = rsp_stack_tree_children(tree, id, &nc);
+    uint64_t cx = at[id].x;
+    for (uint32_t i = 0; i < nc; i++) {
+      at[children[i]].x = cx;
+      cx += at[children[i]].slot;
+    }
+  }
+  return x;
+}

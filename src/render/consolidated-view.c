@@ -16,10 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Where a node of the tree is drawn. */
-typedef struct placement {
-  uint64_t x, slot; /* start and room taken (>= its duration, >= the children's slots) */
-} placement;
+/* Where a node of the tree is drawn (rsp_stack_tree_layout). */
+typedef rsp_stack_place placement;
 
 struct rsp_consolidated_view {
   const rsp_paths *paths;
@@ -30,64 +28,14 @@ struct rsp_consolidated_view {
   char *search;      /* folded, or NULL */
 };
 
-/* Every node in pre-order (a node before its children, siblings in order), with a stack of our own:
- * a relay of 10,000 wakeups is a tree 10,000 levels deep. */
-static uint32_t *preorder(const rsp_stack_tree *tree, uint32_t *count)
-{
-  uint32_t total = rsp_stack_tree_n_nodes(tree), n = 0;
-  uint32_t *out = g_new(uint32_t, total ? total : 1);
-  GArray *todo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  uint32_t nr = 0;
-  const uint32_t *roots = rsp_stack_tree_children(tree, RSP_NO_ID, &nr);
-  for (uint32_t i = nr; i-- > 0;)
-    g_array_append_val(todo, roots[i]);
-  while (todo->len && n < total) {
-    uint32_t id = g_array_index(todo, uint32_t, todo->len - 1);
-    g_array_set_size(todo, todo->len - 1);
-    out[n++] = id;
-    uint32_t nc = 0;
-    const uint32_t *children = rsp_stack_tree_children(tree, id, &nc);
-    for (uint32_t i = nc; i-- > 0;)
-      g_array_append_val(todo, children[i]);
-  }
-  g_array_free(todo, TRUE);
-  *count = n;
-  return out;
-}
-
-/* The room each node takes (its duration or its children's, whichever is longer), children before
- * parents; then each node's place, parents before children, children side by side from their parent's. */
+/* Each node's place along x (rsp_stack_tree_layout), the total width returned. */
 static uint64_t measure_and_place(rsp_consolidated_view *v)
 {
   uint32_t n = 0;
-  uint32_t *order = preorder(v->tree, &n);
-  for (uint32_t k = n; k-- > 0;) {
-    uint32_t id = order[k], nc = 0;
-    const uint32_t *children = rsp_stack_tree_children(v->tree, id, &nc);
-    uint64_t kids = 0;
-    for (uint32_t i = 0; i < nc; i++)
-      kids += v->at[children[i]].slot;
-    uint64_t ns = rsp_stack_tree_node(v->tree, id)->ns;
-    v->at[id].slot = ns > kids ? ns : kids;
-  }
-  uint32_t nr = 0;
-  const uint32_t *roots = rsp_stack_tree_children(v->tree, RSP_NO_ID, &nr);
-  uint64_t x = 0;
-  for (uint32_t i = 0; i < nr; i++) {
-    v->at[roots[i]].x = x;
-    x += v->at[roots[i]].slot;
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    uint32_t id = order[k], nc = 0;
-    const uint32_t *children = rsp_stack_tree_children(v->tree, id, &nc);
-    uint64_t cx = v->at[id].x;
-    for (uint32_t i = 0; i < nc; i++) {
-      v->at[children[i]].x = cx;
-      cx += v->at[children[i]].slot;
-    }
-  }
+  uint32_t *order = rsp_stack_tree_preorder(v->tree, &n);
+  uint64_t total = rsp_stack_tree_layout(v->tree, order, n, v->at);
   g_free(order);
-  return x;
+  return total;
 }
 
 rsp_consolidated_view *rsp_consolidated_view_new(const rsp_paths *paths)

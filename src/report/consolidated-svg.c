@@ -14,63 +14,6 @@
 
 enum { ROW_H = 16, TOP = 4, RULER_H = 24, MAX_ROWS = 160, MAX_FRAMES = 40000 };
 
-typedef struct placement {
-  uint64_t x, slot;
-} placement;
-
-/* Every node in pre-order, with a stack of our own (a relay of 10,000 wakeups is as deep). */
-static uint32_t *preorder(const rsp_stack_tree *tree, uint32_t *count)
-{
-  uint32_t total = rsp_stack_tree_n_nodes(tree), n = 0;
-  uint32_t *order = g_new(uint32_t, total ? total : 1);
-  GArray *todo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  uint32_t nr = 0;
-  const uint32_t *roots = rsp_stack_tree_children(tree, RSP_NO_ID, &nr);
-  for (uint32_t i = nr; i-- > 0;)
-    g_array_append_val(todo, roots[i]);
-  while (todo->len && n < total) {
-    uint32_t id = g_array_index(todo, uint32_t, todo->len - 1);
-    g_array_set_size(todo, todo->len - 1);
-    order[n++] = id;
-    uint32_t nc = 0;
-    const uint32_t *kids = rsp_stack_tree_children(tree, id, &nc);
-    for (uint32_t i = nc; i-- > 0;)
-      g_array_append_val(todo, kids[i]);
-  }
-  g_array_free(todo, TRUE);
-  *count = n;
-  return order;
-}
-
-static uint64_t place(const rsp_stack_tree *tree, const uint32_t *order, uint32_t n, placement *at)
-{
-  for (uint32_t k = n; k-- > 0;) {
-    uint32_t id = order[k], nc = 0;
-    const uint32_t *kids = rsp_stack_tree_children(tree, id, &nc);
-    uint64_t room = 0;
-    for (uint32_t i = 0; i < nc; i++)
-      room += at[kids[i]].slot;
-    uint64_t ns = rsp_stack_tree_node(tree, id)->ns;
-    at[id].slot = ns > room ? ns : room;
-  }
-  uint32_t nr = 0;
-  const uint32_t *roots = rsp_stack_tree_children(tree, RSP_NO_ID, &nr);
-  uint64_t x = 0;
-  for (uint32_t i = 0; i < nr; i++) {
-    at[roots[i]].x = x;
-    x += at[roots[i]].slot;
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    uint32_t id = order[k], nc = 0;
-    const uint32_t *kids = rsp_stack_tree_children(tree, id, &nc);
-    uint64_t cx = at[id].x;
-    for (uint32_t i = 0; i < nc; i++) {
-      at[kids[i]].x = cx;
-      cx += at[kids[i]].slot;
-    }
-  }
-  return x;
-}
 
 /* The labels from the root down to ID joined by ';' (as folded stacks write them, unsanitized). */
 static void stack_of(const rsp_stack_tree *tree, uint32_t id, GString *s)
@@ -91,9 +34,9 @@ uint32_t rsp_report_consolidated_svg(FILE *out, const rsp_paths *paths, int widt
 {
   rsp_stack_tree *tree = rsp_stack_tree_build(paths, 0, UINT64_MAX);
   uint32_t n = 0;
-  uint32_t *order = preorder(tree, &n);
-  placement *at = g_new0(placement, n ? n : 1);
-  uint64_t total = place(tree, order, n, at);
+  uint32_t *order = rsp_stack_tree_preorder(tree, &n);
+  rsp_stack_place *at = g_new0(rsp_stack_place, n ? n : 1);
+  uint64_t total = rsp_stack_tree_layout(tree, order, n, at);
   uint32_t max_depth = rsp_stack_tree_max_depth(tree);
   uint32_t rows = MIN(max_depth + 1, (uint32_t)MAX_ROWS);
   double scale = total ? (double)width / (double)total : 0;
