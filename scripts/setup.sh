@@ -16,8 +16,6 @@ packages=(
   debuginfod
   # tests: sanitizers and fuzzing (clang + libFuzzer runtime), JSON tools, GUI under Xvfb
   clang libclang-rt-14-dev python3 jq
-  # (nodejs, npm: speedscope's own importer loads rsp-export's speedscope files)
-  nodejs npm
   # rsp-export tests: protoc decodes the pprof output; python3-jsonschema checks speedscope's schema
   protobuf-compiler python3-jsonschema
   # (pprof itself, built from Debian's source package by tests/export/test_export_pprof.py)
@@ -31,6 +29,11 @@ packages=(
   # export tests: protoc decodes rsp-export --to perfetto against tests/export/perfetto_subset.proto
   protobuf-compiler
 )
+# (nodejs, npm: speedscope's own importer loads rsp-export's speedscope files.) Only when the machine has
+# no node and npm of its own: a machine with NodeSource's nodejs (which bundles npm) cannot take Debian's
+# npm package beside it ("nodejs : Conflicts: npm"), and apt then refuses the whole install.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
