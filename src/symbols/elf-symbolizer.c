@@ -29,6 +29,7 @@ struct rsp_elf {
   GArray *loads;        /* load_seg: the PT_LOAD headers */
   GArray *syms;         /* esym sorted by start: functions of the best symbol table found */
   GStringChunk *strings;
+  rsp_dwarf_inlines *inlines; /* per compile unit, made on the first lookup of inlined frames */
 };
 
 typedef struct load_seg {
@@ -72,6 +73,7 @@ void rsp_elf_free(rsp_elf *e)
     g_array_unref(e->loads);
   if (e->syms)
     g_array_unref(e->syms);
+  rsp_dwarf_inlines_free(e->inlines);
   g_free(e->path);
   g_free(e);
 }
@@ -371,6 +373,11 @@ static const char *inline_name(rsp_elf *e, Dwarf_Die *die)
   return name ? g_string_chunk_insert_const(e->strings, name) : NULL;
 }
 
+static const char *inline_name_of(void *data, Dwarf_Die *die)
+{
+  return inline_name(data, die);
+}
+
 unsigned rsp_elf_inlines(rsp_elf *e, uint64_t file_offset, const char **names, unsigned max)
 {
   if (!e->tried)
@@ -395,27 +402,7 @@ unsigned rsp_elf_inlines(rsp_elf *e, uint64_t file_offset, const char **names, u
     e->no_dwarf = dwfl_module_getdwarf(e->mod, &cu_bias) == NULL;
     return 0;
   }
-  /* dwarf_getscopes follows an inlined subroutine into its abstract origin's nesting; the innermost
-   * scope's concrete nesting (dwarf_getscopes_die, as eu-addr2line -i walks it) is the inlining chain */
-  Dwarf_Die *scopes = NULL;
-  int n = dwarf_getscopes(cu, vaddr + e->bias - cu_bias, &scopes);
-  if (n > 0) {
-    Dwarf_Die innermost = scopes[0];
-    free(scopes);
-    scopes = NULL;
-    n = dwarf_getscopes_die(&innermost, &scopes);
-  }
-  unsigned got = 0;
-  for (int i = 0; i < n && got < max; i++) {
-    int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_subprogram)
-      break; /* the function the symbol table names: the caller of the inlined ones */
-    if (tag != DW_TAG_inlined_subroutine)
-      continue;
-    const char *name = inline_name(e, &scopes[i]);
-    if (name)
-      names[got++] = name;
-  }
-  free(scopes);
-  return got;
+  if (!e->inlines)
+    e->inlines = rsp_dwarf_inlines_new();
+  return rsp_dwarf_inlines_at(e->inlines, cu, vaddr + e->bias - cu_bias, inline_name_of, e, names, max);
 }

@@ -7,6 +7,8 @@
 
 #include "symbols/symbols.h"
 
+#include <elfutils/libdw.h>
+
 /* A resolved symbol: the interned name and its start address (in the resolver's space). */
 typedef struct rsp_sym {
   const char *name;
@@ -67,6 +69,16 @@ bool rsp_elf_build_id_mismatch(const rsp_elf *e);
 /* What opening it found (RSP_DSO_NOT_READ before the first lookup); its path. */
 rsp_dso_status rsp_elf_status(const rsp_elf *e);
 const char *rsp_elf_path(const rsp_elf *e);
+
+/* ---- dwarf-inlines.c ----------------------------------------------------------------------- */
+typedef struct rsp_dwarf_inlines rsp_dwarf_inlines;
+rsp_dwarf_inlines *rsp_dwarf_inlines_new(void);
+void rsp_dwarf_inlines_free(rsp_dwarf_inlines *d);
+/* The functions inlined at ADDR (in UNIT's address space), innermost first, up to the subprogram
+ * holding them, named by NAME_OF (NULL: skipped); at most MAX. Indexes UNIT on its first lookup. */
+unsigned rsp_dwarf_inlines_at(rsp_dwarf_inlines *d, Dwarf_Die *unit, uint64_t addr,
+                              const char *(*name_of)(void *data, Dwarf_Die *die), void *data,
+                              const char **names, unsigned max);
 
 /* ---- perfmap-symbolizer.c ------------------------------------------------------------------- */
 typedef struct rsp_perfmap rsp_perfmap;
