@@ -605,6 +605,47 @@ uint64_t rsp_kernel_work_total_ns(const rsp_kernel_work *kw, rsp_kernel_work_kin
  * and counted in their widths; an interrupt that ran inside a run on the paths (the loopback softirq in the sending
  * process's run) is inside that run's width. What the paths draw of a piece's time is therefore given apart
  * (on_path_ns), and NS is the rest: the work no frame of the paths shows. */
+typedef struct drawn_run {
+  rsp_run_id run;
+  uint64_t start, end;
+} drawn_run;
+
+static int drawn_cmp(const void *a, const void *b)
+{
+  const drawn_run *x = a, *y = b;
+  if (x->run != y->run)
+    return x->run < y->run ? -1 : 1;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* How much of [A, B) of RUN the paths draw: a run may be drawn in pieces (a waker's run cut at the sleep's start,
+ * its earlier part a path of its own), or inside a merged poll sleep it is folded into. DRAWN: the paths' run
+ * elements sorted by run. */
+static uint64_t drawn_ns(const rsp_paths *paths, const drawn_run *drawn, uint32_t n, rsp_run_id run, uint64_t a,
+                         uint64_t b)
+{
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (drawn[mid].run < run)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint64_t sum = 0;
+  for (uint32_t i = lo; i < n && drawn[i].run == run; i++) {
+    uint64_t x = MAX(a, drawn[i].start), y = MIN(b, drawn[i].end);
+    sum += y > x ? y - x : 0;
+  }
+  rsp_elem_id el = rsp_paths_run_elem(paths, run);
+  if (el != RSP_NO_ID && rsp_paths_elem(paths, el)->kind == RSP_ELEM_SLEEP) {
+    const rsp_path_elem *e = rsp_paths_elem(paths, el);
+    uint64_t x = MAX(a, e->start), y = MIN(b, e->end);
+    sum += y > x ? y - x : 0;
+  }
+  return MIN(sum, b - a);
+}
+
 void rsp_kernel_work_paths_parts(const rsp_kernel_work *kw, const rsp_paths *paths, uint64_t t0, uint64_t t1,
                                  rsp_kernel_work_part_fn fn, void *data)
 {
@@ -616,6 +657,17 @@ void rsp_kernel_work_paths_parts(const rsp_kernel_work *kw, const rsp_paths *pat
   GHashTable *pids = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) /* as rsp_kernel_work_paths_ns counts them */
     g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, rsp_paths_task(paths, i))->pid));
+  GArray *drawn = g_array_new(FALSE, FALSE, sizeof(drawn_run));
+  for (rsp_elem_id i = 0; i < rsp_paths_n_elems(paths); i++) {
+    const rsp_path_elem *e = rsp_paths_elem(paths, i);
+    if (e->kind == RSP_ELEM_RUN) {
+      drawn_run d = { e->id, e->start, e->end };
+      g_array_append_val(drawn, d);
+    }
+  }
+  if (drawn->len) /* an empty GArray's data is NULL */
+    qsort(drawn->data, drawn->len, sizeof(drawn_run), drawn_cmp);
+  const drawn_run *dr = (const drawn_run *)(const void *)drawn->data;
   for (guint k = 0; k < kw->pieces->len; k++) {
     const piece *p = &g_array_index(kw->pieces, piece, k);
     uint64_t a = MAX(p->start, t0), b = MIN(p->end, t1);
@@ -624,12 +676,8 @@ void rsp_kernel_work_paths_parts(const rsp_kernel_work *kw, const rsp_paths *pat
       if (b <= a)
         continue;
       in_window = (double)(b - a) / (double)(p->end - p->start);
-      rsp_elem_id el = p->run != RSP_NO_ID ? rsp_paths_run_elem(paths, p->run) : RSP_NO_ID;
-      if (el != RSP_NO_ID) {
-        const rsp_path_elem *e = rsp_paths_elem(paths, el);
-        uint64_t x = MAX(a, e->start), y = MIN(b, e->end);
-        on_path = y > x ? (double)(y - x) / (double)(p->end - p->start) : 0;
-      }
+      if (p->run != RSP_NO_ID)
+        on_path = (double)drawn_ns(paths, dr, drawn->len, p->run, a, b) / (double)(p->end - p->start);
     } else {
       if (p->start < t0 || p->start >= t1)
         continue;
@@ -650,4 +698,5 @@ void rsp_kernel_work_paths_parts(const rsp_kernel_work *kw, const rsp_paths *pat
     }
   }
   g_hash_table_destroy(pids);
+  g_array_free(drawn, TRUE);
 }
