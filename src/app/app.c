@@ -489,7 +489,7 @@ static void fill_legend(win *w)
   } items[] = {
     { s->run, N_("running") },       { s->sleep, N_("sleeping") },        { s->both, N_("both (flame)") },
     { s->io, N_("I/O wait") },       { s->disk, N_("disk request") },     { s->net, N_("network") },
-    { s->link_wakeup, N_("wakeup") }, { s->selection, N_("wait chain") },
+    { s->kwork, N_("kernel work") }, { s->link_wakeup, N_("wakeup") },   { s->selection, N_("wait chain") },
   };
   GString *m = g_string_new(NULL);
   for (unsigned i = 0; i < G_N_ELEMENTS(items); i++) {
