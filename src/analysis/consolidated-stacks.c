@@ -1,6 +1,8 @@
 /* The consolidated stacks of control paths (paper, "Consolidated Flame View"): every layer of the
  * pseudo-stacks as its stack, merged into one tree by (frame below, name), durations summed, each
- * level sorted longest first. The consolidated flame view draws it; rsp-diff compares two. */
+ * level sorted longest first. The consolidated flame view draws it; rsp-diff compares two. With the kernel work
+ * (rsp_stack_tree_build_kwork), roots "kernel work for X" stand beside the paths' own: the work interrupts and
+ * kernel threads did for X that no frame of the paths shows (kernel-work.c leaves out what ran in their runs). */
 #include "analysis/analysis.h"
 
 #include <string.h>
