@@ -105,6 +105,9 @@ uint32_t rsp_paths_n_processes(const rsp_paths *paths);
 /* Whether RUN / SLEEP is an element of some path (for highlighting the wait chain). */
 bool rsp_paths_has_run(const rsp_paths *paths, rsp_run_id run);
 bool rsp_paths_has_sleep(const rsp_paths *paths, rsp_sleep_id sleep);
+/* The element that draws RUN on the paths (the run's own, or the merged poll sleep it is folded into), else
+ * RSP_NO_ID. */
+rsp_elem_id rsp_paths_run_elem(const rsp_paths *paths, rsp_run_id run);
 /* The I-th (0 .. n_merged - 1, in time order) of the sleeps SLEEP element ELEM stands for (merged
  * polls: each keeps its own end cause; the task's runs between them are folded into the element),
  * else RSP_NO_ID. */
@@ -119,6 +122,7 @@ enum {
   RSP_FRAME_SLEEP = 1 << 2,   /* a function of a sleep's wait stack (blue) */
   RSP_FRAME_IO = 1 << 3,      /* a function of a blocking-I/O sleep's stack, or a disk request (green) */
   RSP_FRAME_NET = 1 << 4,     /* a network operation a sleep waited on */
+  RSP_FRAME_KWORK = 1 << 5,   /* kernel work done for a process by others ("kernel work for X", its doers) */
 };
 
 /* One layer of a pseudo-stack as its stack (paper, "Flame View"): a column is a time range of the
@@ -160,6 +164,14 @@ rsp_stack_tree *rsp_stack_tree_build(const rsp_paths *paths, uint64_t t0, uint64
  * frame (a kernel thread's) keeps its kernel frames. */
 #define RSP_STACK_TREE_USER_WAITS 1u
 rsp_stack_tree *rsp_stack_tree_build_flags(const rsp_paths *paths, uint64_t t0, uint64_t t1, unsigned flags);
+/* The same with the kernel work KW (of the paths' model; NULL: none) charged to each process on the paths: a root
+ * "kernel work for COMM" beside the process's own frames, its children the doers ("softirq BLOCK", "kworker",
+ * "jbd2/loop0-8"), as wide as the work done in [T0, T1) that no frame of the paths already shows
+ * (rsp_kernel_work_paths_parts). A root, not a frame on the process's: the process's frames are its own time, and
+ * the work was done beside it, by others. */
+typedef struct rsp_kernel_work rsp_kernel_work;
+rsp_stack_tree *rsp_stack_tree_build_kwork(const rsp_paths *paths, const rsp_kernel_work *kw, uint64_t t0,
+                                           uint64_t t1, unsigned flags);
 void rsp_stack_tree_free(rsp_stack_tree *tree);
 uint32_t rsp_stack_tree_n_nodes(const rsp_stack_tree *tree);
 const rsp_stack_node *rsp_stack_tree_node(const rsp_stack_tree *tree, uint32_t id);
@@ -611,6 +623,24 @@ uint64_t rsp_kernel_work_total_ns(const rsp_kernel_work *kw, rsp_kernel_work_kin
 /* Whether TASK is a kernel thread (kworker/, jbd2/, ksoftirqd/... by name, or a child of kthreadd). */
 bool rsp_task_is_kernel_thread(const rsp_model *model, rsp_task_id task);
 const char *rsp_kernel_work_key(rsp_kernel_work_kind kind); /* "hardirq", "softirq", "kthread" */
+/* The kernel work charged to the processes on PATHS (each process once, as rsp_kernel_work_paths_ns), piece by
+ * piece where it ran: a kernel thread's run of an episode, an interrupt span; only what ran in [T0, T1) (0, 0:
+ * all), the pieces cut to it. For the flame views' "kernel work for X" frames. The part of a piece that ran in a
+ * run the paths already draw (a kworker or jbd2 run that woke the process is on its path, with its frames) is
+ * ON_PATH_NS and not in NS: drawn once. Over the whole recording, NS + ON_PATH_NS summed per process is its
+ * row's total_ns (but for rounding). */
+typedef struct rsp_kernel_work_part {
+  int32_t pid;          /* the process served */
+  const char *comm;     /* its name (the row's) */
+  const char *doer;     /* as rsp_kernel_work_source's: "jbd2/loop0-8", "kworker", "softirq BLOCK"... */
+  uint8_t kind;         /* rsp_kernel_work_kind */
+  uint64_t start, end;  /* when its doer ran it, cut to [T0, T1) */
+  double ns;            /* the share charged to PID, less what the paths draw */
+  double on_path_ns;    /* the share charged to PID that ran inside a run the paths draw */
+} rsp_kernel_work_part;
+typedef void (*rsp_kernel_work_part_fn)(const rsp_kernel_work_part *part, void *data);
+void rsp_kernel_work_paths_parts(const rsp_kernel_work *kw, const rsp_paths *paths, uint64_t t0, uint64_t t1,
+                                 rsp_kernel_work_part_fn fn, void *data);
 
 /* ---- The answer in words (explain.c) ------------------------------------------------------------ */
 #define RSP_EXPLAIN_MAX_CHAIN 16

@@ -1,6 +1,8 @@
 /* The consolidated stacks of control paths (paper, "Consolidated Flame View"): every layer of the
  * pseudo-stacks as its stack, merged into one tree by (frame below, name), durations summed, each
- * level sorted longest first. The consolidated flame view draws it; rsp-diff compares two. */
+ * level sorted longest first. The consolidated flame view draws it; rsp-diff compares two. With the kernel work
+ * (rsp_stack_tree_build_kwork), roots "kernel work for X" stand beside the paths' own: the work interrupts and
+ * kernel threads did for X that no frame of the paths shows (kernel-work.c leaves out what ran in their runs). */
 #include "analysis/analysis.h"
 
 #include <string.h>
@@ -151,7 +153,52 @@ rsp_stack_tree *rsp_stack_tree_build(const rsp_paths *paths, uint64_t t0, uint64
   return rsp_stack_tree_build_flags(paths, t0, t1, 0);
 }
 
+/* Kernel work gathered: per node, the ns summed as fractions (shares of pieces), rounded once at the end. */
+typedef struct kwork_walk {
+  rsp_stack_tree *t;
+  GArray *ns; /* double, by node id */
+} kwork_walk;
+
+static void add_kwork_part(const rsp_kernel_work_part *part, void *data)
+{
+  kwork_walk *w = data;
+  if (part->ns <= 0)
+    return;
+  char label[160];
+  g_snprintf(label, sizeof label, "kernel work for %s", part->comm ? part->comm : "?");
+  uint32_t root = child(w->t, RSP_NO_ID, g_string_chunk_insert_const(w->t->labels, label), false);
+  uint32_t doer = child(w->t, root, g_string_chunk_insert_const(w->t->labels, part->doer), false);
+  if (w->ns->len < w->t->nodes->len)
+    g_array_set_size(w->ns, w->t->nodes->len);
+  g_array_index(w->ns, double, doer) += part->ns;
+  at(w->t, root)->pub.n_merged++;
+  at(w->t, doer)->pub.n_merged++;
+}
+
+/* The roots "kernel work for X", after the paths' frames: each doer rounded once, the root their sum. */
+static void add_kernel_work(rsp_stack_tree *t, const rsp_kernel_work *kw)
+{
+  kwork_walk w = { t, g_array_new(FALSE, TRUE, sizeof(double)) };
+  uint32_t first = t->nodes->len;
+  rsp_kernel_work_paths_parts(kw, t->paths, t->t0, t->t1, add_kwork_part, &w);
+  for (uint32_t id = first; id < t->nodes->len; id++) {
+    tree_node *n = at(t, id);
+    n->pub.kinds = RSP_FRAME_KWORK;
+    if (n->pub.parent == RSP_NO_ID)
+      continue;
+    n->pub.ns = (uint64_t)(g_array_index(w.ns, double, id) + 0.5);
+    at(t, n->pub.parent)->pub.ns += n->pub.ns;
+  }
+  g_array_free(w.ns, TRUE);
+}
+
 rsp_stack_tree *rsp_stack_tree_build_flags(const rsp_paths *paths, uint64_t t0, uint64_t t1, unsigned flags)
+{
+  return rsp_stack_tree_build_kwork(paths, NULL, t0, t1, flags);
+}
+
+rsp_stack_tree *rsp_stack_tree_build_kwork(const rsp_paths *paths, const rsp_kernel_work *kw, uint64_t t0,
+                                           uint64_t t1, unsigned flags)
 {
   rsp_stack_tree *t = g_new0(rsp_stack_tree, 1);
   t->flags = flags;
@@ -171,6 +218,8 @@ rsp_stack_tree *rsp_stack_tree_build_flags(const rsp_paths *paths, uint64_t t0, 
         add_layer(t, id, RSP_NO_ID);
     }
   }
+  if (kw)
+    add_kernel_work(t, kw);
   g_hash_table_destroy(t->index);
   t->index = NULL;
   g_array_sort_with_data(t->roots, by_duration_desc, t->nodes);

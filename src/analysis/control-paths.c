@@ -684,6 +684,11 @@ bool rsp_paths_has_run(const rsp_paths *p, rsp_run_id run)
   return run < rsp_model_n_runs(p->model) && p->run_elem[run] != RSP_NO_ID;
 }
 
+rsp_elem_id rsp_paths_run_elem(const rsp_paths *p, rsp_run_id run)
+{
+  return run < rsp_model_n_runs(p->model) ? p->run_elem[run] : RSP_NO_ID;
+}
+
 rsp_sleep_id rsp_paths_elem_sleep(const rsp_paths *p, rsp_elem_id elem, uint32_t i)
 {
   const rsp_path_elem *e = rsp_paths_elem(p, elem);

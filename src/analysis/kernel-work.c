@@ -21,6 +21,18 @@ typedef struct share {
   double w;
 } share;
 
+/* A stretch of charged work at the time it ran, for drawing it in time (rsp_kernel_work_paths_parts): a kernel
+ * thread's run of an episode, or an interrupt span. Its shares are those of its episode or span, kept once per
+ * episode or span in kw->shares; pieces and shares are flat arrays, nothing allocated per piece. */
+typedef struct piece {
+  uint64_t start, end;
+  uint64_t ns;             /* its own time: a run less the interrupts inside it, a span's self time */
+  rsp_run_id run;          /* the run it ran in (the kernel thread's, or the one the interrupt interrupted) */
+  const char *doer;        /* interned, as rsp_kernel_work_source's */
+  uint32_t first_share, n_shares;
+  uint8_t kind;            /* rsp_kernel_work_kind */
+} piece;
+
 typedef struct episode {
   rsp_task_id task;
   uint32_t first, n;  /* the kernel thread's runs (task-run indexes) */
@@ -38,6 +50,9 @@ struct rsp_kernel_work {
   bool *kthread;
   GArray *episodes;        /* episode */
   uint32_t *run_episode;   /* by run id: its episode, RSP_NO_ID for runs of user tasks */
+  uint64_t *run_irq_ns;    /* by run id, while computing: the interrupts' own time inside a kernel thread's run */
+  GArray *pieces;          /* piece, episodes' runs then interrupt spans */
+  GArray *shares;          /* share: the pieces' */
   GArray *rows;            /* rsp_kernel_work_row */
   GArray *sources;         /* rsp_kernel_work_source */
   GHashTable *source_index;/* "pid\tdoer" -> index + 1 */
@@ -152,7 +167,6 @@ static void build_episodes(rsp_kernel_work *kw)
         cur = ep_at(kw, kw->episodes->len - 1);
       }
       cur->n++;
-      cur->ns += run->end > run->start ? run->end - run->start : 0;
       kw->run_episode[rid] = kw->episodes->len - 1;
       /* the sleep after this run, if it comes before the next run */
       while (si < task->n_sleeps && rsp_model_sleep(m, rsp_model_task_sleep(m, t, si))->start < run->start)
@@ -165,8 +179,17 @@ static void build_episodes(rsp_kernel_work *kw)
   }
 }
 
+/* A kernel thread's run's own time: its length less the interrupts inside it. */
+static uint64_t run_own_ns(const rsp_kernel_work *kw, rsp_run_id rid)
+{
+  const rsp_run *run = rsp_model_run(kw->m, rid);
+  uint64_t len = run->end > run->start ? run->end - run->start : 0;
+  return len - MIN(len, kw->run_irq_ns[rid]);
+}
+
 /* Interrupts that ran inside a kernel thread's run (a softirq it ran when it re-enabled bottom halves, a
- * device's interrupt) are charged as interrupts: not twice, as its episode's time too. */
+ * device's interrupt) are charged as interrupts: not twice, as its episode's time too. Taken off run by run,
+ * so that each run of an episode keeps its own time (the flame view draws them where they ran). */
 static void remove_nested_interrupts(rsp_kernel_work *kw)
 {
   const rsp_model *m = kw->m;
@@ -177,8 +200,12 @@ static void remove_nested_interrupts(rsp_kernel_work *kw)
     rsp_run_id run = rsp_model_run_at(m, span->task, span->start);
     if (run == RSP_NO_ID || kw->run_episode[run] == RSP_NO_ID)
       continue;
-    episode *ep = ep_at(kw, kw->run_episode[run]);
-    ep->ns -= MIN(ep->ns, span->self_ns);
+    kw->run_irq_ns[run] += span->self_ns;
+  }
+  for (uint32_t e = 0; e < kw->episodes->len; e++) {
+    episode *ep = ep_at(kw, e);
+    for (uint32_t i = 0; i < ep->n; i++)
+      ep->ns += run_own_ns(kw, rsp_model_task_run(m, ep->task, ep->first + i));
   }
 }
 
@@ -303,12 +330,33 @@ static rsp_kernel_work_row *row_for(rsp_kernel_work *kw, rsp_task_id t)
   return r;
 }
 
-static void charge(rsp_kernel_work *kw, const GArray *dist, uint64_t ns, rsp_kernel_work_kind kind, const char *doer)
+/* Keeps DIST as the shares of the pieces to come; returns the first's index. */
+static uint32_t keep_shares(rsp_kernel_work *kw, const GArray *dist)
 {
+  uint32_t first = kw->shares->len;
+  if (dist && dist->len)
+    g_array_append_vals(kw->shares, dist->data, dist->len);
+  return first;
+}
+
+static void add_piece(rsp_kernel_work *kw, uint64_t start, uint64_t end, uint64_t ns, rsp_run_id run,
+                      const char *doer, rsp_kernel_work_kind kind, uint32_t first_share, const GArray *dist)
+{
+  if (!dist || !dist->len || !ns)
+    return;
+  piece p = { start, end, ns, run, doer, first_share, dist->len, (uint8_t)kind };
+  g_array_append_val(kw->pieces, p);
+}
+
+/* Charges NS of DOER's work to DIST; returns DOER interned. */
+static const char *charge(rsp_kernel_work *kw, const GArray *dist, uint64_t ns, rsp_kernel_work_kind kind,
+                          const char *doer)
+{
+  const char *interned = g_string_chunk_insert_const(kw->strings, doer);
   kw->total[kind] += ns;
   if (!dist || !dist->len) {
     kw->unattributed[kind] += ns;
-    return;
+    return interned;
   }
   for (guint i = 0; i < dist->len; i++) {
     const share *s = &g_array_index(dist, share, i);
@@ -324,8 +372,7 @@ static void charge(rsp_kernel_work *kw, const GArray *dist, uint64_t ns, rsp_ker
     char *key = g_strdup_printf("%d\t%s", r->pid, doer);
     guint j = GPOINTER_TO_UINT(g_hash_table_lookup(kw->source_index, key));
     if (!j) {
-      rsp_kernel_work_source src = { .pid = r->pid, .doer = g_string_chunk_insert_const(kw->strings, doer),
-                                     .kind = (uint8_t)kind };
+      rsp_kernel_work_source src = { .pid = r->pid, .doer = interned, .kind = (uint8_t)kind };
       g_array_append_val(kw->sources, src);
       j = kw->sources->len;
       g_hash_table_insert(kw->source_index, key, GUINT_TO_POINTER(j));
@@ -336,6 +383,7 @@ static void charge(rsp_kernel_work *kw, const GArray *dist, uint64_t ns, rsp_ker
     src->ns += part;
     src->count += s->w;
   }
+  return interned;
 }
 
 static void charge_episodes(rsp_kernel_work *kw)
@@ -349,7 +397,13 @@ static void charge_episodes(rsp_kernel_work *kw)
     /* kworker/u4:2, ksoftirqd/1: one doer whatever the instance */
     if (g_str_has_prefix(doer, "kworker/") || g_str_has_prefix(doer, "ksoftirqd/"))
       *strchr(doer, '/') = 0;
-    charge(kw, dist, ep->ns, RSP_KWORK_KTHREAD, doer);
+    const char *who = charge(kw, dist, ep->ns, RSP_KWORK_KTHREAD, doer);
+    uint32_t first_share = keep_shares(kw, dist);
+    for (uint32_t i = 0; i < ep->n; i++) {
+      rsp_run_id rid = rsp_model_task_run(kw->m, ep->task, ep->first + i);
+      const rsp_run *run = rsp_model_run(kw->m, rid);
+      add_piece(kw, run->start, run->end, run_own_ns(kw, rid), rid, who, RSP_KWORK_KTHREAD, first_share, dist);
+    }
   }
 }
 
@@ -404,7 +458,11 @@ static void charge_interrupts(rsp_kernel_work *kw)
     spread(kw, refs, 0, dist);
     char doer[96];
     g_snprintf(doer, sizeof doer, "%s %s", span->kind == RSP_IRQ_HARDIRQ ? "hardirq" : "softirq", span->name);
-    charge(kw, dist, span->self_ns, span->kind == RSP_IRQ_HARDIRQ ? RSP_KWORK_HARDIRQ : RSP_KWORK_SOFTIRQ, doer);
+    rsp_kernel_work_kind kind = span->kind == RSP_IRQ_HARDIRQ ? RSP_KWORK_HARDIRQ : RSP_KWORK_SOFTIRQ;
+    const char *who = charge(kw, dist, span->self_ns, kind, doer);
+    rsp_run_id in = span->task != RSP_NO_ID && span->task < kw->n_tasks ? rsp_model_run_at(m, span->task, span->start)
+                                                                       : RSP_NO_ID;
+    add_piece(kw, span->start, span->end, span->self_ns, in, who, kind, keep_shares(kw, dist), dist);
   }
   g_array_free(refs, TRUE);
   g_array_free(dist, TRUE);
@@ -443,6 +501,9 @@ rsp_kernel_work *rsp_kernel_work_compute(const rsp_model *m)
   uint32_t n_runs = rsp_model_n_runs(m);
   kw->run_episode = g_new(uint32_t, n_runs ? n_runs : 1);
   memset(kw->run_episode, 0xff, sizeof(uint32_t) * (n_runs ? n_runs : 1));
+  kw->run_irq_ns = g_new0(uint64_t, n_runs ? n_runs : 1);
+  kw->pieces = g_array_new(FALSE, FALSE, sizeof(piece));
+  kw->shares = g_array_new(FALSE, FALSE, sizeof(share));
   kw->rows = g_array_new(FALSE, TRUE, sizeof(rsp_kernel_work_row));
   kw->sources = g_array_new(FALSE, TRUE, sizeof(rsp_kernel_work_source));
   kw->source_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -453,6 +514,8 @@ rsp_kernel_work *rsp_kernel_work_compute(const rsp_model *m)
   link_episodes(kw);
   charge_episodes(kw);
   charge_interrupts(kw);
+  g_free(kw->run_irq_ns);
+  kw->run_irq_ns = NULL;
   if (kw->rows->len) /* an empty GArray's data is NULL */
     qsort(kw->rows->data, kw->rows->len, sizeof(rsp_kernel_work_row), row_by_total);
   g_hash_table_remove_all(kw->row_index);
@@ -478,6 +541,8 @@ void rsp_kernel_work_free(rsp_kernel_work *kw)
   }
   g_array_free(kw->episodes, TRUE);
   g_free(kw->run_episode);
+  g_array_free(kw->pieces, TRUE);
+  g_array_free(kw->shares, TRUE);
   g_free(kw->task_ns);
   g_free(kw->kthread);
   g_array_free(kw->rows, TRUE);
@@ -533,4 +598,105 @@ uint64_t rsp_kernel_work_unattributed_ns(const rsp_kernel_work *kw, rsp_kernel_w
 uint64_t rsp_kernel_work_total_ns(const rsp_kernel_work *kw, rsp_kernel_work_kind kind)
 {
   return (unsigned)kind < RSP_N_KWORK ? kw->total[kind] : 0;
+}
+
+/* Work already on the paths is not drawn twice: a kernel thread's run that woke a task of the paths (jbd2's commit
+ * ending an fsync, the kworker ending a writeback wait) is an element of the paths, drawn there with its own frames
+ * and counted in their widths; an interrupt that ran inside a run on the paths (the loopback softirq in the sending
+ * process's run) is inside that run's width. What the paths draw of a piece's time is therefore given apart
+ * (on_path_ns), and NS is the rest: the work no frame of the paths shows. */
+typedef struct drawn_run {
+  rsp_run_id run;
+  uint64_t start, end;
+} drawn_run;
+
+static int drawn_cmp(const void *a, const void *b)
+{
+  const drawn_run *x = a, *y = b;
+  if (x->run != y->run)
+    return x->run < y->run ? -1 : 1;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* How much of [A, B) of RUN the paths draw: a run may be drawn in pieces (a waker's run cut at the sleep's start,
+ * its earlier part a path of its own), or inside a merged poll sleep it is folded into. DRAWN: the paths' run
+ * elements sorted by run. */
+static uint64_t drawn_ns(const rsp_paths *paths, const drawn_run *drawn, uint32_t n, rsp_run_id run, uint64_t a,
+                         uint64_t b)
+{
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (drawn[mid].run < run)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint64_t sum = 0;
+  for (uint32_t i = lo; i < n && drawn[i].run == run; i++) {
+    uint64_t x = MAX(a, drawn[i].start), y = MIN(b, drawn[i].end);
+    sum += y > x ? y - x : 0;
+  }
+  rsp_elem_id el = rsp_paths_run_elem(paths, run);
+  if (el != RSP_NO_ID && rsp_paths_elem(paths, el)->kind == RSP_ELEM_SLEEP) {
+    const rsp_path_elem *e = rsp_paths_elem(paths, el);
+    uint64_t x = MAX(a, e->start), y = MIN(b, e->end);
+    sum += y > x ? y - x : 0;
+  }
+  return MIN(sum, b - a);
+}
+
+void rsp_kernel_work_paths_parts(const rsp_kernel_work *kw, const rsp_paths *paths, uint64_t t0, uint64_t t1,
+                                 rsp_kernel_work_part_fn fn, void *data)
+{
+  const rsp_model *m = rsp_paths_model(paths);
+  if (m != kw->m)
+    return;
+  if (t1 <= t0)
+    t1 = UINT64_MAX;
+  GHashTable *pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) /* as rsp_kernel_work_paths_ns counts them */
+    g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, rsp_paths_task(paths, i))->pid));
+  GArray *drawn = g_array_new(FALSE, FALSE, sizeof(drawn_run));
+  for (rsp_elem_id i = 0; i < rsp_paths_n_elems(paths); i++) {
+    const rsp_path_elem *e = rsp_paths_elem(paths, i);
+    if (e->kind == RSP_ELEM_RUN) {
+      drawn_run d = { e->id, e->start, e->end };
+      g_array_append_val(drawn, d);
+    }
+  }
+  if (drawn->len) /* an empty GArray's data is NULL */
+    qsort(drawn->data, drawn->len, sizeof(drawn_run), drawn_cmp);
+  const drawn_run *dr = (const drawn_run *)(const void *)drawn->data;
+  for (guint k = 0; k < kw->pieces->len; k++) {
+    const piece *p = &g_array_index(kw->pieces, piece, k);
+    uint64_t a = MAX(p->start, t0), b = MIN(p->end, t1);
+    double in_window, on_path = 0;
+    if (p->end > p->start) {
+      if (b <= a)
+        continue;
+      in_window = (double)(b - a) / (double)(p->end - p->start);
+      if (p->run != RSP_NO_ID)
+        on_path = (double)drawn_ns(paths, dr, drawn->len, p->run, a, b) / (double)(p->end - p->start);
+    } else {
+      if (p->start < t0 || p->start >= t1)
+        continue;
+      in_window = 1;
+      on_path = p->run != RSP_NO_ID && rsp_paths_run_elem(paths, p->run) != RSP_NO_ID ? 1 : 0;
+    }
+    for (uint32_t i = 0; i < p->n_shares; i++) {
+      const share *s = &g_array_index(kw->shares, share, p->first_share + i);
+      int32_t pid = pid_of(m, s->task);
+      if (!g_hash_table_contains(pids, GINT_TO_POINTER(pid)))
+        continue;
+      const rsp_kernel_work_row *row = rsp_kernel_work_for_pid(kw, pid);
+      double ns = (double)p->ns * s->w;
+      rsp_kernel_work_part part = { .pid = pid, .comm = row ? row->comm : rsp_model_task(m, s->task)->comm,
+                                    .doer = p->doer, .kind = p->kind, .start = a, .end = p->end > p->start ? b : a,
+                                    .ns = ns * (in_window - on_path), .on_path_ns = ns * on_path };
+      fn(&part, data);
+    }
+  }
+  g_hash_table_destroy(pids);
+  g_array_free(drawn, TRUE);
 }

@@ -28,6 +28,7 @@ typedef struct win {
   rsp_model *model;
   rsp_running_view *view;
   rsp_paths *paths;       /* the flame view's process: its control paths */
+  rsp_kernel_work *kwork; /* the model's kernel work charged to whom it served, made when a flame view first opens */
   rsp_flame_view *flame;
   rsp_consolidated_view *consolidated;
   GtkWidget *flame_area, *flame_label, *consolidated_area, *explanation_view;

@@ -204,6 +204,8 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   gtk_label_set_text(GTK_LABEL(w->flame_label), _("Click a task's name in the Running view to see its process's flame view."));
   if (w->view)
     rsp_running_view_free(w->view);
+  rsp_kernel_work_free(w->kwork); /* the old model's */
+  w->kwork = NULL;
   if (w->model)
     rsp_model_free(w->model);
   w->model = model;
@@ -487,7 +489,7 @@ static void fill_legend(win *w)
   } items[] = {
     { s->run, N_("running") },       { s->sleep, N_("sleeping") },        { s->both, N_("both (flame)") },
     { s->io, N_("I/O wait") },       { s->disk, N_("disk request") },     { s->net, N_("network") },
-    { s->link_wakeup, N_("wakeup") }, { s->selection, N_("wait chain") },
+    { s->kwork, N_("kernel work") }, { s->link_wakeup, N_("wakeup") },   { s->selection, N_("wait chain") },
   };
   GString *m = g_string_new(NULL);
   for (unsigned i = 0; i < G_N_ELEMENTS(items); i++) {
@@ -651,6 +653,8 @@ int rsp_app_run(const rsp_app_options *options)
   rsp_histogram_pane_free(w->histograms); /* waits for its worker: before the model goes */
   if (w->view)
     rsp_running_view_free(w->view);
+  rsp_kernel_work_free(w->kwork); /* the old model's */
+  w->kwork = NULL;
   if (w->model)
     rsp_model_free(w->model);
   if (w->builder)

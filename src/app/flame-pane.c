@@ -37,7 +37,9 @@ bool flame_pane_open(win *w, int32_t pid)
     gtk_label_set_text(GTK_LABEL(w->flame_label), msg);
     return false;
   }
-  w->flame = rsp_flame_view_new(w->paths);
+  if (!w->kwork)
+    w->kwork = rsp_kernel_work_compute(w->model);
+  w->flame = rsp_flame_view_new_kwork(w->paths, w->kwork);
   rsp_flame_view_set_show_links(w->flame, gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w->links_check)));
   w->flame_scroll = -1;
   consolidated_pane_rebuild(w);
@@ -131,8 +133,20 @@ static gboolean on_flame_tooltip(GtkWidget *area, gint x, gint y, gboolean kbd, 
 {
   win *w = data;
   rsp_hit hit;
-  if (kbd || !flame_pane_hit(w, x, y, &hit))
+  if (kbd || !w->flame)
     return FALSE;
+  if (!flame_pane_hit(w, x, y, &hit)) { /* a frame of kernel work: its name ("kernel work for X", the doer) */
+    rsp_viewport vp = w->vp;
+    vp.width = gtk_widget_get_allocated_width(area);
+    vp.height = gtk_widget_get_allocated_height(area);
+    vp.scroll_y = w->flame_scroll;
+    rsp_elem_id id;
+    const char *label = NULL;
+    if (!rsp_flame_view_frame_at(w->flame, &vp, style(), x, y, &id, &label) || !label)
+      return FALSE;
+    gtk_tooltip_set_text(tip, label);
+    return TRUE;
+  }
   g_autofree char *text = rsp_running_view_describe(w->view, &hit);
   gtk_tooltip_set_text(tip, text);
   return TRUE;

@@ -6,7 +6,8 @@
  * same merged frame, their durations summed, and each level's frames sorted longest first. x is
  * accumulated duration, not time. A frame in runs and in sleeps is purple. Children may be longer
  * than their parent (they may overlap it in time); the lower frames are then spaced apart to make
- * room, as the paper does. Drawing walks the tree and stops at subtrees out of view or narrower than
+ * room, as the paper does. The kernel work done for the paths' processes by interrupts and kernel threads
+ * stands beside them as roots "kernel work for X" (amber), its doers above. Drawing walks the tree and stops at subtrees out of view or narrower than
  * a pixel, so its cost follows what is visible. */
 #include "render/render-private.h"
 
@@ -51,9 +52,15 @@ rsp_consolidated_view *rsp_consolidated_view_new_range(const rsp_paths *paths, u
 rsp_consolidated_view *rsp_consolidated_view_new_flags(const rsp_paths *paths, uint64_t t0, uint64_t t1,
                                                        unsigned flags)
 {
+  return rsp_consolidated_view_new_kwork(paths, NULL, t0, t1, flags);
+}
+
+rsp_consolidated_view *rsp_consolidated_view_new_kwork(const rsp_paths *paths, const rsp_kernel_work *kw, uint64_t t0,
+                                                       uint64_t t1, unsigned flags)
+{
   rsp_consolidated_view *v = g_new0(rsp_consolidated_view, 1);
   v->paths = paths;
-  v->tree = rsp_stack_tree_build_flags(paths, t0, t1, flags);
+  v->tree = rsp_stack_tree_build_kwork(paths, kw, t0, t1, flags);
   v->max_depth = rsp_stack_tree_max_depth(v->tree);
   v->at = g_new0(placement, rsp_stack_tree_n_nodes(v->tree));
   v->total = measure_and_place(v);

@@ -7,7 +7,10 @@
  * blue, of blocking I/O green; a function drawn as one frame across a run and a sleep (it called
  * both) is purple. Adjacent equal frames (the same function with the same frames below it, down
  * to the process row and through the layers underneath) are drawn as one unless something visible
- * separates them at the current zoom.
+ * separates them at the current zoom. Under the paths, the kernel work done for each of their processes by
+ * interrupts and kernel threads is a band of its own (amber): "kernel work for X" at the times the work ran,
+ * its doer ("softirq BLOCK", "kworker", "jbd2/loop0-8") above; what the paths already draw (the kworker that
+ * woke X is on its path) is not drawn again (rsp_kernel_work_paths_parts).
  *
  * The frames are cut into cells once, each row's cells kept start-sorted with the running maximum
  * of ends, so a redraw finds a row's visible cells by binary search and touches only those;
@@ -18,6 +21,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { N_SHADES = 7 };
+
+/* A band of kernel work done for one process: its base row ("kernel work for X") and its name. */
+typedef struct kwork_band {
+  int32_t pid;
+  int row;             /* the base row; the doers' row is the one above */
+  const char *name;    /* "kernel work for X [pid]", in v->labels */
+  const char *label;   /* "kernel work for X", in v->labels */
+  uint32_t n_parts;
+} kwork_band;
+
+/* A part of the kernel work drawn (rsp_kernel_work_part, what the band needs of it). */
+typedef struct kwork_piece {
+  uint64_t start, end;
+  uint32_t band;
+  const char *doer;    /* in v->labels */
+} kwork_piece;
 
 typedef struct cell {
   uint64_t start, end, max_end; /* max_end: the largest end of this and the row's earlier cells */
@@ -45,7 +66,8 @@ struct rsp_flame_view {
                                    is "rsp-record" until it execs) */
   int32_t *run_row;    /* per model run: the row of its process frame, -1 when not on the paths */
   GArray *segments;    /* per redraw: the links' lines (x0, y0, x1, y1 as floats) */
-  GArray *fills[6];    /* per redraw and colour (frame_shade): rectangles (x0, y, x1 as floats) */
+  GArray *fills[N_SHADES]; /* per redraw and colour (frame_shade): rectangles (x0, y, x1 as floats) */
+  GArray *kwork_bands; /* kwork_band: the kernel work bands' rows and names */
   GArray *texts;       /* per redraw: labelled frames (painted_frame), drawn over the fills */
   GArray *matches;     /* per redraw: search matches' rectangles, outlined last */
   GStringChunk *labels;
@@ -74,19 +96,22 @@ typedef struct painted_frame {
   const char *label;
 } painted_frame;
 
-/* The colour class of a frame of KINDS: 0 process, 1 run, 2 sleep, 3 both, 4 I/O, 5 network. */
+/* The colour class of a frame of KINDS: 0 process, 1 run, 2 sleep, 3 both, 4 I/O, 5 network, 6 kernel work. */
 static unsigned frame_shade(unsigned kinds)
 {
   if (kinds & RSP_FRAME_PROCESS)
     return 0;
+  if (kinds & RSP_FRAME_KWORK)
+    return 6;
   bool off = kinds & (RSP_FRAME_SLEEP | RSP_FRAME_IO | RSP_FRAME_NET);
   if (kinds & RSP_FRAME_RUN)
     return off ? 3 : 1;
   return kinds & RSP_FRAME_SLEEP ? 2 : kinds & RSP_FRAME_IO ? 4 : kinds & RSP_FRAME_NET ? 5 : 2;
 }
 
-static const unsigned shade_kinds[6] = { RSP_FRAME_PROCESS, RSP_FRAME_RUN, RSP_FRAME_SLEEP,
-                                         RSP_FRAME_RUN | RSP_FRAME_SLEEP, RSP_FRAME_IO, RSP_FRAME_NET };
+static const unsigned shade_kinds[N_SHADES] = { RSP_FRAME_PROCESS, RSP_FRAME_RUN, RSP_FRAME_SLEEP,
+                                                RSP_FRAME_RUN | RSP_FRAME_SLEEP, RSP_FRAME_IO, RSP_FRAME_NET,
+                                                RSP_FRAME_KWORK };
 
 static uint64_t mix(uint64_t a, uint64_t b)
 {
@@ -139,9 +164,46 @@ static int cmp_cell(const void *a, const void *b)
   return (x->start > y->start) - (x->start < y->start);
 }
 
+/* Gathering the kernel work parts drawn: a band per process, in the order met. */
+typedef struct kwork_gather {
+  rsp_flame_view *v;
+  GArray *pieces; /* kwork_piece */
+} kwork_gather;
+
+static void gather_kwork(const rsp_kernel_work_part *part, void *data)
+{
+  kwork_gather *g = data;
+  if (part->ns <= 0) /* all of it drawn on the paths already, or nothing in the recording's time */
+    return;
+  rsp_flame_view *v = g->v;
+  uint32_t b = 0;
+  while (b < v->kwork_bands->len && g_array_index(v->kwork_bands, kwork_band, b).pid != part->pid)
+    b++;
+  if (b == v->kwork_bands->len) {
+    char buf[160];
+    const char *comm = part->comm ? part->comm : "?";
+    kwork_band band = { .pid = part->pid };
+    g_snprintf(buf, sizeof buf, "kernel work for %s [%d]", comm, part->pid);
+    band.name = g_string_chunk_insert_const(v->labels, buf);
+    g_snprintf(buf, sizeof buf, "kernel work for %s", comm);
+    band.label = g_string_chunk_insert_const(v->labels, buf);
+    g_array_append_val(v->kwork_bands, band);
+  }
+  g_array_index(v->kwork_bands, kwork_band, b).n_parts++;
+  kwork_piece pc = { part->start, part->end > part->start ? part->end : part->start + 1, b,
+                     g_string_chunk_insert_const(v->labels, part->doer) };
+  g_array_append_val(g->pieces, pc);
+}
+
 rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
 {
+  return rsp_flame_view_new_kwork(paths, NULL);
+}
+
+rsp_flame_view *rsp_flame_view_new_kwork(const rsp_paths *paths, const rsp_kernel_work *kw)
+{
   rsp_flame_view *v = g_new0(rsp_flame_view, 1);
+  v->kwork_bands = g_array_new(FALSE, FALSE, sizeof(kwork_band));
   v->paths = paths;
   v->model = rsp_paths_model(paths);
   v->labels = g_string_chunk_new(4096);
@@ -179,6 +241,14 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
     v->path_label_row[p] = base;
     row += band + 1; /* a blank row between paths */
   }
+  /* the kernel work bands under the paths: the doers' row, then "kernel work for X" */
+  kwork_gather kg = { v, g_array_new(FALSE, FALSE, sizeof(kwork_piece)) };
+  if (kw)
+    rsp_kernel_work_paths_parts(kw, paths, 0, 0, gather_kwork, &kg);
+  for (guint b = 0; b < v->kwork_bands->len; b++) {
+    g_array_index(v->kwork_bands, kwork_band, b).row = row + 1;
+    row += 3;
+  }
   v->n_rows = row;
   g_free(top);
   /* cells per row, then each row's slice of one array */
@@ -192,6 +262,11 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
       fill[b.base_row]++;
       rsp_layer_columns(v->model, rsp_paths_elem(paths, id), count_cells, &b, &kinds);
     }
+  }
+  for (guint b = 0; b < v->kwork_bands->len; b++) {
+    const kwork_band *band = &g_array_index(v->kwork_bands, kwork_band, b);
+    fill[band->row] += band->n_parts;
+    fill[band->row - 1] += band->n_parts;
   }
   v->rows = g_new0(row_cells, v->n_rows + 1);
   uint32_t total = 0;
@@ -231,6 +306,18 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
     }
   }
   g_free(top_key);
+  for (guint k = 0; k < kg.pieces->len; k++) {
+    const kwork_piece *pc = &g_array_index(kg.pieces, kwork_piece, k);
+    const kwork_band *band = &g_array_index(v->kwork_bands, kwork_band, pc->band);
+    uint64_t key = mix(0x6b776f726bull, (uint64_t)(uint32_t)band->pid);
+    int r = band->row;
+    v->cells[v->rows[r].first + fill[r]++] = (cell){ pc->start, pc->end, 0, key, band->label, RSP_NO_ID,
+                                                     RSP_FRAME_KWORK };
+    r = band->row - 1;
+    v->cells[v->rows[r].first + fill[r]++] = (cell){ pc->start, pc->end, 0, mix(key, (uint64_t)(uintptr_t)pc->doer),
+                                                     pc->doer, RSP_NO_ID, RSP_FRAME_KWORK };
+  }
+  g_array_free(kg.pieces, TRUE);
   g_free(fill);
   for (int r = 0; r < v->n_rows; r++) {
     cell *c = v->cells + v->rows[r].first;
@@ -258,7 +345,7 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
   }
   g_free(base_row);
   v->segments = g_array_new(false, false, sizeof(float) * 4);
-  for (int k = 0; k < 6; k++)
+  for (int k = 0; k < N_SHADES; k++)
     v->fills[k] = g_array_new(false, false, sizeof(float) * 3);
   v->texts = g_array_new(false, false, sizeof(painted_frame));
   v->matches = g_array_new(false, false, sizeof(float) * 3);
@@ -278,8 +365,9 @@ void rsp_flame_view_free(rsp_flame_view *v)
   g_free(v->path_label_task);
   g_free(v->run_row);
   g_array_free(v->segments, true);
-  for (int k = 0; k < 6; k++)
+  for (int k = 0; k < N_SHADES; k++)
     g_array_free(v->fills[k], true);
+  g_array_free(v->kwork_bands, true);
   g_array_free(v->texts, true);
   g_array_free(v->matches, true);
   g_string_chunk_free(v->labels);
@@ -360,7 +448,7 @@ static void paint_cell(cairo_t *cr, const rsp_flame_view *v, const char *label, 
 static void paint_queued(rsp_flame_view *v, cairo_t *cr, const rsp_style *style)
 {
   int rh = style->row_height;
-  for (int k = 0; k < 6; k++) {
+  for (int k = 0; k < N_SHADES; k++) {
     GArray *a = v->fills[k];
     if (!a->len)
       continue;
@@ -562,6 +650,15 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     cairo_move_to(cr, 4, y + rsp_text_baseline(cr, rh));
     cairo_show_text(cr, buf);
   }
+  for (guint b = 0; b < v->kwork_bands->len; b++) {
+    const kwork_band *band = &g_array_index(v->kwork_bands, kwork_band, b);
+    int y = style->ruler_height + band->row * rh - vp->scroll_y;
+    if (y + rh <= style->ruler_height || y >= vp->height)
+      continue;
+    cairo_set_source_rgb(cr, style->process_text.r, style->process_text.g, style->process_text.b);
+    cairo_move_to(cr, 4, y + rsp_text_baseline(cr, rh));
+    cairo_show_text(cr, band->name);
+  }
   rsp_time_ruler_draw(cr, vp, style, rsp_model_time_first(v->model));
   cairo_restore(cr);
 }
@@ -593,7 +690,7 @@ bool rsp_flame_view_frame_at(const rsp_flame_view *v, const rsp_viewport *vp, co
 bool rsp_flame_view_hit(const rsp_flame_view *v, const rsp_viewport *vp, const rsp_style *style, double x, double y,
                         rsp_elem_id *out)
 {
-  return rsp_flame_view_frame_at(v, vp, style, x, y, out, NULL);
+  return rsp_flame_view_frame_at(v, vp, style, x, y, out, NULL) && *out != RSP_NO_ID; /* kernel work: no element */
 }
 
 void rsp_flame_view_set_show_links(rsp_flame_view *v, bool show)

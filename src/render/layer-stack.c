@@ -9,6 +9,8 @@ rsp_rgb rsp_frame_colour(unsigned kinds, const rsp_style *style)
 {
   if (kinds & RSP_FRAME_PROCESS)
     return style->process_bg;
+  if (kinds & RSP_FRAME_KWORK)
+    return style->kwork;
   bool off_cpu = kinds & (RSP_FRAME_SLEEP | RSP_FRAME_IO | RSP_FRAME_NET);
   if ((kinds & RSP_FRAME_RUN) && off_cpu)
     return style->both;

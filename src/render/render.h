@@ -21,7 +21,7 @@ typedef struct rsp_rgb {
 /* Colours as in the paper: run red, sleep blue, both purple, process names grey, blocking I/O green. */
 typedef struct rsp_style {
   rsp_rgb background, row_alt, label_bg, text, process_bg, process_text;
-  rsp_rgb run, sleep, both, io, disk, net, link, link_wakeup, ruler_bg, ruler_text, grid, match, selection;
+  rsp_rgb run, sleep, both, io, disk, net, kwork, link, link_wakeup, ruler_bg, ruler_text, grid, match, selection;
   int row_height;    /* pixels per task row */
   int label_width;   /* pixels of the name column at the left */
   int ruler_height;  /* pixels of the time ruler at the top */
@@ -142,13 +142,18 @@ char *rsp_running_view_describe(const rsp_running_view *view, const rsp_hit *hit
  * functions (process name at its base), x = time, y = stack depth. PATHS must outlive the view. */
 typedef struct rsp_flame_view rsp_flame_view;
 rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths);
+/* The same with the kernel work KW (NULL: none) done for the paths' processes, a band under the paths per process:
+ * "kernel work for X" where the work ran, its doer above; what the paths already draw is not drawn twice
+ * (rsp_kernel_work_paths_parts). KW is not kept. */
+rsp_flame_view *rsp_flame_view_new_kwork(const rsp_paths *paths, const rsp_kernel_work *kw);
 void rsp_flame_view_free(rsp_flame_view *view);
 int rsp_flame_view_content_height(const rsp_flame_view *view, const rsp_style *style);
 void rsp_flame_view_draw(rsp_flame_view *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style);
-/* The element under (X, Y), if any. */
+/* The element under (X, Y), if any (not a frame of kernel work: no element). */
 bool rsp_flame_view_hit(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
                         double y, rsp_elem_id *out);
-/* The element and the frame's label (a function, or the process row's "comm tid") under (X, Y). */
+/* The element and the frame's label (a function, or the process row's "comm tid") under (X, Y); a frame of kernel
+ * work has a label and no element (RSP_NO_ID). */
 bool rsp_flame_view_frame_at(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
                              double y, rsp_elem_id *elem, const char **label);
 /* Outlines the frames whose function or process contains TEXT, ignoring case (NULL/"": none).
@@ -180,6 +185,10 @@ rsp_consolidated_view *rsp_consolidated_view_new_range(const rsp_paths *paths, u
  * as the app shows it, so a chain of processes fits on screen). */
 rsp_consolidated_view *rsp_consolidated_view_new_flags(const rsp_paths *paths, uint64_t t0, uint64_t t1,
                                                        unsigned flags);
+/* The same with the kernel work KW (NULL: none) done for the paths' processes: a root "kernel work for X" per
+ * process, its doers above (rsp_stack_tree_build_kwork). KW is not kept. */
+rsp_consolidated_view *rsp_consolidated_view_new_kwork(const rsp_paths *paths, const rsp_kernel_work *kw, uint64_t t0,
+                                                       uint64_t t1, unsigned flags);
 void rsp_consolidated_view_free(rsp_consolidated_view *view);
 uint64_t rsp_consolidated_view_total(const rsp_consolidated_view *view);
 int rsp_consolidated_view_content_height(const rsp_consolidated_view *view, const rsp_style *style);

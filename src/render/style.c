@@ -20,6 +20,7 @@ static const rsp_style default_style = {
   .io = { 0.20, 0.65, 0.25 },
   .disk = { 0.05, 0.45, 0.10 },  /* a disk request in flight (insert to completion) */
   .net = { 0.0, 0.55, 0.60 },    /* a network operation (last send to the reply's wakeup) */
+  .kwork = { 0.96, 0.70, 0.30 }, /* kernel work done for a process by interrupts and kernel threads */
   .link = { 0.25, 0.25, 0.25 },
   .link_wakeup = { 0.95, 0.55, 0.0 },
   .ruler_bg = { 0.88, 0.88, 0.90 },

@@ -2,7 +2,9 @@
  * as its stack (its process's row, then its functions, outermost first) standing on the sleep it
  * ended, x = time, laid out as render/flame-view.c lays it out. Adjacent equal frames (the same
  * function with the same frames below it, through the layers underneath) closer than half a pixel
- * are one frame; frames under a third of a pixel are left out. Labels are <text>, tooltips <title>. */
+ * are one frame; frames under a third of a pixel are left out. Labels are <text>, tooltips <title>. Under the
+ * paths, a band per process they serve with the kernel work done for it that they do not draw, where it ran
+ * ("kernel work for X", its doer above), as render/flame-view.c draws it. */
 #include "report/report-private.h"
 
 #include "render/render.h"
@@ -68,6 +70,8 @@ static int cmp_cell(const void *a, const void *b)
 static void emit(FILE *out, const cell *c, uint64_t t0, double scale, double y, double *painted, uint32_t *n)
 {
   double x = LABEL_W + (double)(c->start - t0) * scale, w = (double)(c->end - c->start) * scale;
+  if ((c->kinds & RSP_FRAME_KWORK) && w < 1)
+    w = 1; /* a softirq of microseconds: a pixel, as the app draws it, or the band looks empty */
   if (w < 0.34 || (w < 1 && x + w <= *painted) || *n >= MAX_FRAMES)
     return;
   *painted = MAX(*painted, ceil(x + w));
@@ -86,6 +90,39 @@ static void emit(FILE *out, const cell *c, uint64_t t0, double scale, double y, 
     fprintf(out, "</text>");
   }
   fprintf(out, "</svg></g>\n");
+}
+
+/* The kernel work parts drawn (rsp_kernel_work_paths_parts), by process: a band each. */
+typedef struct kwork_gather {
+  GArray *pieces;       /* kwork_piece */
+  GArray *pids;         /* int32_t: the bands, in the order met */
+  GPtrArray *labels;    /* "kernel work for X" per band */
+  GStringChunk *strings;
+} kwork_gather;
+
+typedef struct kwork_piece {
+  uint64_t start, end;
+  uint32_t band;
+  const char *doer;
+} kwork_piece;
+
+static void gather_kwork(const rsp_kernel_work_part *part, void *data)
+{
+  kwork_gather *g = data;
+  if (part->ns <= 0) /* drawn on the paths already */
+    return;
+  uint32_t b = 0;
+  while (b < g->pids->len && g_array_index(g->pids, int32_t, b) != part->pid)
+    b++;
+  if (b == g->pids->len) {
+    g_array_append_val(g->pids, part->pid);
+    char buf[160];
+    g_snprintf(buf, sizeof buf, "kernel work for %s", part->comm ? part->comm : "?");
+    g_ptr_array_add(g->labels, g_string_chunk_insert_const(g->strings, buf));
+  }
+  kwork_piece pc = { part->start, part->end > part->start ? part->end : part->start + 1, b,
+                     g_string_chunk_insert_const(g->strings, part->doer) };
+  g_array_append_val(g->pieces, pc);
 }
 
 void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
@@ -140,6 +177,13 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
       fit = row - 1; /* whole bands, so that none is cut */
   }
   int n_rows = fit ? fit : MIN(row, (int)MAX_ROWS);
+  int path_rows = n_rows;
+  kwork_gather kg = { g_array_new(FALSE, FALSE, sizeof(kwork_piece)), g_array_new(FALSE, FALSE, sizeof(int32_t)),
+                      g_ptr_array_new(), g_string_chunk_new(1024) };
+  rsp_kernel_work *kw = rsp_kernel_work_compute(m);
+  rsp_kernel_work_paths_parts(kw, paths, 0, 0, gather_kwork, &kg);
+  rsp_kernel_work_free(kw);
+  n_rows += 3 * (int)kg.pids->len; /* a blank row, the doers' row, "kernel work for X" */
   GArray **rows = g_new0(GArray *, n_rows + 1);
   for (int r = 0; r < n_rows; r++)
     rows[r] = g_array_new(FALSE, FALSE, sizeof(cell));
@@ -167,6 +211,15 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
       rsp_layer_columns(m, e, add_cells, &b, &kinds);
       top_key[id] = b.top_key;
     }
+  }
+  for (guint k = 0; k < kg.pieces->len; k++) {
+    const kwork_piece *pc = &g_array_index(kg.pieces, kwork_piece, k);
+    int base = path_rows + 2 + 3 * (int)pc->band;
+    uint64_t key = mix(0x6b776f726bull, pc->band);
+    cell c = { pc->start, pc->end, key, g_ptr_array_index(kg.labels, pc->band), RSP_FRAME_KWORK };
+    g_array_append_val(rows[base], c);
+    cell d = { pc->start, pc->end, mix(key, (uint64_t)(uintptr_t)pc->doer), pc->doer, RSP_FRAME_KWORK };
+    g_array_append_val(rows[base - 1], d);
   }
   int plot_w = width - LABEL_W;
   double scale = (double)plot_w / (double)(t1 - t0);
@@ -207,9 +260,14 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
     rsp_html_escape(out, t->comm);
     fprintf(out, " %" PRId32 "</text>\n", t->pid);
   }
-  if (row - 1 > n_rows || n_frames >= MAX_FRAMES)
+  for (guint b = 0; b < kg.pids->len; b++) {
+    fprintf(out, "<text class=\"rowlabel\" x=\"4\" y=\"%d\">", TOP + (path_rows + 2 + 3 * (int)b) * ROW_H + 12);
+    rsp_html_escape(out, g_ptr_array_index(kg.labels, b));
+    fprintf(out, " %" PRId32 "</text>\n", g_array_index(kg.pids, int32_t, b));
+  }
+  if (row - 1 > path_rows || n_frames >= MAX_FRAMES)
     fprintf(out, "<text class=\"note\" x=\"4\" y=\"%d\">%s%d more rows not drawn</text>\n", height - 4,
-            n_frames >= MAX_FRAMES ? "frames past the first 60000 and " : "", MAX(row - n_rows, 0));
+            n_frames >= MAX_FRAMES ? "frames past the first 60000 and " : "", MAX(row - path_rows, 0));
   fprintf(out, "</svg>\n");
   for (int r = 0; r < n_rows; r++)
     g_array_free(rows[r], TRUE);
@@ -219,4 +277,8 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
   g_free(top);
   g_free(label_row);
   g_free(label_task);
+  g_array_free(kg.pieces, TRUE);
+  g_array_free(kg.pids, TRUE);
+  g_ptr_array_free(kg.labels, TRUE);
+  g_string_chunk_free(kg.strings);
 }

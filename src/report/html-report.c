@@ -242,7 +242,9 @@ bool rsp_report_write_html(const rsp_paths *paths, const rsp_report_options *o, 
   section_open(out, "consolidated", "Consolidated flame view",
                "The control paths' pseudo-stacks merged and sorted longest first: each layer is a process (grey) "
                "with the functions it ran in (red) or waited in (blue; green: blocking I/O; purple: both), and "
-               "what it waited on stands on top. Width is duration. Hover a frame for its time.");
+               "what it waited on stands on top; beside them, in amber, the kernel work interrupts and kernel threads "
+               "did for those processes that the paths do not already show. Width is duration. Hover a frame for its "
+               "time.");
   fprintf(out, "<div class=\"scroll bottom\">\n");
   uint32_t deep = rsp_report_consolidated_svg(out, paths, width);
   fprintf(out, "</div>\n");
@@ -251,7 +253,8 @@ bool rsp_report_write_html(const rsp_paths *paths, const rsp_report_options *o, 
   fprintf(out, "</details>\n");
 
   section_open(out, "flame", "Flame view",
-               "The same pseudo-stacks in time: each control path a band, x is time.");
+               "The same pseudo-stacks in time: each control path a band, x is time; under them, in amber, the kernel "
+               "work done for their processes where it ran.");
   fprintf(out, "<div class=\"scroll bottom\">\n");
   rsp_report_flame_svg(out, paths, width);
   fprintf(out, "</div>\n</details>\n");

@@ -31,6 +31,8 @@ const char *rsp_report_frame_fill(unsigned kinds, char buf[8])
   bool off_cpu = kinds & (RSP_FRAME_SLEEP | RSP_FRAME_IO | RSP_FRAME_NET);
   if (kinds & RSP_FRAME_PROCESS)
     c = s->process_bg;
+  else if (kinds & RSP_FRAME_KWORK)
+    c = s->kwork;
   else if ((kinds & RSP_FRAME_RUN) && off_cpu)
     c = s->both;
   else if (kinds & RSP_FRAME_RUN)

@@ -4,7 +4,9 @@
  * speedscope, inferno and the Firefox Profiler import:
  *   consolidated  the process of interest's control paths as cross-process pseudo-stacks (paper,
  *                 "Consolidated Flame View"): chain-client;__libc_recv;chain-server;read;chain-worker;
- *                 compute_digest, each stack's own time in microseconds;
+ *                 compute_digest, each stack's own time in microseconds; beside them, the kernel work done
+ *                 for each of its processes by others (kernel-work.c): "kernel work for chain-worker;jbd2/sda1-8",
+ *                 what the paths do not already show (as rsp-view's consolidated view draws it);
  *   on-cpu        its processes' samples, one count per sample, "comm;outermost;...;innermost";
  *   off-cpu       its processes' sleeps by wait stack, in microseconds.
  * The other formats are written by src/export/ (perfetto: a protobuf trace for ui.perfetto.dev). */
@@ -99,7 +101,9 @@ static void node_line(const rsp_stack_tree *tree, uint32_t id, GPtrArray *chain,
 
 static void consolidated(const rsp_paths *p, uint64_t lo, uint64_t hi, GHashTable *totals)
 {
-  rsp_stack_tree *tree = rsp_stack_tree_build(p, lo, hi);
+  rsp_kernel_work *kw = rsp_kernel_work_compute(rsp_paths_model(p));
+  rsp_stack_tree *tree = rsp_stack_tree_build_kwork(p, kw, lo, hi, 0);
+  rsp_kernel_work_free(kw);
   uint32_t n = rsp_stack_tree_n_nodes(tree);
   GString *line = g_string_new(NULL);
   GPtrArray *chain = g_ptr_array_new();
@@ -214,7 +218,8 @@ int main(int argc, char **argv)
       "--to folded: Brendan Gregg's collapsed stacks (flamegraph.pl, speedscope, inferno), one\n"
       "'frame;frame;frame VALUE' line per stack. --stacks consolidated: the process of interest's control\n"
       "paths as cross-process pseudo-stacks (a process name, the functions it waited or ran in, the\n"
-      "process that woke it, ...), each stack's own time in microseconds; on-cpu: the samples of the\n"
+      "process that woke it, ...), each stack's own time in microseconds, and the kernel work done for\n"
+      "its processes by interrupts and kernel threads ('kernel work for NAME;softirq BLOCK'); on-cpu: the samples of the\n"
       "processes on those paths, one count each; off-cpu: their sleeps by wait stack, in microseconds.\n"
       "--to perfetto: a Perfetto trace (ui.perfetto.dev): thread states, wakeups as flows, disk and network\n"
       "operations, samples with their stacks and the control paths as a critical-path track.\n"

@@ -323,8 +323,11 @@ static int export_flame(const char *file, rsp_model *model)
   const rsp_style *style = rsp_style_default();
   rsp_viewport vp;
   int rc = 0;
+  /* the kernel work done for the paths' processes, drawn beside them as the app draws it */
+  rsp_kernel_work *kw = rsp_kernel_work_compute(model);
   if (opt_consolidated) {
-    rsp_consolidated_view *cv = rsp_consolidated_view_new(paths);
+    rsp_consolidated_view *cv = rsp_consolidated_view_new_kwork(paths, kw, 0, UINT64_MAX, 0);
+    rsp_kernel_work_free(kw);
     rsp_consolidated_view_set_search(cv, opt_search);
     if (!range_and_size(model, rsp_consolidated_view_content_height(cv, style), &vp))
       rc = 2;
@@ -350,7 +353,8 @@ static int export_flame(const char *file, rsp_model *model)
     rsp_model_free(model);
     return rc;
   }
-  rsp_flame_view *view = rsp_flame_view_new(paths);
+  rsp_flame_view *view = rsp_flame_view_new_kwork(paths, kw);
+  rsp_kernel_work_free(kw);
   rsp_flame_view_set_search(view, opt_search);
   if (!range_and_size(model, rsp_flame_view_content_height(view, style), &vp))
     rc = 2;

@@ -158,11 +158,93 @@ static void test_charges(const rsp_model *m)
   rsp_kernel_work_free(kw);
 }
 
+/* The "kernel work for X" root of PID's consolidated stacks over [T0, T1): its ns (0: none), and the ns of its
+ * child DOER (a prefix) in *DOER_NS. */
+static uint64_t kwork_frame(const rsp_model *m, const rsp_kernel_work *kw, int32_t pid, uint64_t t0, uint64_t t1,
+                            const char *doer, uint64_t *doer_ns)
+{
+  /* no tolerance: a waker's run begun before the sleep is cut at its start (the fixture's times are microseconds) */
+  rsp_paths_options o = { .tolerance_set = true };
+  rsp_paths *p = rsp_paths_build(m, pid, &o, NULL);
+  CHECK(p != NULL);
+  if (!p)
+    return 0;
+  rsp_stack_tree *tree = rsp_stack_tree_build_kwork(p, kw, t0, t1, 0);
+  uint64_t ns = 0;
+  *doer_ns = 0;
+  uint32_t nr;
+  const uint32_t *roots = rsp_stack_tree_children(tree, RSP_NO_ID, &nr);
+  for (uint32_t i = 0; i < nr; i++) {
+    const rsp_stack_node *n = rsp_stack_tree_node(tree, roots[i]);
+    if (!g_str_has_prefix(n->label, "kernel work for"))
+      continue;
+    CHECK(n->kinds == RSP_FRAME_KWORK);
+    ns += n->ns;
+    uint32_t nc;
+    const uint32_t *kids = rsp_stack_tree_children(tree, roots[i], &nc);
+    for (uint32_t k = 0; k < nc; k++)
+      if (g_str_has_prefix(rsp_stack_tree_node(tree, kids[k])->label, doer))
+        *doer_ns += rsp_stack_tree_node(tree, kids[k])->ns;
+  }
+  rsp_stack_tree_free(tree);
+  rsp_paths_free(p);
+  return ns;
+}
+
+typedef struct part_sum {
+  int32_t pid;
+  double ns, on_path_ns;
+} part_sum;
+
+static void sum_part(const rsp_kernel_work_part *part, void *data)
+{
+  part_sum *s = data;
+  if (part->pid == s->pid) {
+    s->ns += part->ns;
+    s->on_path_ns += part->on_path_ns;
+  }
+}
+
+/* The flame views' "kernel work for X" frame: the work charged to X less what X's paths already draw. */
+static void test_frames(const rsp_model *m)
+{
+  rsp_kernel_work *kw = rsp_kernel_work_compute(m);
+  uint64_t doer = 0;
+  /* C: jbd2's second run (131-145) woke its fsync and is on its path, its first (106-120) from the sleep's start
+   * (110): 24 of jbd2's 28 us drawn there, 4 left (106-110, while C still ran); the completion's 4 us on the idle
+   * cpu are drawn nowhere: 8 us, jbd2's 4 */
+  CHECK_EQ(kwork_frame(m, kw, C, 0, 0, "jbd2/", &doer), 8 * US);
+  CHECK_EQ(doer, 4 * US);
+  kwork_frame(m, kw, C, 0, 0, "hardirq ", &doer);
+  CHECK_EQ(doer, 4 * US);
+  /* only [0, 108 us): jbd2's 106-108 */
+  CHECK_EQ(kwork_frame(m, kw, C, 0, 108 * US, "jbd2/", &doer), 2 * US);
+  /* D: the loopback softirq ran inside E's run, the waker on D's path: all 7 us drawn there, no frame */
+  CHECK_EQ(kwork_frame(m, kw, D, 0, 0, "softirq", &doer), 0);
+  /* B: the kworker's first episode woke it (on its path, 19 us), the second ran while B ran: 10 us */
+  CHECK_EQ(kwork_frame(m, kw, B, 0, 0, "kworker", &doer), 10 * US);
+  CHECK_EQ(doer, 10 * US);
+  /* E: nothing was done for it */
+  CHECK_EQ(kwork_frame(m, kw, E, 0, 0, "", &doer), 0);
+  /* what is drawn and what the paths draw add up to the rows' totals */
+  const int32_t pids[] = { B, C, D };
+  const uint64_t totals[] = { 29 * US, 32 * US, 7 * US };
+  for (unsigned i = 0; i < G_N_ELEMENTS(pids); i++) {
+    rsp_paths *p = rsp_paths_build(m, pids[i], NULL, NULL);
+    part_sum s = { pids[i], 0, 0 };
+    rsp_kernel_work_paths_parts(kw, p, 0, 0, sum_part, &s);
+    CHECK_EQ((uint64_t)(s.ns + s.on_path_ns + 0.5), totals[i]);
+    rsp_paths_free(p);
+  }
+  rsp_kernel_work_free(kw);
+}
+
 int main(void)
 {
   rsp_model *m = build();
   test_spans(m);
   test_charges(m);
+  test_frames(m);
   rsp_model_free(m);
   if (failures)
     fprintf(stderr, "%d failures\n", failures);

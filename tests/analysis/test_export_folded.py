@@ -4,7 +4,8 @@
   process of interest's paths (the oracle), and each line starts with the sample's comm;
 - consolidated: every line is a cross-process pseudo-stack rooted at a process, and the values (us) add up to the
   categories' total over the same control paths (rsp-summary --categories: the consolidated view lets a child
-  overflow its sleep by the tolerance, so within 1%);
+  overflow its sleep by the tolerance, so within 1%); beside them, 'kernel_work_for_COMM;doer' lines of the paths'
+  processes, at most the categories' kernel_work_ms (what the paths already draw is not in them);
 - off-cpu: the values add up to the sleep time rsp-summary --tasks gives those processes (1 us rounding per line);
 - folded syntax: 'frame;frame VALUE', no blank frame, no space inside a frame; bad options exit 2."""
 import collections
@@ -64,10 +65,18 @@ def main():
         check(all(st[0] in comms for st, _ in on), f'{name} on-cpu: each stack starts with a comm of the paths')
 
         co = export(path, 'consolidated')
+        # beside the paths' stacks, the kernel work done for their processes that the paths do not draw
+        kwork = [(st, v) for st, v in co if st[0].startswith('kernel_work_for_')]
+        co = [(st, v) for st, v in co if not st[0].startswith('kernel_work_for_')]
         total_us = sum(v for _, v in co)
         check(abs(total_us / 1000 - cats['total_ms']) <= 0.01 * cats['total_ms'] + len(co) * 0.001,
               f'{name} consolidated: {total_us / 1000:.3f} ms, the categories\' total {cats["total_ms"]:.3f} ms')
         check(all(st[0] in comms for st, _ in co), f'{name} consolidated: each stack is rooted at a process')
+        kw_us = sum(v for _, v in kwork)
+        check(all(len(st) == 2 and st[0][len('kernel_work_for_'):] in {c.replace(' ', '_') for c in comms}
+                  for st, _ in kwork) and kw_us / 1000 <= cats['kernel_work_ms'] + len(kwork) * 0.001,
+              f'{name} consolidated: "kernel work for" stacks of the paths\' processes, {kw_us / 1000:.3f} ms, within '
+              f'the categories\' kernel_work_ms {cats["kernel_work_ms"]:.3f}')
 
         off = export(path, 'off-cpu')
         tasks = json.loads(subprocess.run([SUMMARY, '--tasks', '--format=json', path], capture_output=True,

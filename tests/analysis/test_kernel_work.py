@@ -9,7 +9,12 @@
   the loopback softirqs ran, is charged (nearly) none of them;
 - chain (tests/analysis/data/chain: chain-worker fsyncs its digest): kworker or jbd2 work is charged to chain-worker;
 - the same figures in every output: --accounting (text and JSON), --tasks JSON (summed per process), --categories
-  JSON (kernel_work_ms per process), and the accounting columns still add up to each life.
+  JSON (kernel_work_ms per process), and the accounting columns still add up to each life;
+- the flame views' "kernel work for X" frame, in rsp-export --to folded (built from the consolidated stacks, as the
+  consolidated view): each writer's is there, in proportion to its fsyncs within 15%; jbd2's commits, which end
+  the fsyncs, are on the writer's path (its frames there) and not in the frame again, and the frame plus the
+  kernel threads' time on the path is the writer's kernel_work_ms (10%); the block completions, which run in
+  interrupt context beside the paths, are in it whole; a process with no kernel work has no such frame.
 Uses only the committed fixtures (decompressed into a temporary directory); skipped (77) without zstd."""
 import json
 import os
@@ -22,6 +27,8 @@ import tempfile
 SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
 BUILD = os.environ.get('RSP_BUILD_ROOT', os.path.join(SRC, 'build'))
 SUMMARY = os.environ.get('RSP_SUMMARY', os.path.join(BUILD, 'src', 'tools', 'rsp-summary'))
+EXPORT = os.environ.get('RSP_EXPORT', os.path.join(BUILD, 'src', 'tools', 'rsp-export'))
+KTHREAD = re.compile(r'(jbd2/|kworker/|ksoftirqd/)')
 DATA = os.path.join(SRC, 'tests', 'analysis', 'data')
 COLS = ['user', 'kernel', 'running_unsampled', 'io_wait', 'waiting', 'runnable', 'untraced']
 
@@ -94,6 +101,70 @@ def consistent(path, rows, pids):
            '"kernel work for" line says by whom')
 
 
+def folded(path, pid):
+    """rsp-export --to folded (consolidated stacks) of PID: [(frames, us)]."""
+    p = subprocess.run([EXPORT, '--to', 'folded', '--pid', str(pid), path], capture_output=True, text=True)
+    ok(p.returncode == 0, f'rsp-export --to folded --pid {pid} {os.path.basename(path)}: exit {p.returncode}'
+       + (f' {p.stderr[-300:]}' if p.returncode else ''))
+    out = []
+    for line in p.stdout.splitlines():
+        stack, value = line.rsplit(' ', 1)
+        out.append((stack.split(';'), int(value)))
+    return out
+
+
+def kwork_frame(stacks, comm):
+    """The "kernel work for COMM" frame's children: {doer: us} (folded frames have '_' for ' ')."""
+    root = 'kernel_work_for_' + comm
+    by_doer = {}
+    for frames, v in stacks:
+        if frames[0] == root and len(frames) == 2:
+            by_doer[frames[1]] = by_doer.get(frames[1], 0) + v
+        elif frames[0] == root:
+            ok(False, f'{root}: a frame under a doer: {frames}')
+    return by_doer
+
+
+def frame_case(data, t, rows):
+    """The "kernel work for" frame of each writer in the consolidated stacks (folded export)."""
+    got = {}
+    for name in ('fsync-fast', 'fsync-slow'):
+        pid = t[name]['pid']
+        stacks = folded(data, pid)
+        frame = kwork_frame(stacks, name)
+        cats = json.loads(summary('--categories', '--format=json', '--pid', str(pid), data))
+        k = cats['kernel_work_ms'] * 1000
+        f = sum(frame.values())
+        # the kernel threads' runs on its path, drawn there: the self time of the stacks ending in a kernel thread's
+        # row (their runs are unsampled and kernel threads have no user stack to borrow)
+        r = sum(v for frames, v in stacks if KTHREAD.match(frames[-1]))
+        ok(frame and f <= k + 2, f'fsync: {name}: a "kernel work for {name}" frame, {f} us, within its kernel_work_ms '
+           f'{k:.0f} us ({frame})')
+        ok(within(f + r, k, 0.10), f'fsync: {name}: the frame {f} us + the kernel threads\' runs on its path {r} us = '
+           f'{f + r} us, its kernel_work_ms {k:.0f} us (10%): drawn once, nothing lost')
+        ok(not any(d.startswith('jbd2/') for d in frame) and any(f.startswith('jbd2/') for fr, _ in stacks
+                                                                  for f in fr),
+           f'fsync: {name}: jbd2 (whose commit ends each fsync) is on the path and not in the frame again')
+        irq = by(rows[pid], 'softirq BLOCK') * 1000
+        ok(within(frame.get('softirq_BLOCK', 0), irq, 0.05), f'fsync: {name}: the frame\'s softirq BLOCK '
+           f'{frame.get("softirq_BLOCK", 0)} us = the block completions charged to it {irq:.0f} us (5%)')
+        got[name] = f
+    want = t['fsync-fast']['fsyncs'] / t['fsync-slow']['fsyncs']
+    ratio = got['fsync-fast'] / got['fsync-slow'] if got['fsync-slow'] else 0
+    ok(within(ratio, want), f'fsync: "kernel work for" frames fsync-fast / fsync-slow = {got["fsync-fast"]} / '
+       f'{got["fsync-slow"]} us = {ratio:.2f}, their fsyncs {want:.2f} (15%)')
+    # a process nothing was done for: no frame of its own (its paths' other processes may have one)
+    none = [r for r in rows.values() if r['kernel_work_ms'] == 0 and r['life_ms'] > 1 and r['comm']
+            and not KTHREAD.match(r['comm'])]
+    ok(none, 'fsync: a process with no kernel work in the recording')
+    if none:
+        r = none[0]
+        stacks = folded(data, r['pid'])
+        mine = [fr for fr, _ in stacks if fr[0] == 'kernel_work_for_' + r['comm'].replace(' ', '_')]
+        ok(stacks and not mine, f'fsync: {r["comm"]} ({r["pid"]}), charged no kernel work, has no "kernel work for" '
+           f'frame ({len(stacks)} stacks)')
+
+
 def fsync_case(tmp):
     data = unpack(tmp, 'kwork-fsync.data')
     t = truth(os.path.join(DATA, 'kwork', 'kwork-fsync.data.truth'))
@@ -116,6 +187,7 @@ def fsync_case(tmp):
            f'fsync: {name}: kworker ({by(r, "kworker"):.3f} ms) and interrupt work '
            f'({by(r, "softirq") + by(r, "hardirq"):.3f} ms) charged too')
     consistent(data, rows, [fast['pid'], slow['pid']])
+    frame_case(data, t, rows)
     # the answer says it: --explain of the fast writer names jbd2 among the doers, with the paths' kernel work
     story = json.loads(summary('--explain', '--format=json', '--pid', str(fast['pid']), data))
     cats = json.loads(summary('--categories', '--format=json', '--pid', str(fast['pid']), data))
