@@ -22,6 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A link end's pixel coordinate as hash key bits: off-screen ends are negative or huge when zoomed in,
+ * and a negative value may not be shifted in C (UBSan's report) nor a float beyond long converted. */
+static uint64_t pixel_key(float x)
+{
+  return (uint64_t)(int64_t)lrintf(isfinite(x) ? fmaxf(fminf(x, 1e9f), -1e9f) : 0.0f);
+}
+
 enum { N_SHADES = 7 };
 
 /* A band of kernel work done for one process: its base row ("kernel work for X") and its name. */
@@ -604,8 +611,7 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     for (guint i = 0; i < v->segments->len; i++) {
       float *q = &g_array_index(v->segments, float, i * 4);
       gint64 *key = g_new(gint64, 1);
-      *key = ((gint64)lrintf(q[0]) << 42) ^ ((gint64)lrintf(q[2]) << 28) ^ ((gint64)lrintf(q[1]) << 14) ^
-             (gint64)lrintf(q[3]);
+      *key = (gint64)((pixel_key(q[0]) << 42) ^ (pixel_key(q[2]) << 28) ^ (pixel_key(q[1]) << 14) ^ pixel_key(q[3]));
       if (g_hash_table_contains(seen, key)) {
         g_free(key);
         continue;

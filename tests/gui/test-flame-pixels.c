@@ -192,6 +192,17 @@ int main(void)
     CHECK_COLOUR(s, st->label_width + 2, Y(3) + mid, st->sleep); /* 400-600 us, the gap, covered */
     CHECK_COLOUR(s, st->label_width + 5, Y(3) + mid, st->background);
   }
+  /* scrolled far down and started after the first wakeup: the links' ends fall left of and above the plot
+   * (negative pixels, which the links' de-duplication once shifted: UBSan's report in the app) */
+  for (int sy = -4; sy <= 4; sy += 2)
+    for (uint64_t t0 = 300; t0 <= 650; t0 += 50) {
+      rsp_viewport off = vp;
+      off.t0 = t0 * US;
+      off.t1 = off.t0 + 300 * US;
+      off.scroll_y = sy * rh;
+      rsp_flame_view_draw(v, cr, &off, st);
+      CHECK(cairo_status(cr) == CAIRO_STATUS_SUCCESS);
+    }
   /* a time range selected elsewhere is shaded */
   rsp_flame_view_set_selection(v, 900 * US, 950 * US);
   rsp_flame_view_draw(v, cr, &vp, st);
