@@ -2,6 +2,7 @@
 #include "model/model-private.h"
 
 #include <gio/gio.h>
+#include <malloc.h>
 #include <string.h>
 
 typedef enum {
@@ -555,8 +556,24 @@ rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
   return m;
 }
 
+/* The model's arrays (runs, sleeps, links, stacks) grow by doubling, as GArray does, to tens of MB.
+ * glibc's malloc raises its mmap threshold each time a big block is freed (up to 32 MB), after which
+ * such arrays live in the heap: each doubling copies them into fresh pages, and the unused half of
+ * each is resident. With the threshold fixed, they stay mmapped: realloc moves them with mremap, and
+ * untouched capacity costs nothing. Peak RSS of rsp-summary --categories on an 878 MB recording:
+ * 271 -> 233 MB; 180 -> 167 MB on a 184 MB one. */
+static void keep_big_arrays_mmapped(void)
+{
+  static gsize done;
+  if (g_once_init_enter(&done)) {
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    g_once_init_leave(&done, 1);
+  }
+}
+
 rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options, GError **error)
 {
+  keep_big_arrays_mmapped();
   bool switch_records = false;
   if (!(options && options->no_switch_records)) {
     for (unsigned i = 0; i < rsp_reader_n_evsels(reader); i++)
