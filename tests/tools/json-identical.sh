@@ -5,11 +5,16 @@
 #
 #   tests/tools/json-identical.sh capture BUILD_DIR OUT_DIR   every command's stdout, stderr and status in OUT_DIR
 #   tests/tools/json-identical.sh compare OLD_DIR NEW_DIR     cmp file by file; status 1 on any difference
+#   tests/tools/json-identical.sh normalize OUT_DIR           what varies from run to run made constant (below)
 #
 # Recordings: data/*.data, tests/**/*.data, bench/real/data/*/rec.data.zst (decompressed), a few of
 # ../shared/robustness and ../shared/foreign when present, and one made here from the sample whose COMM records
 # hold quotes, backslashes, control characters, DEL, non-BMP characters and invalid UTF-8 (FIXTURES, default
 # /tmp/rsp-json-fixtures, holds the made and decompressed files).
+#
+# Two things differ from run to run whatever the build, and are normalized after the capture (normalize OUT_DIR):
+# rsp-dump --stats's "seconds" (its own wall time) and the order of rsp-diff's error lines (it loads A and B on two
+# threads). model-json (tests/model) is captured too; it is a test helper, not rsp's output.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SRC=$PWD
@@ -92,7 +97,18 @@ capture() {
     [ -x "$build/tests/model/model-json" ] && run "$out" "$n.model-json" "$build/tests/model/model-json" "$f"
     prev=$f
   done
+  normalize "$out"
   echo "$(ls "$out" | wc -l) files in $out"
+}
+
+normalize() {
+  local f
+  for f in "$1"/*.dump-stats.out; do
+    sed -i 's/"seconds":[0-9.]*/"seconds":TIME/' "$f"
+  done
+  for f in "$1"/*.diff.err "$1"/*.diff-all.err; do
+    LC_ALL=C sort -o "$f" "$f"
+  done
 }
 
 compare() {
@@ -111,6 +127,7 @@ compare() {
 
 case "${1:-}" in
 capture) capture "$2" "$3" ;;
+normalize) normalize "$2" ;;
 compare) compare "$2" "$3" ;;
-*) echo "usage: $0 capture BUILD_DIR OUT_DIR | compare OLD_DIR NEW_DIR" >&2; exit 2 ;;
+*) echo "usage: $0 capture BUILD_DIR OUT_DIR | normalize OUT_DIR | compare OLD_DIR NEW_DIR" >&2; exit 2 ;;
 esac
