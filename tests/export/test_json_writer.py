@@ -44,8 +44,8 @@ def main():
         mode = 'spaced' if spaced else 'plain'
         if not spaced and not doc.startswith(b'{"strings":['):
             failures.append(f'{sink} {mode}: starts {doc[:20]!r}')
-        if any(c < 0x20 for c in doc):
-            failures.append(f'{sink} {mode}: a raw control character')
+        if any(c < 0x20 or c == 0x7f for c in doc):  # JSON allows a raw DEL; the writer escapes it all the same
+            failures.append(f'{sink} {mode}: a raw control character or DEL')
         try:
             text = doc.decode('utf-8')  # strict: JSON must be UTF-8
             v = json.loads(text)
