@@ -1,4 +1,4 @@
-/* What the format writers share: the processes on the paths, JSON strings, write errors. */
+/* What the format writers share: the processes on the paths, write errors. */
 #include "export/export-private.h"
 
 #include <errno.h>
@@ -11,41 +11,6 @@ GHashTable *rsp_export_path_pids(const rsp_paths *paths)
   for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++)
     g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, rsp_paths_task(paths, i))->pid));
   return pids;
-}
-
-void rsp_export_json_string(FILE *out, const char *s)
-{
-  if (!s) {
-    fputs("null", out);
-    return;
-  }
-  size_t len = strlen(s);
-  putc('"', out);
-  for (size_t i = 0; i < len;) {
-    unsigned char c = (unsigned char)s[i];
-    if (c == '"' || c == '\\') {
-      putc('\\', out);
-      putc(c, out);
-      i++;
-    } else if (c < 0x20 || c == 0x7f) {
-      fprintf(out, "\\u%04x", c);
-      i++;
-    } else if (c < 0x80) {
-      putc(c, out);
-      i++;
-    } else {
-      /* a whole valid UTF-8 character as it is; else this byte, escaped (JSON must be UTF-8) */
-      size_t n = (size_t)(unsigned char)g_utf8_skip[c];
-      if (n >= 2 && n <= 4 && i + n <= len && g_utf8_validate(s + i, (gssize)n, NULL)) {
-        fwrite(s + i, 1, n, out);
-        i += n;
-      } else {
-        fprintf(out, "\\u%04x", c);
-        i++;
-      }
-    }
-  }
-  putc('"', out);
 }
 
 bool rsp_export_write_failed(FILE *out, const char *format, GError **error)

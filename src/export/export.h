@@ -7,9 +7,51 @@
 
 #include "analysis/analysis.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 G_BEGIN_DECLS
+
+/* JSON out (json-writer.c): the one writer of JSON strings, numbers, objects and arrays, to a FILE or a GString,
+ * that the JSON exports below and the tools (rsp-summary, rsp-diff, rsp-dump) share. Strings: quotes,
+ * backslashes, control characters and DEL escaped, valid UTF-8 written as it is, a byte that is not UTF-8 as
+ * \u00XX. Inside an object or array it began, the writer puts the commas; a value right after a key takes
+ * none. What a caller writes beside it (rsp_json_raw, or straight to the FILE) it does not see. */
+typedef enum rsp_json_flags {
+  RSP_JSON_SHORT_ESCAPES = 1 << 0, /* newline and tab as \n and \t (the tools), not \u000a and \u0009 (the exports) */
+  RSP_JSON_SPACED = 1 << 1,        /* ", " between items and ": " after a key, not "," and ":" */
+} rsp_json_flags;
+
+typedef struct rsp_json_writer {
+  FILE *file;      /* where it writes: FILE, else STRING */
+  GString *string;
+  unsigned flags;  /* rsp_json_flags */
+  unsigned depth;  /* the objects and arrays open */
+  uint64_t items;  /* bit d (up to 63): the container open at depth d holds an item */
+  bool after_key;  /* the next value is a member's: no comma */
+} rsp_json_writer;
+
+rsp_json_writer rsp_json_writer_file(FILE *out, unsigned flags);
+rsp_json_writer rsp_json_writer_string(GString *out, unsigned flags);
+void rsp_json_begin_object(rsp_json_writer *w);
+void rsp_json_end_object(rsp_json_writer *w);
+void rsp_json_begin_array(rsp_json_writer *w);
+void rsp_json_end_array(rsp_json_writer *w);
+/* A member's key (escaped as a string), then ':'. */
+void rsp_json_key(rsp_json_writer *w, const char *key);
+/* S as a JSON string; NULL: null. */
+void rsp_json_string(rsp_json_writer *w, const char *s);
+/* LEN bytes, which may hold NULs (written as \u0000), as a JSON string. */
+void rsp_json_string_len(rsp_json_writer *w, const char *s, size_t len);
+void rsp_json_u64(rsp_json_writer *w, uint64_t v);
+void rsp_json_i64(rsp_json_writer *w, int64_t v);
+/* V with DECIMALS digits after the point ("%.*f"); null when not finite. */
+void rsp_json_double(rsp_json_writer *w, int decimals, double v);
+void rsp_json_bool(rsp_json_writer *w, bool v);
+void rsp_json_null(rsp_json_writer *w);
+/* TEXT as it is (layout, or JSON written elsewhere), no comma. */
+void rsp_json_raw(rsp_json_writer *w, const char *text);
 
 /* What an export covers (rsp-export --range): the time window [start, end), recording time; NULL (or both 0): the
  * whole recording. The control paths' time is clipped to it (each pseudo-stack's share inside it), samples are

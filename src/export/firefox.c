@@ -140,15 +140,10 @@ static void marker(marker_writer *mw, thread_writer *tw, const char *name, uint6
 
 static void json_field(GString *data, const char *key, const char *value)
 {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f)
-    return;
-  rsp_export_json_string(f, value);
-  fclose(f);
-  g_string_append_printf(data, ",\"%s\":%s", key, buf);
-  free(buf);
+  rsp_json_writer json = rsp_json_writer_string(data, 0);
+  g_string_append_c(data, ',');
+  rsp_json_key(&json, key);
+  rsp_json_string(&json, value);
 }
 
 static void write_markers(const rsp_model *m, const thread_lists *tl, thread_writer *tw, uint64_t t0, FILE *out)
@@ -229,10 +224,11 @@ static void write_thread(const rsp_model *m, thread_lists *tl, const char *proce
     .stacks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
     .stack_rows = g_string_new(NULL),
   };
+  rsp_json_writer json = rsp_json_writer_file(out, 0);
   fprintf(out, "%s\n{\"tid\":%d,\"pid\":%d,\"name\":", first ? "" : ",", tl->tid, tl->pid);
-  rsp_export_json_string(out, *tl->comm ? tl->comm : "?");
+  rsp_json_string(&json, *tl->comm ? tl->comm : "?");
   fputs(",\"processName\":", out);
-  rsp_export_json_string(out, process);
+  rsp_json_string(&json, process);
   fputs(",\"registerTime\":0,\"unregisterTime\":null,\"processType\":\"default\",\n\"markers\":{\"schema\":{\"name\":0,"
         "\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4,\"data\":5},\"data\":[",
         out);
@@ -259,13 +255,12 @@ static void write_thread(const rsp_model *m, thread_lists *tl, const char *proce
   fputs(tw.frame_rows->str, out);
   fputs("]},\n\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[", out);
   fputs(tw.stack_rows->str, out);
-  fputs("]},\n\"stringTable\":[", out);
-  for (guint i = 0; i < tw.string_list->len; i++) {
-    if (i)
-      putc(',', out);
-    rsp_export_json_string(out, g_ptr_array_index(tw.string_list, i));
-  }
-  fputs("]}", out);
+  fputs("]},\n\"stringTable\":", out);
+  rsp_json_begin_array(&json);
+  for (guint i = 0; i < tw.string_list->len; i++)
+    rsp_json_string(&json, g_ptr_array_index(tw.string_list, i));
+  rsp_json_end_array(&json);
+  putc('}', out);
   g_hash_table_destroy(tw.strings);
   g_ptr_array_free(tw.string_list, true);
   g_hash_table_destroy(tw.frames);

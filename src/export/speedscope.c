@@ -166,7 +166,8 @@ static void write_evented(writer *w, rsp_task_id owner, GArray *list, uint64_t t
   GString *name = g_string_new(NULL);
   task_name(w->m, owner, name);
   fputs(",\n{\"type\":\"evented\",\"name\":", out);
-  rsp_export_json_string(out, name->str);
+  rsp_json_writer json = rsp_json_writer_file(out, 0);
+  rsp_json_string(&json, name->str);
   for (guint i = 0; i < list->len; i++)
     t1 = MAX(t1, g_array_index(list, segment, i).end);
   fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"events\":[", t1 - t0);
@@ -237,7 +238,8 @@ static void write_sampled(writer *w, int32_t pid, const GArray *samples_of_pid, 
     GString *name = g_string_new(NULL);
     g_string_printf(name, "%s (pid %d): samples", comm && *comm ? comm : "?", pid);
     fputs(",\n{\"type\":\"sampled\",\"name\":", out);
-    rsp_export_json_string(out, name->str);
+    rsp_json_writer json = rsp_json_writer_file(out, 0);
+    rsp_json_string(&json, name->str);
     fprintf(out, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[%s],\"weights\":[%s]}",
             n, samples->str, weights->str);
     g_string_free(name, true);
@@ -320,14 +322,15 @@ bool rsp_export_speedscope(const rsp_paths *paths, const rsp_export_window *wind
   g_hash_table_destroy(pids);
   fclose(b);
 
+  rsp_json_writer json = rsp_json_writer_file(out, 0);
   fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[", out);
   for (guint i = 0; i < w.frame_names->len; i++) {
     fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
-    rsp_export_json_string(out, g_ptr_array_index(w.frame_names, i));
+    rsp_json_string(&json, g_ptr_array_index(w.frame_names, i));
     const char *file = g_ptr_array_index(w.frame_files, i);
     if (file) {
       fputs(",\"file\":", out);
-      rsp_export_json_string(out, file);
+      rsp_json_string(&json, file);
     }
     putc('}', out);
   }
@@ -345,7 +348,7 @@ bool rsp_export_speedscope(const rsp_paths *paths, const rsp_export_window *wind
   GString *title = g_string_new(NULL);
   g_string_printf(title, "rsp: the control paths of %s (pid %d)", poi && *poi->comm ? poi->comm : "?",
                   rsp_paths_pid(paths));
-  rsp_export_json_string(out, title->str);
+  rsp_json_string(&json, title->str);
   fputs(",\"activeProfileIndex\":0,\"exporter\":\"rsp-export\"}\n", out);
   g_string_free(title, true);
   free(body);

@@ -2,8 +2,8 @@
  * latency-analysis.txt, 3.2) over the complete sets of latency profiles of both, then the cause
  * breakdown of both side by side. */
 #include "analysis/analysis.h"
+#include "export/export.h"
 #include "render/render.h"
-#include "json.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -183,13 +183,20 @@ static int gate_check(const GArray *g, const rsp_categories *a, const rsp_catego
   return crossed;
 }
 
-static void json_side(const rsp_profile *p)
+static void json_side(rsp_json_writer *json, const rsp_profile *p)
 {
-  if (!p)
-    printf("null");
-  else
-    printf("{\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 ", \"peaks\": %u}", p->count, p->total_ns,
-           p->n_peaks);
+  if (!p) {
+    rsp_json_null(json);
+    return;
+  }
+  rsp_json_begin_object(json);
+  rsp_json_key(json, "count");
+  rsp_json_u64(json, p->count);
+  rsp_json_key(json, "total_ns");
+  rsp_json_u64(json, p->total_ns);
+  rsp_json_key(json, "peaks");
+  rsp_json_u64(json, p->n_peaks);
+  rsp_json_end_object(json);
 }
 
 /* Latency of the per-command profiles by cause: where the time of each recording went, as far
@@ -228,15 +235,21 @@ static bool categories_of(const rsp_model *m, int32_t pid, const char *path, rsp
 
 static void json_split(const char *name, const uint64_t *a, const uint64_t *b)
 {
-  printf(",\n  \"%s\": {", name);
-  bool first = true;
+  rsp_json_writer json = rsp_json_writer_file(stdout, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
+  printf(",\n  ");
+  rsp_json_key(&json, name);
+  rsp_json_begin_object(&json);
   for (int c = 0; c < RSP_N_CATEGORIES; c++)
     if (a[c] || b[c]) {
-      printf("%s\"%s\": {\"a_ns\": %" PRIu64 ", \"b_ns\": %" PRIu64 "}", first ? "" : ", ",
-             rsp_category_key((rsp_category)c), a[c], b[c]);
-      first = false;
+      rsp_json_key(&json, rsp_category_key((rsp_category)c));
+      rsp_json_begin_object(&json);
+      rsp_json_key(&json, "a_ns");
+      rsp_json_u64(&json, a[c]);
+      rsp_json_key(&json, "b_ns");
+      rsp_json_u64(&json, b[c]);
+      rsp_json_end_object(&json);
     }
-  printf("}");
+  rsp_json_end_object(&json);
 }
 
 /* The report as one JSON object: both recordings, phase 1's counts, the ranked pairs (at most TOP),
@@ -247,10 +260,11 @@ static void print_json(char **argv, const rsp_profile_set *sa, const rsp_profile
                        const rsp_categories *cat_a, const rsp_categories *cat_b, const uint64_t *ca,
                        const uint64_t *cb)
 {
+  rsp_json_writer json = rsp_json_writer_file(stdout, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
   printf("{\n  \"a\": {\"path\": ");
-  rsp_json_string(stdout, argv[1]);
+  rsp_json_string(&json, argv[1]);
   printf(", \"workload_pid\": %d, \"profiles\": %u},\n  \"b\": {\"path\": ", wa, rsp_profile_set_n(sa));
-  rsp_json_string(stdout, argv[2]);
+  rsp_json_string(&json, argv[2]);
   printf(", \"workload_pid\": %d, \"profiles\": %u},\n", wb, rsp_profile_set_n(sb));
   printf("  \"method\": \"%s\",\n  \"dropped\": {\"similar\": %u, \"few\": %u, \"negligible\": %u},\n",
          rsp_distance_method_name(method), diff->n_similar, diff->n_few, diff->n_negligible);
@@ -264,17 +278,17 @@ static void print_json(char **argv, const rsp_profile_set *sa, const rsp_profile
     else
       printf("%.6g", p->distance);
     printf(", \"class\": ");
-    rsp_json_string(stdout, any->name);
+    rsp_json_string(&json, any->name);
     printf(", \"site\": ");
-    rsp_json_string(stdout, any->site);
+    rsp_json_string(&json, any->site);
     printf(", \"process\": ");
-    rsp_json_string(stdout, any->process);
+    rsp_json_string(&json, any->process);
     printf(", \"peaks_changed\": %s, \"a\": ", p->peaks_changed ? "true" : "false");
-    json_side(p->a);
+    json_side(&json, p->a);
     printf(", \"b\": ");
-    json_side(p->b);
+    json_side(&json, p->b);
     printf(", \"why\": ");
-    rsp_json_string(stdout, p->reason);
+    rsp_json_string(&json, p->reason);
     printf("}");
   }
   printf("%s]", diff->n_pairs ? "\n  " : "");

@@ -1,7 +1,7 @@
 /* rsp-dump: print every event of a perf.data, one a line, or count them. */
 #include "reader/reader.h"
 #include "symbols/symbols.h"
-#include "json.h"
+#include "export/export.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -55,20 +55,27 @@ static const char *event_name(const rsp_event *ev, char *buf, size_t len)
   return buf;
 }
 
-static void print_field_value(FILE *out, const rsp_event *ev, const rsp_field *f, bool json)
+/* F's value in EV, as JSON with JSON (an array's elements as in text), else as text. */
+static void print_field_value(FILE *out, const rsp_event *ev, const rsp_field *f, rsp_json_writer *json)
 {
   size_t len;
   switch (f->kind) {
   case RSP_FIELD_SIGNED:
-    fprintf(out, "%" PRId64, rsp_event_field_s64(ev, f));
+    if (json)
+      rsp_json_i64(json, rsp_event_field_s64(ev, f));
+    else
+      fprintf(out, "%" PRId64, rsp_event_field_s64(ev, f));
     break;
   case RSP_FIELD_UNSIGNED:
-    fprintf(out, "%" PRIu64, rsp_event_field_u64(ev, f));
+    if (json)
+      rsp_json_u64(json, rsp_event_field_u64(ev, f));
+    else
+      fprintf(out, "%" PRIu64, rsp_event_field_u64(ev, f));
     break;
   case RSP_FIELD_STRING: {
     const char *s = rsp_event_field_bytes(ev, f, &len);
     if (json)
-      rsp_json_string_len(out, s, len);
+      rsp_json_string_len(json, s, len);
     else
       fwrite(s, 1, len, out);
     break;
@@ -77,13 +84,22 @@ static void print_field_value(FILE *out, const rsp_event *ev, const rsp_field *f
     const uint8_t *b = (const uint8_t *)rsp_event_field_bytes(ev, f, &len);
     unsigned es = f->elem_size == 1 || f->elem_size == 2 || f->elem_size == 4 || f->elem_size == 8
                     ? f->elem_size : 1;
-    putc('[', out);
+    if (json)
+      rsp_json_begin_array(json);
+    else
+      putc('[', out);
     for (size_t i = 0; i + es <= len; i += es) {
       uint64_t v = 0;
       memcpy(&v, b + i, es);
-      fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, v);
+      if (json)
+        rsp_json_u64(json, v);
+      else
+        fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, v);
     }
-    putc(']', out);
+    if (json)
+      rsp_json_end_array(json);
+    else
+      putc(']', out);
     break;
   }
   }
@@ -96,12 +112,16 @@ static unsigned resolve_stack(dump *d, const rsp_event *ev)
   return rsp_symbolizer_callchain(d->symbolizer, ev, d->frames, MAX_FRAMES);
 }
 
+/* ",KEY:[V...]" */
 static void json_u64_array(FILE *out, const char *key, const uint64_t *v, uint64_t n)
 {
-  fprintf(out, ",\"%s\":[", key);
+  rsp_json_writer json = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES);
+  putc(',', out);
+  rsp_json_key(&json, key);
+  rsp_json_begin_array(&json);
   for (uint64_t i = 0; i < n; i++)
-    fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, v[i]);
-  putc(']', out);
+    rsp_json_u64(&json, v[i]);
+  rsp_json_end_array(&json);
 }
 
 /* Every decoded sample_type value, for tests and for debugging a recording. */
@@ -138,54 +158,51 @@ static void print_details(FILE *out, const rsp_event *ev)
 static void print_json(dump *d, const rsp_event *ev)
 {
   FILE *out = d->out;
+  rsp_json_writer json = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES);
   char nb[64];
   fprintf(out, "{\"time\":%" PRIu64 ",\"cpu\":%d,\"pid\":%d,\"tid\":%d,\"offset\":%" PRIu64
                ",\"comm\":", ev->time, ev->cpu, ev->pid, ev->tid, ev->offset);
   const char *comm = comm_of(d, ev->tid);
-  rsp_json_string_len(out, comm, strlen(comm));
+  rsp_json_string(&json, comm);
   fputs(",\"event\":", out);
   const char *name = event_name(ev, nb, sizeof nb);
-  rsp_json_string_len(out, name, strlen(name));
+  rsp_json_string(&json, name);
   if (ev->source == RSP_SOURCE_FTRACE)
     fputs(",\"source\":\"ftrace\"", out);
   if (ev->type == PERF_RECORD_SAMPLE) {
     fprintf(out, ",\"ip\":%" PRIu64 ",\"period\":%" PRIu64, ev->ip, ev->period);
     if (ev->evsel && ev->evsel->n_fields) {
-      fputs(",\"fields\":{", out);
-      bool first = true;
+      fputs(",\"fields\":", out);
+      rsp_json_begin_object(&json);
       for (unsigned i = 0; i < ev->evsel->n_fields; i++) {
         const rsp_field *f = &ev->evsel->fields[i];
         if (f->common)
           continue;
-        if (!first)
-          putc(',', out);
-        first = false;
-        rsp_json_string_len(out, f->name, strlen(f->name));
-        putc(':', out);
-        print_field_value(out, ev, f, true);
+        rsp_json_key(&json, f->name);
+        print_field_value(out, ev, f, &json);
       }
-      putc('}', out);
+      rsp_json_end_object(&json);
     }
     if (d->stacks) {
       unsigned n = resolve_stack(d, ev);
-      fputs(",\"stack\":[", out);
+      fputs(",\"stack\":", out);
+      rsp_json_begin_array(&json);
       for (unsigned i = 0; i < n; i++) {
         const rsp_frame *fr = &d->frames[i];
-        fprintf(out, "%s{\"addr\":%" PRIu64 ",\"sym\":", i ? "," : "", fr->addr);
-        if (fr->sym)
-          rsp_json_string_len(out, fr->sym, strlen(fr->sym));
-        else
-          fputs("null", out);
-        fputs(",\"dso\":", out);
-        if (fr->dso)
-          rsp_json_string_len(out, fr->dso, strlen(fr->dso));
-        else
-          fputs("null", out);
-        if (fr->inlined)
-          fputs(",\"inlined\":true", out);
-        putc('}', out);
+        rsp_json_begin_object(&json);
+        rsp_json_key(&json, "addr");
+        rsp_json_u64(&json, fr->addr);
+        rsp_json_key(&json, "sym");
+        rsp_json_string(&json, fr->sym);
+        rsp_json_key(&json, "dso");
+        rsp_json_string(&json, fr->dso);
+        if (fr->inlined) {
+          rsp_json_key(&json, "inlined");
+          rsp_json_bool(&json, true);
+        }
+        rsp_json_end_object(&json);
       }
-      putc(']', out);
+      rsp_json_end_array(&json);
     }
   } else {
     fputs(",\"fields\":{", out);
@@ -193,7 +210,7 @@ static void print_json(dump *d, const rsp_event *ev)
     case PERF_RECORD_COMM:
       fprintf(out, "\"pid\":%d,\"tid\":%d,\"exec\":%s,\"comm\":", ev->u.comm.pid, ev->u.comm.tid,
               ev->u.comm.exec ? "true" : "false");
-      rsp_json_string_len(out, ev->u.comm.comm, strlen(ev->u.comm.comm));
+      rsp_json_string(&json, ev->u.comm.comm);
       break;
     case PERF_RECORD_FORK:
     case PERF_RECORD_EXIT:
@@ -210,7 +227,7 @@ static void print_json(dump *d, const rsp_event *ev)
       for (unsigned i = 0; i < ev->u.mmap.build_id_size; i++)
         fprintf(out, "%02x", ev->u.mmap.build_id[i]);
       fputs("\",\"filename\":", out);
-      rsp_json_string_len(out, ev->u.mmap.filename, strlen(ev->u.mmap.filename));
+      rsp_json_string(&json, ev->u.mmap.filename);
       break;
     case PERF_RECORD_LOST:
       fprintf(out, "\"id\":%" PRIu64 ",\"lost\":%" PRIu64, ev->u.lost.id, ev->u.lost.lost);
@@ -232,7 +249,7 @@ static void print_json(dump *d, const rsp_event *ev)
     case PERF_RECORD_KSYMBOL:
       fprintf(out, "\"addr\":%" PRIu64 ",\"len\":%u,\"name\":", ev->u.ksymbol.addr,
               ev->u.ksymbol.len);
-      rsp_json_string_len(out, ev->u.ksymbol.name, strlen(ev->u.ksymbol.name));
+      rsp_json_string(&json, ev->u.ksymbol.name);
       break;
     case PERF_RECORD_BPF_EVENT:
       fprintf(out, "\"type\":%u,\"flags\":%u,\"id\":%u", ev->u.bpf.type, ev->u.bpf.flags,
@@ -240,7 +257,7 @@ static void print_json(dump *d, const rsp_event *ev)
       break;
     case PERF_RECORD_CGROUP:
       fprintf(out, "\"id\":%" PRIu64 ",\"path\":", ev->u.cgroup.id);
-      rsp_json_string_len(out, ev->u.cgroup.path, strlen(ev->u.cgroup.path));
+      rsp_json_string(&json, ev->u.cgroup.path);
       break;
     case PERF_RECORD_TEXT_POKE:
       fprintf(out, "\"addr\":%" PRIu64 ",\"old_len\":%u,\"new_len\":%u", ev->u.text_poke.addr,
@@ -275,7 +292,7 @@ static void print_text(dump *d, const rsp_event *ev)
       if (f->common)
         continue;
       fprintf(out, " %s=", f->name);
-      print_field_value(out, ev, f, false);
+      print_field_value(out, ev, f, NULL);
     }
   } else if (ev->type == PERF_RECORD_COMM) {
     fprintf(out, " %s%s", ev->u.comm.comm, ev->u.comm.exec ? " (exec)" : "");
@@ -319,6 +336,7 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
     g_hash_table_insert(names, (gpointer)e->name, (gpointer)(uintptr_t)(prev + e->n_samples));
   }
   if (d->format == FORMAT_JSON) {
+    rsp_json_writer json = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES);
     fputs("{\"records\":{", out);
     bool first = true;
     for (unsigned t = 0; t < RSP_RECORD_TYPE_MAX; t++) {
@@ -339,7 +357,7 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
         continue; /* printed already */
       if ((uintptr_t)v) {
         putc(first ? ' ' : ',', out);
-        rsp_json_string_len(out, e->name, strlen(e->name));
+        rsp_json_string(&json, e->name);
         fprintf(out, ":%" PRIu64, (uint64_t)(uintptr_t)v);
         first = false;
       }
@@ -362,10 +380,7 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
                    ",\"note\":",
               st->ftrace_merged ? "true" : "false", st->ftrace_read, st->ftrace_duplicates,
               st->ftrace_added, st->ftrace_outside, st->ftrace_missed);
-      if (st->ftrace_note)
-        rsp_json_string_len(out, st->ftrace_note, strlen(st->ftrace_note));
-      else
-        fputs("null", out);
+      rsp_json_string(&json, st->ftrace_note);
       putc('}', out);
     }
     fprintf(out, ",\"seconds\":%.3f}\n", secs);
@@ -408,13 +423,12 @@ static void print_header(dump *d)
 {
   const rsp_header_info *h = rsp_reader_header(d->reader);
   FILE *out = d->out;
+  rsp_json_writer json = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES);
 #define JS(key, val)                                                                           \
   do {                                                                                         \
-    fprintf(out, ",\"%s\":", key);                                                             \
-    if (val)                                                                                   \
-      rsp_json_string_len(out, val, strlen(val));                                                      \
-    else                                                                                       \
-      fputs("null", out);                                                                      \
+    putc(',', out);                                                                            \
+    rsp_json_key(&json, key);                                                                  \
+    rsp_json_string(&json, val);                                                               \
   } while (0)
   fprintf(out, "{\"pipe_mode\":%s,\"data_offset\":%" PRIu64 ",\"data_size\":%" PRIu64,
           h->pipe_mode ? "true" : "false", h->data_offset, h->data_size);
@@ -425,13 +439,11 @@ static void print_header(dump *d)
   JS("cpudesc", h->cpudesc);
   fprintf(out, ",\"nr_cpus_online\":%u,\"nr_cpus_avail\":%u,\"total_mem_kb\":%" PRIu64,
           h->nr_cpus_online, h->nr_cpus_avail, h->total_mem_kb);
-  fputs(",\"cmdline\":[", out);
-  for (unsigned i = 0; h->cmdline && h->cmdline[i]; i++) {
-    if (i)
-      putc(',', out);
-    rsp_json_string_len(out, h->cmdline[i], strlen(h->cmdline[i]));
-  }
-  putc(']', out);
+  fputs(",\"cmdline\":", out);
+  rsp_json_begin_array(&json);
+  for (unsigned i = 0; h->cmdline && h->cmdline[i]; i++)
+    rsp_json_string(&json, h->cmdline[i]);
+  rsp_json_end_array(&json);
   if (h->has_clockid)
     fprintf(out, ",\"clockid_res_ns\":%" PRIu64, h->clockid_res_ns);
   if (h->has_clock_data)
@@ -445,7 +457,7 @@ static void print_header(dump *d)
   for (unsigned i = 0; i < rsp_reader_n_evsels(d->reader); i++) {
     const rsp_evsel *e = rsp_reader_evsel(d->reader, i);
     fprintf(out, "%s{\"name\":", i ? "," : "");
-    rsp_json_string_len(out, e->name, strlen(e->name));
+    rsp_json_string(&json, e->name);
     fprintf(out, ",\"type\":%u,\"config\":%" PRIu64 ",\"sample_type\":%" PRIu64
                  ",\"sample_period\":%" PRIu64 ",\"freq\":%s,\"sampled_tracepoint\":%s,\"fields\":%u",
             e->attr.type, (uint64_t)e->attr.config, (uint64_t)e->attr.sample_type,
@@ -457,25 +469,23 @@ static void print_header(dump *d)
   putc(']', out);
   GKeyFile *meta = rsp_reader_metadata(d->reader);
   if (meta) { /* what rsp-record wrote beside the file, section by section */
-    fputs(",\"metadata\":{", out);
+    fputs(",\"metadata\":", out);
+    rsp_json_begin_object(&json);
     gchar **groups = g_key_file_get_groups(meta, NULL);
     for (unsigned g = 0; groups[g]; g++) {
-      fprintf(out, "%s", g ? "," : "");
-      rsp_json_string_len(out, groups[g], strlen(groups[g]));
-      fputs(":{", out);
+      rsp_json_key(&json, groups[g]);
+      rsp_json_begin_object(&json);
       gchar **keys = g_key_file_get_keys(meta, groups[g], NULL, NULL);
       for (unsigned k = 0; keys && keys[k]; k++) {
         g_autofree gchar *v = g_key_file_get_value(meta, groups[g], keys[k], NULL);
-        fprintf(out, "%s", k ? "," : "");
-        rsp_json_string_len(out, keys[k], strlen(keys[k]));
-        putc(':', out);
-        rsp_json_string_len(out, v ? v : "", v ? strlen(v) : 0);
+        rsp_json_key(&json, keys[k]);
+        rsp_json_string(&json, v ? v : "");
       }
       g_strfreev(keys);
-      putc('}', out);
+      rsp_json_end_object(&json);
     }
     g_strfreev(groups);
-    putc('}', out);
+    rsp_json_end_object(&json);
   }
   fputs("}\n", out);
 #undef JS

@@ -1,6 +1,6 @@
 /* rsp-summary: per-task totals of a recording (runtime, sleeps by state, scheduler delay, I/O wait). */
-#include "json.h"
 #include "analysis/analysis.h"
+#include "export/export.h"
 #include "model/model.h"
 #include "summary-categories.h"
 #include "summary-profiles.h"
@@ -112,6 +112,7 @@ static bool show_progress(uint64_t offset, uint64_t size, void *data)
 
 static void print_kernel_work_sources(const rsp_kernel_work *kw, int32_t pid, bool json, FILE *out)
 {
+  rsp_json_writer jw = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
   uint32_t n;
   const rsp_kernel_work_source *src = rsp_kernel_work_sources(kw, &n);
   bool first = true;
@@ -120,7 +121,7 @@ static void print_kernel_work_sources(const rsp_kernel_work *kw, int32_t pid, bo
       continue;
     if (json) {
       fprintf(out, "%s{\"doer\": ", first ? "" : ", ");
-      rsp_json_string(out, src[i].doer);
+      rsp_json_string(&jw, src[i].doer);
       fprintf(out, ", \"kind\": \"%s\", \"ms\": %.6f, \"count\": %.3f}",
               rsp_kernel_work_key((rsp_kernel_work_kind)src[i].kind), ms(src[i].ns), src[i].count);
     } else {
@@ -132,6 +133,7 @@ static void print_kernel_work_sources(const rsp_kernel_work *kw, int32_t pid, bo
 
 static void print_accounting(const rsp_model *model, bool json, FILE *out)
 {
+  rsp_json_writer jw = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
   uint32_t n;
   rsp_accounting_row *rows = rsp_accounting_compute(model, &n);
   rsp_kernel_work *kw = rsp_kernel_work_compute(model);
@@ -140,7 +142,7 @@ static void print_accounting(const rsp_model *model, bool json, FILE *out)
     for (uint32_t i = 0; i < n; i++) {
       const rsp_accounting_row *r = &rows[i];
       fprintf(out, "%s\n  {\"pid\": %" PRId32 ", \"comm\": ", i ? "," : "", r->pid);
-      rsp_json_string(out, r->comm);
+      rsp_json_string(&jw, r->comm);
       fprintf(out, ", \"tasks\": %" PRIu32 ", \"life_ms\": %.6f", r->n_tasks, ms(r->life_ns));
       for (int c = 0; c < RSP_N_ACCT; c++)
         fprintf(out, ", \"%s_ms\": %.6f", rsp_accounting_key((rsp_accounting_column)c), ms(r->ns[c]));
@@ -336,21 +338,21 @@ int main(int argc, char **argv)
   rsp_kernel_work *kw = rsp_kernel_work_compute(model);
 
   if (json) {
+    rsp_json_writer jw = rsp_json_writer_file(stdout, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
     printf("[");
     for (uint32_t i = 0; i < n_rows; i++) {
       const row *r = &rows[i];
       const rsp_task_totals *t = &r->totals;
       printf("%s\n  {\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"comm\": ", i ? "," : "", r->task->pid,
              r->task->tid);
-      rsp_json_string(stdout, r->task->comm);
-      printf(", \"comms\": [");
-      for (uint32_t c = 0; c < r->task->n_comms; c++) {
-        if (c)
-          printf(", ");
-        rsp_json_string(stdout, rsp_model_task_comm(model, r->id, c)->comm);
-      }
+      rsp_json_string(&jw, r->task->comm);
+      printf(", \"comms\": ");
+      rsp_json_begin_array(&jw);
+      for (uint32_t c = 0; c < r->task->n_comms; c++)
+        rsp_json_string(&jw, rsp_model_task_comm(model, r->id, c)->comm);
+      rsp_json_end_array(&jw);
       const rsp_task *parent = r->task->parent != RSP_NO_ID ? rsp_model_task(model, r->task->parent) : NULL;
-      printf("], \"generation\": %" PRIu32 ", \"parent_pid\": %" PRId32 ", \"parent_tid\": %" PRId32
+      printf(", \"generation\": %" PRIu32 ", \"parent_pid\": %" PRId32 ", \"parent_tid\": %" PRId32
              ", \"runtime_ms\": %.6f, \"sleep_ms\": %.6f, \"sleep_s_ms\": %.6f, \"sleep_other_ms\": %.6f"
              ", \"sched_delay_ms\": %.6f, \"iowait_ms\": %.6f, \"preempted_ms\": %.6f"
              ", \"samples\": %" PRIu64 ", \"runs\": %" PRIu32 ", \"sleeps\": %" PRIu32

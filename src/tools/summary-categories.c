@@ -1,6 +1,6 @@
 /* rsp-summary --categories / --waits (paper, "Categories" and its evaluation table). */
-#include "json.h"
 #include "summary-categories.h"
+#include "export/export.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -70,37 +70,58 @@ static uint64_t run_ns_of(GHashTable *by, int32_t pid)
 
 static void json_preemptors(const rsp_model *m, const rsp_categories *c, FILE *out)
 {
-  fprintf(out, ", \"preemptors\": [");
+  rsp_json_writer json = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
+  fputs(", ", out);
+  rsp_json_key(&json, "preemptors");
+  rsp_json_begin_array(&json);
   for (uint32_t i = 0; i < c->n_preemptors && i < RSP_TOP_PREEMPTORS; i++) {
     const rsp_preemptor *pr = &c->top_preemptors[i];
     const rsp_task *t = rsp_model_task(m, pr->task);
-    fprintf(out, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"comm\": ", i ? ", " : "", t->pid, t->tid);
-    rsp_json_string(out, t->comm);
-    fprintf(out, ", \"ms\": %.6f, \"on_path\": %s}", ms(pr->ns), pr->on_path ? "true" : "false");
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "pid");
+    rsp_json_i64(&json, t->pid);
+    rsp_json_key(&json, "tid");
+    rsp_json_i64(&json, t->tid);
+    rsp_json_key(&json, "comm");
+    rsp_json_string(&json, t->comm);
+    rsp_json_key(&json, "ms");
+    rsp_json_double(&json, 6, ms(pr->ns));
+    rsp_json_key(&json, "on_path");
+    rsp_json_bool(&json, pr->on_path);
+    rsp_json_end_object(&json);
   }
-  fprintf(out, "], \"n_preemptors\": %u", c->n_preemptors);
+  rsp_json_end_array(&json);
+  fputs(", ", out);
+  rsp_json_key(&json, "n_preemptors");
+  rsp_json_u64(&json, c->n_preemptors);
 }
 
 static void json_guessed_and_unknown(const rsp_categories *c, FILE *out)
 {
-  fprintf(out, ", \"guessed_ms\": %.6f, \"guessed_by_category\": {", ms(c->guessed_total_ns));
-  bool first = true;
+  rsp_json_writer json = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
+  fputs(", ", out);
+  rsp_json_key(&json, "guessed_ms");
+  rsp_json_double(&json, 6, ms(c->guessed_total_ns));
+  fputs(", ", out);
+  rsp_json_key(&json, "guessed_by_category");
+  rsp_json_begin_object(&json);
   for (int k = 0; k < RSP_N_CATEGORIES; k++)
     if (c->guessed_ns[k]) {
-      fprintf(out, "%s\"%s\": %.6f", first ? "" : ", ", rsp_category_key(k), ms(c->guessed_ns[k]));
-      first = false;
+      rsp_json_key(&json, rsp_category_key(k));
+      rsp_json_double(&json, 6, ms(c->guessed_ns[k]));
     }
-  fprintf(out, "}, \"unknown_stack_by_reason\": {");
-  first = true;
+  rsp_json_end_object(&json);
+  fputs(", ", out);
+  rsp_json_key(&json, "unknown_stack_by_reason");
+  rsp_json_begin_object(&json);
   for (int r = 1; r < RSP_N_UNKNOWN_STACK_REASONS; r++)
     if (c->unknown_stack_ns[r]) {
-      fprintf(out, "%s\"%s\": %.6f", first ? "" : ", ", rsp_unknown_stack_reason_key(r), ms(c->unknown_stack_ns[r]));
-      first = false;
+      rsp_json_key(&json, rsp_unknown_stack_reason_key(r));
+      rsp_json_double(&json, 6, ms(c->unknown_stack_ns[r]));
     }
-  fprintf(out, "}");
+  rsp_json_end_object(&json);
 }
 
-/* The table's lines under the categories: the top preemptors, why stacks were unknown, the guessed time. */
 static void text_details(const rsp_model *m, const rsp_categories *c, FILE *out)
 {
   if (c->n_preemptors) {
@@ -186,52 +207,76 @@ static void print_paths(const rsp_paths *p, FILE *out)
 /* ", \"explanation\": {...}": the sentences and the numbers they were made of. */
 static void json_explanation(const rsp_explanation *x, FILE *out)
 {
-  fprintf(out, ", \"explanation\": {\"text\": [");
-  for (char **line = x->sentences; *line; line++) {
-    fprintf(out, "%s", line == x->sentences ? "" : ", ");
-    rsp_json_string(out, *line);
-  }
-  fprintf(out, "], \"wall_ms\": %.6f, \"chain\": [", ms(x->wall_ns));
+  static const char *const kinds[] = { "run", "sleep", "disk", "network" };
+  rsp_json_writer json = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
+  fputs(", ", out);
+  rsp_json_key(&json, "explanation");
+  rsp_json_begin_object(&json);
+  rsp_json_key(&json, "text");
+  rsp_json_begin_array(&json);
+  for (char **line = x->sentences; *line; line++)
+    rsp_json_string(&json, *line);
+  rsp_json_end_array(&json);
+  rsp_json_key(&json, "wall_ms");
+  rsp_json_double(&json, 6, ms(x->wall_ns));
+  rsp_json_key(&json, "chain");
+  rsp_json_begin_array(&json);
   for (uint32_t i = 0; i < x->n_chain; i++) {
     const rsp_explain_hop *h = &x->chain[i];
-    static const char *const kinds[] = { "run", "sleep", "disk", "network" };
-    fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", i ? ", " : "", h->pid);
-    rsp_json_string(out, h->comm);
-    fprintf(out, ", \"kind\": \"%s\", \"site\": ", h->kind < 4 ? kinds[h->kind] : "?");
-    if (h->site)
-      rsp_json_string(out, h->site);
-    else
-      fprintf(out, "null");
-    fprintf(out, ", \"ms\": %.6f}", ms(h->ns));
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "pid");
+    rsp_json_i64(&json, h->pid);
+    rsp_json_key(&json, "comm");
+    rsp_json_string(&json, h->comm);
+    rsp_json_key(&json, "kind");
+    rsp_json_string(&json, h->kind < 4 ? kinds[h->kind] : "?");
+    rsp_json_key(&json, "site");
+    rsp_json_string(&json, h->site);
+    rsp_json_key(&json, "ms");
+    rsp_json_double(&json, 6, ms(h->ns));
+    rsp_json_end_object(&json);
   }
-  fprintf(out, "], \"work\": [");
+  rsp_json_end_array(&json);
+  rsp_json_key(&json, "work");
+  rsp_json_begin_array(&json);
   for (uint32_t i = 0; i < x->n_work; i++) {
     const rsp_explain_work *w = &x->work[i];
-    fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", i ? ", " : "", w->pid);
-    rsp_json_string(out, w->comm);
-    fprintf(out, ", \"run_ms\": %.6f, \"function\": ", ms(w->run_ns));
-    if (w->function)
-      rsp_json_string(out, w->function);
-    else
-      fprintf(out, "null");
-    fprintf(out, ", \"function_ms\": %.6f}", ms(w->function_ns));
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "pid");
+    rsp_json_i64(&json, w->pid);
+    rsp_json_key(&json, "comm");
+    rsp_json_string(&json, w->comm);
+    rsp_json_key(&json, "run_ms");
+    rsp_json_double(&json, 6, ms(w->run_ns));
+    rsp_json_key(&json, "function");
+    rsp_json_string(&json, w->function);
+    rsp_json_key(&json, "function_ms");
+    rsp_json_double(&json, 6, ms(w->function_ns));
+    rsp_json_end_object(&json);
   }
-  fprintf(out, "], \"lever\": ");
+  rsp_json_end_array(&json);
+  rsp_json_key(&json, "lever");
   if (x->lever.function) {
-    fprintf(out, "{\"pid\": %" PRId32 ", \"comm\": ", x->lever.pid);
-    rsp_json_string(out, x->lever.comm);
-    fprintf(out, ", \"function\": ");
-    rsp_json_string(out, x->lever.function);
-    fprintf(out, ", \"ms\": %.6f}", ms(x->lever.function_ns));
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "pid");
+    rsp_json_i64(&json, x->lever.pid);
+    rsp_json_key(&json, "comm");
+    rsp_json_string(&json, x->lever.comm);
+    rsp_json_key(&json, "function");
+    rsp_json_string(&json, x->lever.function);
+    rsp_json_key(&json, "ms");
+    rsp_json_double(&json, 6, ms(x->lever.function_ns));
+    rsp_json_end_object(&json);
   } else {
-    fprintf(out, "null");
+    rsp_json_null(&json);
   }
-  fprintf(out, "}");
+  rsp_json_end_object(&json);
 }
 
 int summary_categories_print(const rsp_model *model, const char *path, const summary_categories_options *o,
                              FILE *out)
 {
+  rsp_json_writer json = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
   rsp_process_choice choice;
   GError *error = NULL;
   if (!rsp_process_choose(model, path, o->pid, o->comm, &choice, &error)) {
@@ -264,14 +309,14 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     print_paths(p, out);
   if (o->json) {
     fprintf(out, "{\"file\": ");
-    rsp_json_string(out, path);
+    rsp_json_string(&json, path);
     fprintf(out, ", \"pid\": %" PRId32 ", \"process_of_interest\": {\"pid\": %" PRId32 ", \"chosen_by\": ", pid, pid);
-    rsp_json_string(out, choice.source);
+    rsp_json_string(&json, choice.source);
     fprintf(out, ", \"reason\": ");
-    rsp_json_string(out, choice.reason);
+    rsp_json_string(&json, choice.reason);
     if (rsp_model_workload_command(model)) {
       fprintf(out, ", \"recorded_command\": ");
-      rsp_json_string(out, rsp_model_workload_command(model));
+      rsp_json_string(&json, rsp_model_workload_command(model));
     }
     if (choice.others) {
       fprintf(out, ", \"others\": [");
@@ -307,12 +352,12 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
           g_ptr_array_add(names, (gpointer)u->comm);
       }
       fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", first ? "" : ", ", t->pid);
-      rsp_json_string(out, latest->comm);
-      fprintf(out, ", \"comms\": [");
-      for (guint k = 0; k < names->len; k++) {
-        fprintf(out, "%s", k ? ", " : "");
-        rsp_json_string(out, g_ptr_array_index(names, k));
-      }
+      rsp_json_string(&json, latest->comm);
+      fprintf(out, ", \"comms\": ");
+      rsp_json_begin_array(&json);
+      for (guint k = 0; k < names->len; k++)
+        rsp_json_string(&json, g_ptr_array_index(names, k));
+      rsp_json_end_array(&json);
       /* its running time for the process of interest: its runs on the paths, and what it ran while a
        * task of the paths was preempted by it (a hand-off: xterm preempted by the Xvfb it woke) */
       uint64_t on_paths = run_ns_of(run_ns, t->pid), preempting = 0;
@@ -320,7 +365,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
         if (c.top_preemptors[k].on_path && rsp_model_task(model, c.top_preemptors[k].task)->pid == t->pid)
           preempting += c.top_preemptors[k].ns;
       const rsp_kernel_work_row *kwr = rsp_kernel_work_for_pid(kw, t->pid);
-      fprintf(out, "], \"run_ms\": %.6f, \"paths_run_ms\": %.6f, \"preempting_ms\": %.6f, \"kernel_work_ms\": %.6f}",
+      fprintf(out, ", \"run_ms\": %.6f, \"paths_run_ms\": %.6f, \"preempting_ms\": %.6f, \"kernel_work_ms\": %.6f}",
               ms(on_paths + preempting), ms(on_paths), ms(preempting), ms(kwr ? kwr->total_ns : 0));
       g_ptr_array_free(names, TRUE);
       first = false;
@@ -346,28 +391,23 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
             l->lost_records, l->lost_events, l->lost_samples, l->inferred_switch_ins, l->sleeps_without_wakeup,
             l->sleeps_end_inferred, l->disk_no_complete, l->sampled_tracepoints ? "true" : "false");
     fprintf(out, ", \"sample_event\": ");
-    if (rsp_model_sample_event(model))
-      rsp_json_string(out, rsp_model_sample_event(model));
-    else
-      fprintf(out, "null");
-    fprintf(out, ", \"other_sample_events\": [");
-    for (uint32_t i = 0; i < rsp_model_n_other_sample_events(model); i++) {
-      fprintf(out, "%s", i ? ", " : "");
-      rsp_json_string(out, rsp_model_other_sample_event(model, i));
-    }
-    fprintf(out, "]");
-    fprintf(out, ", \"warnings\": [");
-    for (char **w = warnings; *w; w++) {
-      fprintf(out, "%s", w == warnings ? "" : ", ");
-      rsp_json_string(out, *w);
-    }
-    fprintf(out, "]");
+    rsp_json_string(&json, rsp_model_sample_event(model));
+    fprintf(out, ", \"other_sample_events\": ");
+    rsp_json_begin_array(&json);
+    for (uint32_t i = 0; i < rsp_model_n_other_sample_events(model); i++)
+      rsp_json_string(&json, rsp_model_other_sample_event(model, i));
+    rsp_json_end_array(&json);
+    fprintf(out, ", \"warnings\": ");
+    rsp_json_begin_array(&json);
+    for (char **w = warnings; *w; w++)
+      rsp_json_string(&json, *w);
+    rsp_json_end_array(&json);
     if (waits) {
       fprintf(out, ", \"waits\": [");
       for (uint32_t i = 0; i < rsp_wait_sites_n(waits) && i < TOP_WAITS; i++) {
         const rsp_wait_site *w = rsp_wait_sites_get(waits, i);
         fprintf(out, "%s{\"site\": ", i ? ", " : "");
-        rsp_json_string(out, w->label);
+        rsp_json_string(&json, w->label);
         fprintf(out, ", \"count\": %" PRIu64 ", \"total_ms\": %.6f, \"end\": \"%s\"}", w->count, ms(w->total_ns),
                 dominant_end(w));
       }
@@ -393,7 +433,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
           for (guint i = 0; i < sorted->len && i < TOP_WAITS; i++) {
             const rsp_wait_site *w = g_ptr_array_index(sorted, i);
             fprintf(out, "%s{\"site\": ", i ? ", " : "");
-            rsp_json_string(out, w->label);
+            rsp_json_string(&json, w->label);
             fprintf(out, ", \"ms\": %.6f}", ms(w->by_cat[k]));
           }
           fprintf(out, "]");

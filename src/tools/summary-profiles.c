@@ -1,7 +1,7 @@
 /* rsp-summary --profiles: every latency profile of a recording, by total latency, as text
  * histograms (one line per bucket) or JSON. */
-#include "json.h"
 #include "summary-profiles.h"
+#include "export/export.h"
 
 #ifdef RSP_HAVE_RENDER
 #include "render/render.h"
@@ -75,6 +75,7 @@ static const char *waker_comm(const rsp_model *m, rsp_task_id t)
 
 static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out)
 {
+  rsp_json_writer json = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
   fprintf(out, "[");
   bool first_out = true;
   for (uint32_t i = 0; i < rsp_profile_set_n(set); i++) {
@@ -83,9 +84,9 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
       continue;
     fprintf(out, "%s\n  {\"class\": ", first_out ? "" : ",");
     first_out = false;
-    rsp_json_string(out, p->name);
+    rsp_json_string(&json, p->name);
     fprintf(out, ", \"process\": ");
-    rsp_json_string(out, p->process);
+    rsp_json_string(&json, p->process);
     fprintf(out, ", \"pid\": %" PRId32 ", \"resolution\": %u, \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
                  ", \"buckets\": [",
             p->pid, p->resolution, p->count, p->total_ns);
@@ -95,20 +96,20 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
       if (!bk->count)
         continue;
       fprintf(out, "%s{\"index\": %" PRId32 ", \"lo_ns\": %" PRIu64 ", \"hi_ns\": %" PRIu64 ", \"count\": %" PRIu64
-                   ", \"total_ns\": %" PRIu64 ", \"causes\": {",
+                   ", \"total_ns\": %" PRIu64 ", \"causes\": ",
               first ? "" : ", ", bk->index, bk->lo_ns, bk->hi_ns, bk->count, bk->total_ns);
       first = false;
-      bool fc = true;
+      rsp_json_begin_object(&json);
       for (int c = 0; c < RSP_N_CATEGORIES; c++)
         if (bk->causes[c]) {
-          fprintf(out, "%s\"%s\": %" PRIu64, fc ? "" : ", ", rsp_profile_cause_key((rsp_category)c), bk->causes[c]);
-          fc = false;
+          rsp_json_key(&json, rsp_profile_cause_key((rsp_category)c));
+          rsp_json_u64(&json, bk->causes[c]);
         }
-      fprintf(out, "}");
+      rsp_json_end_object(&json);
       const char *w = waker_comm(m, rsp_profile_bucket_waker(p, bk));
       if (w) {
         fprintf(out, ", \"waker\": ");
-        rsp_json_string(out, w);
+        rsp_json_string(&json, w);
       }
       fprintf(out, "}");
     }
@@ -116,14 +117,16 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
     if (opt_slices > 0) {
       rsp_profile_timeline *t = rsp_profile_timeline_build(m, p, slice_ns());
       fprintf(out, ", \"timeline\": {\"start_ns\": %" PRIu64 ", \"slice_ns\": %" PRIu64 ", \"min_index\": %" PRId32
-                   ", \"counts\": [", t->start_ns, t->slice_ns, t->min_index);
+                   ", \"counts\": ", t->start_ns, t->slice_ns, t->min_index);
+      rsp_json_begin_array(&json);
       for (uint32_t r = 0; r < t->n_slices; r++) {
-        fprintf(out, "%s[", r ? ", " : "");
+        rsp_json_begin_array(&json);
         for (uint32_t b = 0; b < t->n_buckets; b++)
-          fprintf(out, "%s%" PRIu64, b ? ", " : "", t->counts[(size_t)r * t->n_buckets + b]);
-        fprintf(out, "]");
+          rsp_json_u64(&json, t->counts[(size_t)r * t->n_buckets + b]);
+        rsp_json_end_array(&json);
       }
-      fprintf(out, "]}");
+      rsp_json_end_array(&json);
+      fprintf(out, "}");
       rsp_profile_timeline_free(t);
     }
     fprintf(out, ", \"peaks\": [");
@@ -136,7 +139,7 @@ static void print_json(const rsp_model *m, const rsp_profile_set *set, FILE *out
       const char *w = waker_comm(m, pk->waker);
       if (w) {
         fprintf(out, ", \"waker\": ");
-        rsp_json_string(out, w);
+        rsp_json_string(&json, w);
       }
       fprintf(out, "}");
     }

@@ -1,6 +1,7 @@
 /* model-json FILE [--no-stacks] [--quiet]: the model of a recording as JSON on stdout, for the
  * Python oracle tests (which compare it with perf script's view of the same file). --quiet builds
  * the model and prints only its counts (for timing: bench/model-throughput.sh). */
+#include "export/export.h"
 #include "model/model.h"
 
 #include <stdio.h>
@@ -10,18 +11,11 @@ static const char *const link_kinds[] = { "wakeup", "fork", "exec", "exit_wait",
 static const char *const end_causes[] = { "unknown", "woken", "disk", "network", "interrupt", "timeout",
                                           "preempted", "signal" };
 
+/* S (NULL: "") as a JSON string, escaped as the exports escape theirs. */
 static void str(const char *s)
 {
-  putchar('"');
-  for (; s && *s; s++) {
-    if (*s == '"' || *s == '\\')
-      printf("\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      printf("\\u%04x", *s);
-    else
-      putchar(*s);
-  }
-  putchar('"');
+  rsp_json_writer json = rsp_json_writer_file(stdout, 0);
+  rsp_json_string(&json, s ? s : "");
 }
 
 static int tid_of_run(const rsp_model *m, rsp_run_id r)
