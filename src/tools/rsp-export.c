@@ -190,6 +190,7 @@ static void off_cpu(const rsp_model *m, GHashTable *pids, uint64_t lo, uint64_t 
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
+  gboolean load_all = FALSE;
   char *to = NULL, *stacks = NULL, *output = NULL, *comm = NULL, *range = NULL;
   gint pid = -1;
   GOptionEntry entries[] = {
@@ -206,6 +207,9 @@ int main(int argc, char **argv)
       "Only [T0, T1) from the recording's start (e.g. 1.5ms:300ms; units ns, us, ms, s, none: s): the control paths clipped "
       "to it, the samples in it, the sleeps and operations that meet it; only that part of the file is read, with 100 ms "
       "on each side", "T0:T1" },
+    { "load-all", 0, 0, G_OPTION_ARG_NONE, &load_all,
+      "With --range: read the whole recording and cut its control paths (the consolidated stacks of [0, X) and "
+      "[X, end) then add up to the whole; slower)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -273,7 +277,7 @@ int main(int argc, char **argv)
   }
   /* --range: only that window of the recording is read (with margins), times still from its start */
   rsp_model_options mo = { 0 };
-  if (range && !(mo.window = rsp_parse_range(range, &mo.window_t0, &mo.window_t1))) {
+  if (range && !load_all && !(mo.window = rsp_parse_range(range, &mo.window_t0, &mo.window_t1))) {
     fprintf(stderr, "rsp-export: --range must be T0:T1 with T0 < T1 (e.g. 1.5ms:300ms), not '%s'\n", range);
     status = 2;
     goto done;

@@ -75,8 +75,9 @@ def main():
         span_ms = 10000
         both = 0
         for split in ('50ms', '100ms', '200ms'):
-            _, _, left = folded(path, '--range', f'0:{split}')
-            _, _, right = folded(path, '--range', f'{split}:{span_ms}ms')
+            # --load-all: the paths of the whole recording, cut (a window read alone has only its own paths)
+            _, _, left = folded(path, '--range', f'0:{split}', '--load-all')
+            _, _, right = folded(path, '--range', f'{split}:{span_ms}ms', '--load-all')
             l, r = sum(v for _, v in left), sum(v for _, v in right)
             slack = len(left) + len(right) + len(whole)
             both += l > 0 and r > 0
