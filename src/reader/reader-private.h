@@ -287,6 +287,14 @@ void rsp_window_round(rsp_reader *r);
 /* Whether a kept record stamped T lies outside the window. */
 bool rsp_window_outside(const rsp_reader *r, uint64_t t);
 
+/* ---- file-index.c: FILE.rsp-index -------------------------------------------------------------- */
+/* A windowed read of a file: reads (or writes) the index and, when it is valid, processes the records before the
+ * window's first round and positions the source there. False with ERROR only on a read error. */
+bool rsp_index_apply(rsp_reader *r, GError **error);
+/* reader.c: the timestamp of a record (its attr found by its id); process_record of one record */
+bool rsp_reader_record_time(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t *time);
+bool rsp_reader_process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset, GError **error);
+
 /* Records a warning ("FILE: at byte offset N (0xN): ..."), as rsp_set_error words an error. */
 void rsp_reader_warn(rsp_reader *r, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 

@@ -459,6 +459,20 @@ static bool process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint6
   return true;
 }
 
+bool rsp_reader_process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset, GError **error)
+{
+  return process_record(r, rec, size, offset, error);
+}
+
+bool rsp_reader_record_time(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t *time)
+{
+  if (r->evsels_dirty)
+    rsp_reader_finish_evsels(r);
+  bool known;
+  rsp_evsel *e = evsel_of(r, rec, size, &known);
+  return known && rsp_record_time(rec, size, e ? &e->attr : NULL, time);
+}
+
 static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
                                 GError **error)
 {
@@ -865,6 +879,10 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
     r->stats.recording_start = r->info.sample_time_first; /* or earlier: the first timestamp (time-window.c) */
     if (!r->opts.window_relative)
       rsp_window_resolve(r);
+    if (!rsp_index_apply(r, error)) {
+      rsp_reader_close(r);
+      return NULL;
+    }
   }
   open_ftrace(r);
   r->metadata = rsp_metadata_load(r->path);

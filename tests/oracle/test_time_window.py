@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Oracle (g): a time window read alone (rsp-dump --window T0:T1, rsp_reader_options.window) delivers every sample and
 switch record perf script shows inside [T0, T1], as the same multiset of (time, tid, event), and none outside (margin
-0); the records of every other type (COMM, FORK, EXIT, MMAP...) are all delivered, before the window too. T0 and T1
+0); the records of every other type (COMM, FORK, EXIT, MMAP...) are all delivered, before the window too; the
+same without FILE.rsp-index, writing it and reading with it. T0 and T1
 are a third and two thirds into perf's span of each fixture: tests/data/*.data, data/sample.perf.data, a model
 fixture and the webmail recording of bench/real (decompressed into a temporary directory)."""
 import collections
+import json
 import os
 import shutil
 import subprocess
@@ -38,8 +40,12 @@ def is_per_event(ev):
 
 
 def fixtures():
-    found = [p for p in oracle.fixtures()]
-    found.append(os.path.join(oracle.SOURCE_ROOT, 'tests', 'model', 'data', 'wl-grep.data'))
+    """Copies in a temporary directory: the windowed reads write FILE.rsp-index beside FILE."""
+    found = []
+    for path in oracle.fixtures() + [os.path.join(oracle.SOURCE_ROOT, 'tests', 'model', 'data', 'wl-grep.data')]:
+        copy = os.path.join(oracle.TMP, os.path.basename(path))
+        shutil.copy(path, copy)
+        found.append(copy)
     zst = os.path.join(oracle.SOURCE_ROOT, 'bench', 'real', 'data', 'webmail', 'rec.data.zst')
     if os.path.exists(zst) and shutil.which('zstd'):
         out = os.path.join(oracle.TMP, 'webmail.data')
@@ -50,7 +56,7 @@ def fixtures():
 
 res = oracle.Result('time window')
 for path in fixtures():
-    where = oracle.name(path) if path.startswith(oracle.SOURCE_ROOT) else os.path.basename(path)
+    where = os.path.basename(path)
     perf = perf_keys(path)
     times = [k[0] for k in perf if k[0]]
     if len(times) < 10:
@@ -59,8 +65,14 @@ for path in fixtures():
     lo, hi = min(times), max(times)
     t0, t1 = lo + (hi - lo) // 3, lo + 2 * (hi - lo) // 3
     want = collections.Counter(k for k in perf if t0 <= k[0] <= t1)
-    got_events = oracle.parse_jsonl(oracle.rsp_dump(['--format=jsonl', '--no-ftrace', f'--window={t0}:{t1}', path]),
-                                    'rsp-dump --window')
+    # without FILE.rsp-index, then writing it, then reading with it: the last is checked, all must agree
+    runs = [oracle.rsp_dump(['--format=jsonl', '--no-ftrace', f'--window={t0}:{t1}', *args, path])
+            for args in (['--no-index'], [], [])]
+    hi = max(t1, max((k[0] for k in perf if k[0] <= t1), default=t1))
+    upto = [[line for line in out.decode().splitlines() if json.loads(line)['time'] <= hi] for out in runs]
+    res.check(upto[0] == upto[1] == upto[2], where, 'the same events up to the window\'s end without FILE.rsp-index, '
+              'writing it and reading with it')
+    got_events = oracle.parse_jsonl(runs[2], 'rsp-dump --window')
     per_event = [ev for ev in got_events if is_per_event(ev)]
     got = collections.Counter(rsp_key(ev) for ev in per_event if t0 <= ev['time'] <= t1)
     outside = [ev for ev in per_event if not t0 <= ev['time'] <= t1]
