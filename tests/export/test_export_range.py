@@ -18,7 +18,10 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 import exportlib as X  # noqa: E402
 
-CHAIN = X.path_of('tests/analysis/data/chain/chain.data')
+# a copy: a --range read writes FILE.rsp-index beside FILE (the recording's side files come along)
+_COPY = tempfile.mkdtemp(prefix='rsp-export-range-')
+shutil.copytree(X.path_of('tests/analysis/data/chain'), os.path.join(_COPY, 'chain'), symlinks=True)
+CHAIN = os.path.join(_COPY, 'chain', 'chain.data')
 PROG = '/tmp/rsp-chain-fixture/chain-client'
 
 
@@ -107,4 +110,7 @@ def main():
     X.finish()
 
 
-main()
+try:
+    main()
+finally:
+    shutil.rmtree(_COPY, ignore_errors=True)
