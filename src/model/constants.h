@@ -41,3 +41,7 @@
 /* "Network": network wakeups are matched to scheduler wakeups "by occurring close in time, in the
  * same process". The paper gives no figure; this is the window used. */
 #define RSP_NET_WAKE_WINDOW_NS ((uint64_t)200000)
+
+/* Not in the paper: a model of a time window (rsp_model_options.window) reads this much more on each side,
+ * so that its tasks' states (running, asleep, on which cpu) are settled when the window begins. */
+#define RSP_WINDOW_MARGIN_NS ((uint64_t)100000000)

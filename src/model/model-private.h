@@ -17,6 +17,9 @@ struct rsp_model {
   uint64_t n_switch_events;
   uint64_t n_events;
   uint64_t time_first, time_last;
+  bool windowed;          /* a time window's model: time_first is the window's first event, origin the */
+  uint64_t origin;        /* recording's start (rsp_model_time_first) */
+  uint64_t window_lo, window_hi;
   /* stacks.c */
   GArray *frames;       /* rsp_model_frame, by frame id */
   GArray *stack_frames; /* rsp_model_frame of every stack, concatenated (copies of frames) */
@@ -262,6 +265,9 @@ void rsp_runs_sample(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64
 /* Closes open runs at the last event, drops trailing sleeps, builds the per-task indexes; cuts what
  * began long before the first sample or switch (a stray timestamp) to begin there. */
 void rsp_runs_finish(rsp_model_builder *b);
+/* The recording's start as rsp_runs_finish decides it from the earliest timestamp and the earliest sample or
+ * switch record's (a windowed model, which read neither, gets them from the reader). */
+uint64_t rsp_runs_recording_start(uint64_t time_first, uint64_t first_sampled);
 
 /* runs.c: a sample's stack is b->cur_stack. */
 

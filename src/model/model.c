@@ -465,6 +465,28 @@ static void note_start(rsp_model_builder *b, const rsp_event *ev)
     b->first_sampled = ev->time;
 }
 
+/* A record a windowed reader kept though it lies outside the window (COMM, FORK, EXIT, MMAP... of before it):
+ * its names, parents and maps, but no runs, no evidence, no span. */
+static void feed_outside_window(rsp_model_builder *b, const rsp_event *ev)
+{
+  switch (ev->type) {
+  case PERF_RECORD_COMM: {
+    rsp_task_id old;
+    rsp_workload_comm(b, ev);
+    rsp_tasks_comm(b, ev, &old);
+    break;
+  }
+  case PERF_RECORD_FORK:
+    rsp_tasks_fork(b, ev);
+    break;
+  case PERF_RECORD_EXIT:
+    rsp_tasks_exit(b, ev);
+    break;
+  default:
+    break;
+  }
+}
+
 void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
 {
   rsp_model *m = b->m;
@@ -473,6 +495,10 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
   b->cur_stack = RSP_NO_ID;
   if (b->sym)
     rsp_symbolizer_observe(b->sym, ev);
+  if (ev->outside_window) {
+    feed_outside_window(b, ev);
+    return;
+  }
   note_start(b, ev);
   /* Synthesized records (perf's view of the threads that existed) carry no time. */
   if (ev->time && ev->time != UINT64_MAX) {
@@ -633,13 +659,55 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
     rsp_model_free(m);
     return NULL;
   }
-  rsp_loss_from_reader(m, rsp_reader_stats_get(reader));
+  const rsp_reader_stats *st = rsp_reader_stats_get(reader);
+  rsp_loss_from_reader(m, st);
+  if (st->window_resolved) {
+    m->windowed = true;
+    m->window_lo = st->window_lo;
+    m->window_hi = st->window_hi;
+    m->origin = rsp_runs_recording_start(st->time_first_seen, st->sample_time_first_seen);
+    if (!m->origin || (m->time_first && m->time_first < m->origin))
+      m->origin = m->time_first;
+  }
   m->reader_warnings = g_strdupv((char **)rsp_reader_warnings(reader));
+  return m;
+}
+
+static rsp_model *load_window(const char *path, const rsp_model_options *options, bool relative, uint64_t from,
+                              uint64_t to, GError **error)
+{
+  rsp_reader_options ro = { .window = true, .window_relative = relative, .window_from = from, .window_to = to,
+                            .window_margin_ns = RSP_WINDOW_MARGIN_NS, .no_index = options->window_no_index };
+  rsp_reader *reader = rsp_reader_open(path, &ro, error);
+  if (!reader)
+    return NULL;
+  rsp_model *m = rsp_model_build(reader, options, error);
+  rsp_reader_close(reader);
   return m;
 }
 
 rsp_model *rsp_model_load(const char *path, const rsp_model_options *options, GError **error)
 {
+  if (options && options->window) {
+    /* The reader counts the window from its idea of the start (the header's first sample, else the first
+     * timestamp), the model from the earliest event (rsp_runs_recording_start): they differ by the records
+     * perf wrote before its first sample, usually far less than the margin. When not, read again from the
+     * model's start, now known. */
+    rsp_model *m = load_window(path, options, true, options->window_t0, options->window_t1, error);
+    if (!m || !m->windowed || m->window_lo == 0)
+      return m;
+    uint64_t want_lo = m->origin + options->window_t0;
+    want_lo = want_lo > RSP_WINDOW_MARGIN_NS / 2 ? want_lo - RSP_WINDOW_MARGIN_NS / 2 : 0;
+    if (m->window_lo <= want_lo)
+      return m;
+    uint64_t origin = m->origin;
+    rsp_model_free(m);
+    m = load_window(path, options, false, origin + options->window_t0,
+                    options->window_t1 > UINT64_MAX - origin ? UINT64_MAX : origin + options->window_t1, error);
+    if (m && m->windowed)
+      m->origin = origin; /* the reader's origin was not used: keep the one found */
+    return m;
+  }
   rsp_reader *reader = rsp_reader_open(path, NULL, error);
   if (!reader)
     return NULL;
@@ -679,7 +747,16 @@ void rsp_model_free(rsp_model *m)
 rsp_runs_source rsp_model_runs_source(const rsp_model *m) { return m->source; }
 uint64_t rsp_model_n_switch_events(const rsp_model *m) { return m->n_switch_events; }
 uint64_t rsp_model_n_events(const rsp_model *m) { return m->n_events; }
-uint64_t rsp_model_time_first(const rsp_model *m) { return m->time_first; }
+uint64_t rsp_model_time_first(const rsp_model *m) { return m->windowed ? m->origin : m->time_first; }
+
+bool rsp_model_window(const rsp_model *m, uint64_t *lo, uint64_t *hi)
+{
+  if (lo)
+    *lo = m->window_lo;
+  if (hi)
+    *hi = m->window_hi;
+  return m->windowed;
+}
 uint64_t rsp_model_time_last(const rsp_model *m) { return m->time_last; }
 uint32_t rsp_model_n_tasks(const rsp_model *m) { return m->tasks->len; }
 uint32_t rsp_model_n_runs(const rsp_model *m) { return m->runs->len; }

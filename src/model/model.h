@@ -364,6 +364,14 @@ typedef struct rsp_model_options {
    * then fails with G_IO_ERROR_CANCELLED. NULL: none. */
   bool (*progress)(uint64_t offset, uint64_t size, void *user_data);
   void *progress_data;
+  /* rsp_model_load: read only the time window [window_t0, window_t1], ns from the recording's start (the
+   * tools' --range T0:T1), and RSP_WINDOW_MARGIN_NS on each side (rsp_reader_options.window): on a big
+   * recording, seconds instead of minutes. The window's start is taken like a recording's start (tasks
+   * already running or asleep there); what happened before it is not in the model, but the names and maps
+   * are, and rsp_model_time_first still reports the recording's start, so that times from it mean the same. */
+  bool window;
+  uint64_t window_t0, window_t1;
+  bool window_no_index; /* ...without FILE.rsp-index (neither used nor written) */
 } rsp_model_options;
 
 
@@ -381,6 +389,9 @@ uint64_t rsp_model_n_switch_events(const rsp_model *model);
 uint64_t rsp_model_n_events(const rsp_model *model);   /* events read */
 uint64_t rsp_model_time_first(const rsp_model *model); /* first and last event times seen */
 uint64_t rsp_model_time_last(const rsp_model *model);
+/* A model of a time window (rsp_model_options.window): true, with the span read ([*LO, *HI], margins
+ * included, absolute); its events lie there, while rsp_model_time_first is the recording's start. */
+bool rsp_model_window(const rsp_model *model, uint64_t *lo, uint64_t *hi);
 
 const rsp_model_loss *rsp_model_loss_get(const rsp_model *model);
 /* The sampling event whose samples are attached to runs ("cpu-clock/freq=997/", "cycles"...), NULL

@@ -505,6 +505,13 @@ static void clip_to_start(rsp_model_builder *b)
   m->time_first = first;
 }
 
+uint64_t rsp_runs_recording_start(uint64_t time_first, uint64_t first_sampled)
+{
+  if (first_sampled && first_sampled > STRAY_BEFORE_START_NS && time_first < first_sampled - STRAY_BEFORE_START_NS)
+    return first_sampled; /* as clip_to_start decides */
+  return time_first;
+}
+
 void rsp_runs_finish(rsp_model_builder *b)
 {
   rsp_model *m = b->m;

@@ -266,7 +266,34 @@ struct rsp_reader {
   uint32_t group_evsel;    /* the leader's evsel index */
   uint32_t group_next;     /* the member to deliver next; 0: no split in progress */
   GHashTable *group_counts;/* id -> the member's last count (uint64 in a pointer-sized box) */
+  /* a time window (time-window.c) */
+  uint64_t window_stop;    /* records all stamped after this end the reading */
+  bool window_past;        /* ...the rest of the file is */
+  uint64_t window_max_seen; /* the latest timestamp read */
+  uint64_t window_max_before_prev_round; /* ...before the last FINISHED_ROUND */
+  uint64_t window_rounds;   /* FINISHED_ROUNDs read */
+  bool ftrace_past_window; /* the ftrace side stream's head is after the window: the rest is too */
 };
+
+/* ---- time-window.c: a windowed read (rsp_reader_options.window) ---------------------------- */
+/* Sets the window's absolute bounds once its origin (stats.recording_start) is known. */
+void rsp_window_resolve(rsp_reader *r);
+/* SAMPLE, SWITCH, SWITCH_CPU_WIDE: the records a window drops. */
+bool rsp_window_per_event(uint32_t type);
+/* Whether a record of TYPE stamped T is kept (the earliest times seen are noted on the way). */
+bool rsp_window_keep(rsp_reader *r, uint32_t type, uint64_t t);
+/* A FINISHED_ROUND was read: decides whether the rest of the file is past the window. */
+void rsp_window_round(rsp_reader *r);
+/* Whether a kept record stamped T lies outside the window. */
+bool rsp_window_outside(const rsp_reader *r, uint64_t t);
+
+/* ---- file-index.c: FILE.rsp-index -------------------------------------------------------------- */
+/* A windowed read of a file: reads (or writes) the index and, when it is valid, processes the records before the
+ * window's first round and positions the source there. False with ERROR only on a read error. */
+bool rsp_index_apply(rsp_reader *r, GError **error);
+/* reader.c: the timestamp of a record (its attr found by its id); process_record of one record */
+bool rsp_reader_record_time(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t *time);
+bool rsp_reader_process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset, GError **error);
 
 /* Records a warning ("FILE: at byte offset N (0xN): ..."), as rsp_set_error words an error. */
 void rsp_reader_warn(rsp_reader *r, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);

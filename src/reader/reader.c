@@ -446,7 +446,10 @@ static bool process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint6
     return false;
   }
   uint64_t t;
-  if (!r->opts.unordered && rsp_record_time(rec, size, e ? &e->attr : NULL, &t)) {
+  bool timed = rsp_record_time(rec, size, e ? &e->attr : NULL, &t);
+  if (timed && r->opts.window && !rsp_window_keep(r, h->type, t))
+    return true; /* outside the window: dropped before ordering and decoding */
+  if (!r->opts.unordered && timed) {
     rsp_oe_queue(&r->oe, rec, size, t, offset, e ? e->index : UINT32_MAX);
     if (rsp_oe_over_budget(&r->oe))
       rsp_oe_flush_half(&r->oe);
@@ -456,12 +459,28 @@ static bool process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint6
   return true;
 }
 
+bool rsp_reader_process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset, GError **error)
+{
+  return process_record(r, rec, size, offset, error);
+}
+
+bool rsp_reader_record_time(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t *time)
+{
+  if (r->evsels_dirty)
+    rsp_reader_finish_evsels(r);
+  bool known;
+  rsp_evsel *e = evsel_of(r, rec, size, &known);
+  return known && rsp_record_time(rec, size, e ? &e->attr : NULL, time);
+}
+
 static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
                                 GError **error)
 {
   const struct perf_event_header *h = (const struct perf_event_header *)rec;
   switch (h->type) {
   case RSP_RECORD_FINISHED_ROUND:
+    if (r->opts.window)
+      rsp_window_round(r);
     if (!r->opts.unordered)
       rsp_oe_round(&r->oe);
     return true;
@@ -732,6 +751,10 @@ static int read_stream(rsp_reader *r)
 {
   if (r->deferred)
     return 0;
+  if (r->window_past) { /* past the window's end (time-window.c, rsp_window_round): so is the rest of the file */
+    r->stats.window_stopped = true;
+    return 0;
+  }
   return read_one(r, &r->deferred) > 0;
 }
 
@@ -852,6 +875,15 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
     return NULL;
   }
   rsp_reader_finish_evsels(r);
+  if (r->opts.window) {
+    r->stats.recording_start = r->info.sample_time_first; /* or earlier: the first timestamp (time-window.c) */
+    if (!r->opts.window_relative)
+      rsp_window_resolve(r);
+    if (!rsp_index_apply(r, error)) {
+      rsp_reader_close(r);
+      return NULL;
+    }
+  }
   open_ftrace(r);
   r->metadata = rsp_metadata_load(r->path);
   return r;
@@ -945,6 +977,7 @@ static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offs
   rsp_event *ev = r->out;
   if (!rsp_decode_record(rec, h->size, e, offset, r->path, ev, error))
     return NULL;
+  ev->outside_window = r->opts.window && rsp_window_outside(r, ev->time);
   if (h->type == PERF_RECORD_SAMPLE && e)
     e->n_samples++;
   else if (h->type == PERF_RECORD_LOST)
@@ -1199,6 +1232,24 @@ static const rsp_event *next_merged(rsp_reader *r, GError **error)
       if (!rsp_ftrace_pop(r->ftrace, error))
         return NULL;
       continue;
+    }
+    /* a time window: the ftrace events outside it go too (the capture is read through, not sought) */
+    if (have_fe && r->opts.window) {
+      while (!r->stats.window_resolved && !r->perf_exhausted && r->immediate_next >= r->immediates->len)
+        if (!lookahead_pull(r, error) && error && *error)
+          return NULL; /* the window's origin is the first perf timestamp */
+      if (r->ftrace_past_window || rsp_window_outside(r, fe.time)) {
+        if (r->ftrace_past_window || fe.time > r->stats.window_hi) {
+          r->ftrace_past_window = true;
+          have_fe = false;
+        } else {
+          r->stats.ftrace_read++;
+          r->stats.window_dropped++;
+          if (!rsp_ftrace_pop(r->ftrace, error))
+            return NULL;
+          continue;
+        }
+      }
     }
     /* pull perf events until the ftrace head's window is covered */
     while (!r->perf_exhausted) {

@@ -108,6 +108,8 @@ typedef struct rsp_event {
   const rsp_evsel *evsel; /* for samples (and sample_id_all trailers), else NULL */
   const void *record;     /* the whole record, header included (NULL for ftrace events) */
   uint8_t source;         /* RSP_SOURCE_PERF, or RSP_SOURCE_FTRACE for the merged side stream */
+  bool outside_window;    /* a record kept for its names and maps though its time is outside the time
+                             window the reader was asked for (rsp_reader_options.window) */
 
   /* Sample fields, and the sample_id_all trailer of other records. */
   uint64_t present; /* PERF_SAMPLE_* bits actually decoded for this event */
@@ -227,6 +229,18 @@ typedef struct rsp_reader_stats {
   uint64_t ftrace_added;                 /* of those, missing from perf's stream: delivered */
   uint64_t ftrace_outside;               /* of those, before or after perf's recording: dropped */
   uint64_t ftrace_missed;                /* events the ftrace ring buffer itself lost */
+  /* the recording's start, known even when a time window skips it: the first timestamp read, or the
+   * header's sample_time when earlier (kept only when a time window was asked for) */
+  uint64_t recording_start;
+  uint64_t time_first_seen;              /* the earliest timestamp of any record read, delivered or not */
+  uint64_t sample_time_first_seen;       /* ...of a SAMPLE or SWITCH record */
+  /* a time window (rsp_reader_options.window): its absolute bounds, margins included, once known */
+  bool window_resolved;
+  uint64_t window_lo, window_hi;
+  uint64_t window_dropped;               /* SAMPLE, SWITCH records and ftrace events outside it: dropped */
+  bool window_stopped;                   /* reading stopped past its end (the rest of the file unread) */
+  bool index_used;                       /* FILE.rsp-index let the reading skip to the window */
+  bool index_written;                    /* ...was written by this reader */
 } rsp_reader_stats;
 
 typedef struct rsp_reader rsp_reader;
@@ -235,7 +249,23 @@ typedef struct rsp_reader_options {
   bool unordered;        /* deliver in file order (no reordering buffer) */
   bool no_ftrace;        /* do not merge FILE.ftrace/ even when present */
   const char *ftrace_dir; /* merge this ftrace capture instead of FILE.ftrace/ */
+  /* A time window [window_from, window_to] (perf clock ns; with window_relative, ns from the recording's
+   * start, rsp_reader_stats.recording_start): SAMPLE and SWITCH records (and ftrace events) further than
+   * window_margin_ns outside it are dropped unread, and reading stops a little after its end; the other
+   * records (COMM, MMAP, FORK, EXIT...) are all delivered, those outside marked outside_window, since
+   * names and maps come from before it. With a valid FILE.rsp-index (written beside FILE by the first
+   * windowed read when the directory allows), the reading skips to the window's first round. */
+  bool window;
+  bool window_relative;
+  uint64_t window_from, window_to;
+  uint64_t window_margin_ns;
+  bool no_index;          /* a windowed read neither uses nor writes FILE.rsp-index */
 } rsp_reader_options;
+
+/* How far past the window's end (margin included) the records before the previous FINISHED_ROUND must reach
+ * before a windowed read stops (time-window.c): perf's promise that the records after a round are later than
+ * those before the one before, and this much more for a writer that kept it loosely. */
+#define RSP_WINDOW_STOP_AFTER_NS 1000000000ull
 
 /* Opens PATH ("-" reads standard input as a pipe-mode stream) and reads its header, attrs and
  * feature sections. Returns NULL with ERROR set when the file is not a readable perf.data. */

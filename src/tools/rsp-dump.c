@@ -23,6 +23,7 @@ typedef struct dump {
   dump_format format;
   bool stacks;
   bool details;
+  bool window; /* --window: the reader read a time window */
   rsp_frame frames[MAX_FRAMES];
 } dump;
 
@@ -383,6 +384,13 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
       rsp_json_string(&json, st->ftrace_note);
       putc('}', out);
     }
+    if (d->window)
+      fprintf(out, ",\"window\":{\"recording_start\":%" PRIu64 ",\"time_first_seen\":%" PRIu64
+                   ",\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"dropped\":%" PRIu64
+                   ",\"stopped\":%s,\"index_used\":%s,\"index_written\":%s}",
+              st->recording_start, st->time_first_seen, st->window_lo, st->window_hi, st->window_dropped,
+              st->window_stopped ? "true" : "false", st->index_used ? "true" : "false",
+              st->index_written ? "true" : "false");
     fprintf(out, ",\"seconds\":%.3f}\n", secs);
   } else {
     fprintf(out, "%-24s %12s\n", "record type", "count");
@@ -414,6 +422,12 @@ static void print_stats(dump *d, uint64_t frames, uint64_t resolved, double secs
     if (d->symbolizer)
       fprintf(out, "frames %" PRIu64 ", resolved %" PRIu64 " (%.1f%%)\n", frames, resolved,
               frames ? 100.0 * (double)resolved / (double)frames : 0.0);
+    if (d->window)
+      fprintf(out, "time window [%" PRIu64 ", %" PRIu64 "] (recording start %" PRIu64 "): %" PRIu64
+                   " samples and switch records outside dropped%s%s%s\n",
+              st->window_lo, st->window_hi, st->recording_start, st->window_dropped,
+              st->window_stopped ? ", reading stopped after its end" : "",
+              st->index_used ? ", FILE.rsp-index used" : "", st->index_written ? ", FILE.rsp-index written" : "");
     fprintf(out, "%.3f s, %.0f events/s\n", secs, secs > 0 ? (double)st->events / secs : 0.0);
   }
   g_hash_table_unref(names);
@@ -501,7 +515,9 @@ static double now(void)
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
-  gboolean stacks = FALSE, stats = FALSE, symbolize = FALSE, unordered = FALSE, details = FALSE;
+  gboolean stacks = FALSE, stats = FALSE, symbolize = FALSE, unordered = FALSE, details = FALSE, no_index = FALSE;
+  char *window = NULL;
+  gint64 window_margin = 0;
   gboolean header = FALSE, no_ftrace = FALSE, no_inline = FALSE;
   g_autofree char *format = NULL;
   g_autofree char *kallsyms = NULL;
@@ -516,6 +532,12 @@ int main(int argc, char **argv)
     {"no-ftrace", 0, 0, G_OPTION_ARG_NONE, &no_ftrace, "Do not merge the ftrace side stream (FILE.ftrace/)", NULL},
     {"header", 0, 0, G_OPTION_ARG_NONE, &header, "Print the recording's header, attrs and features as JSON", NULL},
     {"details", 0, 0, G_OPTION_ARG_NONE, &details, "With --format=jsonl: every decoded sample value", NULL},
+    {"window", 0, 0, G_OPTION_ARG_STRING, &window,
+     "Read only the time window FROM:TO (perf clock ns; +FROM:TO counts from the recording's start): its samples "
+     "and switch records, every other record", "FROM:TO"},
+    {"window-margin-ns", 0, 0, G_OPTION_ARG_INT64, &window_margin,
+     "With --window: also the samples and switch records this close outside it (default 0)", "NS"},
+    {"no-index", 0, 0, G_OPTION_ARG_NONE, &no_index, "With --window: neither use nor write FILE.rsp-index", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
   GOptionContext *ctx = g_option_context_new("FILE - print the events of a perf.data");
   g_option_context_set_summary(ctx,
@@ -547,7 +569,21 @@ int main(int argc, char **argv)
     fprintf(stderr, "rsp-dump: unknown format '%s' (text, jsonl, json)\n", format);
     return 2;
   }
-  rsp_reader_options ro = {.unordered = unordered, .no_ftrace = no_ftrace};
+  rsp_reader_options ro = {.unordered = unordered, .no_ftrace = no_ftrace, .no_index = no_index};
+  if (window) {
+    const char *w = window;
+    ro.window_relative = *w == '+';
+    w += ro.window_relative;
+    char *end = NULL;
+    ro.window_from = g_ascii_strtoull(w, &end, 10);
+    if (end == w || *end != ':' || window_margin < 0 ||
+        (ro.window_to = g_ascii_strtoull(end + 1, &end, 10), *end) || ro.window_to < ro.window_from) {
+      fprintf(stderr, "rsp-dump: --window must be FROM:TO or +FROM:TO in ns with FROM <= TO, not '%s'\n", window);
+      return 2;
+    }
+    ro.window = d.window = true;
+    ro.window_margin_ns = (uint64_t)window_margin;
+  }
   d.reader = rsp_reader_open(argv[1], &ro, &error);
   if (!d.reader) {
     fprintf(stderr, "rsp-dump: %s\n", error->message);

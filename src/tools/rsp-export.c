@@ -194,6 +194,7 @@ static void off_cpu(const rsp_model *m, GHashTable *pids, uint64_t lo, uint64_t 
 int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
+  gboolean load_all = FALSE;
   char *to = NULL, *stacks = NULL, *output = NULL, *comm = NULL, *range = NULL;
   gint pid = -1;
   GOptionEntry entries[] = {
@@ -208,7 +209,11 @@ int main(int argc, char **argv)
       "NAME" },
     { "range", 0, 0, G_OPTION_ARG_STRING, &range,
       "Only [T0, T1) from the recording's start (e.g. 1.5ms:300ms; units ns, us, ms, s, none: s): the control paths clipped "
-      "to it, the samples in it, the sleeps and operations that meet it", "T0:T1" },
+      "to it, the samples in it, the sleeps and operations that meet it; only that part of the file is read, with 100 ms "
+      "on each side", "T0:T1" },
+    { "load-all", 0, 0, G_OPTION_ARG_NONE, &load_all,
+      "With --range: read the whole recording and cut its control paths (the consolidated stacks of [0, X) and "
+      "[X, end) then add up to the whole; slower)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -275,8 +280,15 @@ int main(int argc, char **argv)
     fprintf(stderr, "rsp-export: expected one FILE (see --help)\n");
     goto done;
   }
+  /* --range: only that window of the recording is read (with margins), times still from its start */
+  rsp_model_options mo = { 0 };
+  if (range && !load_all && !(mo.window = rsp_parse_range(range, &mo.window_t0, &mo.window_t1))) {
+    fprintf(stderr, "rsp-export: --range must be T0:T1 with T0 < T1 (e.g. 1.5ms:300ms), not '%s'\n", range);
+    status = 2;
+    goto done;
+  }
   status = 1;
-  m = rsp_model_load(argv[1], NULL, &error);
+  m = rsp_model_load(argv[1], &mo, &error);
   if (!m) {
     fprintf(stderr, "rsp-export: %s\n", error->message);
     g_clear_error(&error);
@@ -291,8 +303,8 @@ int main(int argc, char **argv)
   }
   int32_t poi = choice.pid;
   rsp_process_choice_clear(&choice);
-  /* the paths over the whole recording, then the window applied to what is written (as the app's consolidated
-   * view of a selected range does: each pseudo-stack's time inside it) */
+  /* the paths over the window read (the range and its margins), then the range applied to what is written (as
+   * the app's consolidated view of a selected range does: each pseudo-stack's time inside it) */
   rsp_export_window window = { 0, UINT64_MAX };
   if (range) {
     uint64_t first = rsp_model_time_first(m), a = 0, b = 0;

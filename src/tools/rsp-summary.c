@@ -4,6 +4,9 @@
 #include "model/model.h"
 #include "summary-categories.h"
 #include "summary-profiles.h"
+#ifdef RSP_HAVE_RENDER
+#include "render/render.h" /* rsp_parse_range, as rsp-view parses --range */
+#endif
 
 #include <inttypes.h>
 #include <locale.h>
@@ -110,6 +113,30 @@ static bool show_progress(uint64_t offset, uint64_t size, void *data)
   return true;
 }
 
+/* --range: the task's run and sleep time inside [T0, T1] (absolute), its samples there. */
+static void clip_totals(const rsp_model *model, rsp_task_id id, uint64_t t0, uint64_t t1, rsp_task_totals *t)
+{
+  const rsp_task *task = rsp_model_task(model, id);
+  t->runtime = t->sleep = 0;
+  t->samples = 0;
+  for (uint32_t i = 0; i < task->n_runs; i++) {
+    const rsp_run *r = rsp_model_run(model, rsp_model_task_run(model, id, i));
+    uint64_t a = MAX(r->start, t0), b = MIN(r->end, t1);
+    if (b > a)
+      t->runtime += b - a;
+    for (uint32_t k = 0; k < r->n_samples; k++) {
+      uint64_t st = rsp_model_sample(model, r->first_sample + k)->time;
+      t->samples += st >= t0 && st <= t1;
+    }
+  }
+  for (uint32_t i = 0; i < task->n_sleeps; i++) {
+    const rsp_sleep *sl = rsp_model_sleep(model, rsp_model_task_sleep(model, id, i));
+    uint64_t a = MAX(sl->start, t0), b = MIN(sl->end, t1);
+    if (b > a)
+      t->sleep += b - a;
+  }
+}
+
 static void print_kernel_work_sources(const rsp_kernel_work *kw, int32_t pid, bool json, FILE *out)
 {
   rsp_json_writer jw = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
@@ -196,6 +223,8 @@ int main(int argc, char **argv)
   gboolean tasks = FALSE, no_switch = FALSE;
   char *format = NULL;
   gint64 window_ns = 0;
+  char *range = NULL;
+  gboolean load_all = FALSE, no_index = FALSE;
   gboolean categories = FALSE, waits = FALSE, paths = FALSE, accounting = FALSE, explain = FALSE;
   g_autofree char *comm = NULL;
   gint64 tolerance_us = INT64_MIN, poll_gap_us = INT64_MIN; /* INT64_MIN: not given (0 means zero) */
@@ -224,6 +253,12 @@ int main(int argc, char **argv)
       "US" },
     { "poll-gap-us", 0, 0, G_OPTION_ARG_INT64, &poll_gap_us,
       "Merge timed-out polls separated by runs shorter than this, or by up to 1% of the poll when those runs woke nobody (default 100; 0: no merging)", "US" },
+    { "range", 'r', 0, G_OPTION_ARG_STRING, &range,
+      "Only the time range T0:T1 from the recording's start (e.g. 2s:2.5s): only it is read (with 100 ms on each "
+      "side), and the per-task table counts the run and sleep time and the samples inside it", "T0:T1" },
+    { "load-all", 0, 0, G_OPTION_ARG_NONE, &load_all,
+      "With --range: read the whole recording, then cut (slower; the same figures)", NULL },
+    { "no-index", 0, 0, G_OPTION_ARG_NONE, &no_index, "With --range: neither use nor write FILE.rsp-index", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GError *error = NULL;
@@ -237,7 +272,9 @@ int main(int argc, char **argv)
       "What perf lost and what was inferred is counted after the table (on stderr with --format=json);\n"
       "a recording whose tracepoints were sampled is reported as wrong.\n"
       "--categories: the paper's table of where the control paths of one process spent their time;\n"
-      "--waits: their top waits by wait site; --paths: their pseudo-stacks. See rsp-summary(1).");
+      "--waits: their top waits by wait site; --paths: their pseudo-stacks. See rsp-summary(1).\n"
+      "--range T0:T1 reads only that part of the recording (FILE.rsp-index, written beside FILE when the\n"
+      "directory allows, makes the next reading of a window start there).");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_add_group(ctx, summary_profiles_option_group());
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
@@ -269,7 +306,24 @@ int main(int argc, char **argv)
     return 2;
   }
 
-  rsp_model_options opts = { .no_switch_records = no_switch, .sample_window_ns = (uint64_t)window_ns };
+  uint64_t range_t0 = 0, range_t1 = 0;
+  bool has_range = range != NULL;
+  if (has_range) {
+#ifdef RSP_HAVE_RENDER
+    bool range_ok = rsp_parse_range(range, &range_t0, &range_t1);
+#else
+    bool range_ok = false;
+#endif
+    if (!range_ok) {
+      fprintf(stderr, "rsp-summary: --range must be T0:T1 with T0 < T1 (e.g. 1.5ms:300ms), not '%s'\n", range);
+      g_free(range);
+      return 2;
+    }
+    g_free(range);
+  }
+  rsp_model_options opts = { .no_switch_records = no_switch, .sample_window_ns = (uint64_t)window_ns,
+                             .window = has_range && !load_all, .window_t0 = range_t0, .window_t1 = range_t1,
+                             .window_no_index = no_index };
   progress_state progress = { .path = argv[1] };
   if (isatty(STDERR_FILENO)) {
     opts.progress = show_progress;
@@ -323,6 +377,7 @@ int main(int argc, char **argv)
     return status;
   }
 
+  uint64_t origin = rsp_model_time_first(model); /* the recording's start, with a window too */
   uint32_t n = rsp_model_n_tasks(model);
   row *rows = g_new0(row, n ? n : 1);
   uint32_t n_rows = 0;
@@ -331,6 +386,8 @@ int main(int argc, char **argv)
     r->id = i;
     r->task = rsp_model_task(model, i);
     rsp_model_task_totals(model, i, &r->totals);
+    if (has_range)
+      clip_totals(model, i, origin + range_t0, origin + range_t1, &r->totals);
     if (r->totals.runs || r->totals.samples)
       n_rows++;
   }

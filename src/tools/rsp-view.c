@@ -24,7 +24,7 @@ static const GOptionEntry entries[] = {
   { "export", 'o', 0, G_OPTION_ARG_FILENAME, &opt_export, N_("Draw the view into OUT.png or OUT.svg (no display needed)"), "OUT" },
   { "flame", 'f', 0, G_OPTION_ARG_INT, &opt_flame, N_("The flame view of process PID (with --export)"), "PID" },
   { "consolidated", 'c', 0, G_OPTION_ARG_NONE, &opt_consolidated, N_("The consolidated flame view (with --flame)"), NULL },
-  { "range", 'r', 0, G_OPTION_ARG_STRING, &opt_range, N_("Time range from the recording's start, e.g. 1.5ms:3ms"), "T0:T1" },
+  { "range", 'r', 0, G_OPTION_ARG_STRING, &opt_range, N_("Time range from the recording's start, e.g. 1.5ms:3ms (with --export only that part of the file is read)"), "T0:T1" },
   { "width", 'W', 0, G_OPTION_ARG_INT, &opt_width, N_("Export width in pixels (default 1600; 1000 for histograms)"), "PX" },
   { "height", 'H', 0, G_OPTION_ARG_INT, &opt_height, N_("Export height in pixels (default: all rows)"), "PX" },
   { "filter", 0, 0, G_OPTION_ARG_STRING, &opt_filter, N_("Only processes with a thread whose name contains TEXT"), "TEXT" },
@@ -375,7 +375,15 @@ static int export_view(const char *file)
     return 2;
   }
   g_autoptr(GError) error = NULL;
-  rsp_model *model = rsp_model_load(file, NULL, &error);
+  /* --range: only that window of the recording is read (with margins), times still from its start */
+  rsp_model_options mo = { 0 };
+  /* (the consolidated view's x is accumulated duration, not time: the whole recording is read) */
+  if (opt_range && !(opt_consolidated && opt_flame >= 0) &&
+      !(mo.window = rsp_parse_range(opt_range, &mo.window_t0, &mo.window_t1))) {
+    fprintf(stderr, "rsp-view: --range must be T0:T1 with T0 < T1 (e.g. 1.5ms:3ms), not '%s'\n", opt_range);
+    return 2;
+  }
+  rsp_model *model = rsp_model_load(file, &mo, &error);
   if (!model) {
     fprintf(stderr, "rsp-view: %s\n", error->message);
     return 1;

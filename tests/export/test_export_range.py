@@ -18,7 +18,10 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 import exportlib as X  # noqa: E402
 
-CHAIN = X.path_of('tests/analysis/data/chain/chain.data')
+# a copy: a --range read writes FILE.rsp-index beside FILE (the recording's side files come along)
+_COPY = tempfile.mkdtemp(prefix='rsp-export-range-')
+shutil.copytree(X.path_of('tests/analysis/data/chain'), os.path.join(_COPY, 'chain'), symlinks=True)
+CHAIN = os.path.join(_COPY, 'chain', 'chain.data')
 PROG = '/tmp/rsp-chain-fixture/chain-client'
 
 
@@ -75,8 +78,9 @@ def main():
         span_ms = 10000
         both = 0
         for split in ('50ms', '100ms', '200ms'):
-            _, _, left = folded(path, '--range', f'0:{split}')
-            _, _, right = folded(path, '--range', f'{split}:{span_ms}ms')
+            # --load-all: the paths of the whole recording, cut (a window read alone has only its own paths)
+            _, _, left = folded(path, '--range', f'0:{split}', '--load-all')
+            _, _, right = folded(path, '--range', f'{split}:{span_ms}ms', '--load-all')
             l, r = sum(v for _, v in left), sum(v for _, v in right)
             slack = len(left) + len(right) + len(whole)
             both += l > 0 and r > 0
@@ -106,4 +110,7 @@ def main():
     X.finish()
 
 
-main()
+try:
+    main()
+finally:
+    shutil.rmtree(_COPY, ignore_errors=True)
