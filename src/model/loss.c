@@ -121,6 +121,11 @@ char **rsp_model_loss_warnings(const rsp_model *m)
         "wakeup or switch-in, a timed sleep, a child's exit) because their wakeup was not recorded or had no "
         "call stack",
         l->sleeps_end_inferred));
+  if (l->wakeups_without_run)
+    g_ptr_array_add(w, g_strdup_printf(
+        "%" PRIu64 " wakeups came from a task whose run at the time was not recorded (a lost switch-in): the "
+        "links start at its run before, a guess",
+        l->wakeups_without_run));
   if (l->disk_issue_inferred || l->disk_no_complete || l->disk_complete_inferred)
     g_ptr_array_add(w, g_strdup_printf(
         "disk requests: %" PRIu64 " without insert, %" PRIu64 " with the issue inferred, %" PRIu64

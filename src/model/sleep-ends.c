@@ -167,6 +167,16 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
       add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, true, true);
       continue;
     }
+    if (!in_irq && waker != RSP_NO_ID && waker != sl->task && ctx->waker_run == RSP_NO_ID &&
+        (ws != RSP_NO_ID || ctx->irq == RSP_IRQ_CTX_NONE)) {
+      /* A task woke it, not an interrupt (its callchain, or its cpu's interrupt tracepoints, say so),
+       * but the run it did it in was lost (perf dropped its switch-in): woken by that task, from its last
+       * run before, and said to be a guess, not filed as a wait for hardware. */
+      m->loss.wakeups_without_run++;
+      sl->end_cause = stack_has(m, ws, RSP_FRAMES_SIGNAL) ? RSP_SLEEP_END_SIGNAL : RSP_SLEEP_END_WOKEN;
+      add(m, ctx->time, rsp_links_run_before(m, waker, ctx->time), to, i, RSP_NO_ID, RSP_LINK_WAKEUP, true, true);
+      continue;
+    }
     if (in_irq || waker == RSP_NO_ID || ctx->waker_run == RSP_NO_ID || waker == sl->task) {
       if (waker != RSP_NO_ID && ctx->waker_run == RSP_NO_ID && !in_irq)
         m->loss.wakeups_without_run++;
