@@ -24,6 +24,8 @@ typedef struct win {
   GtkAdjustment *vadj;
   rsp_loader *loader;
   guint progress_timer;
+  bool first_window_shown;  /* the model shown is a big recording's first window; the whole is loading */
+  uint64_t first_window_events; /* (for the self-test: the whole must have more) */
   char *path;
   rsp_model *model;
   rsp_running_view *view;

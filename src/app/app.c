@@ -174,10 +174,35 @@ static gboolean on_progress_tick(gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *error, void *data)
+static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *error, bool partial, void *data)
 {
   win *w = data;
-  gtk_widget_hide(w->progress_box);
+  if (!model && w->first_window_shown) {
+    /* cancelled (or failed) after the first window was drawn: keep drawing it, and say so */
+    g_autofree char *msg = g_strdup_printf(_("Showing the first seconds of %s only: %s"), w->path,
+                                           error && error->message ? error->message : _("unknown error"));
+    rsp_loader_free(w->loader);
+    w->loader = NULL;
+    w->first_window_shown = false;
+    gtk_widget_hide(w->progress_box);
+    gtk_label_set_text(GTK_LABEL(w->error_label), msg);
+    gtk_widget_show(w->error_label);
+    return;
+  }
+  /* the whole after its first window: the zoom and the process the user chose stay */
+  bool keep = !partial && w->first_window_shown && w->model;
+  rsp_viewport kept_vp = w->vp;
+  int32_t kept_pid = keep && w->paths ? rsp_paths_pid(w->paths) : -1;
+  if (partial) {
+    uint64_t lo = 0, hi = 0;
+    rsp_model_window(model, &lo, &hi);
+    g_autofree char *text = g_strdup_printf(_("Showing the first %.1f s; loading the rest of %s…"),
+                                            (double)(hi - rsp_model_time_first(model)) / 1e9, w->path);
+    gtk_progress_bar_set_text(GTK_PROGRESS_BAR(w->progress_bar), text);
+    w->first_window_events = rsp_model_n_events(model);
+  } else {
+    gtk_widget_hide(w->progress_box);
+  }
   if (!model) {
     /* ERROR belongs to the loader: the message is taken before the loader goes */
     g_autofree char *msg = g_strdup_printf(_("Could not load %s: %s"), w->path,
@@ -193,8 +218,10 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
     }
     return;
   }
-  rsp_loader_free(w->loader);
-  w->loader = NULL;
+  if (!partial) {
+    rsp_loader_free(w->loader);
+    w->loader = NULL;
+  }
   gtk_widget_hide(w->error_label);
   settings_add_recent(w, w->path);
   app_set_details(w, _("Click a run, a sleep or a link to see its details here: times, durations, full stacks, who "
@@ -240,12 +267,31 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   apply_widgets(w);
   running_pane_update_scroll(w);
   app_redraw(w);
-  /* the story of the process of interest at once: --flame PID's flame view, else the recorded
-   * command's consolidated view beside its explanation */
-  int32_t pid = app_first_process(w);
-  if (pid >= 0 && app_open_process(w, pid) && w->options->flame_pid >= 0)
-    gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
-  if (w->options->self_test)
+  bool was_partial = w->first_window_shown;
+  w->first_window_shown = partial;
+  if (keep) {
+    /* the user's zoom, inside the whole recording's span */
+    if (kept_vp.t0 >= w->lo && kept_vp.t1 <= w->hi && kept_vp.t1 > kept_vp.t0) {
+      w->vp.t0 = kept_vp.t0;
+      w->vp.t1 = kept_vp.t1;
+    }
+    if (kept_pid >= 0)
+      app_open_process(w, kept_pid);
+    app_redraw(w);
+  } else {
+    /* the story of the process of interest at once: --flame PID's flame view, else the recorded
+     * command's consolidated view beside its explanation */
+    int32_t pid = app_first_process(w);
+    if (pid >= 0 && app_open_process(w, pid) && w->options->flame_pid >= 0)
+      gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
+  }
+  if (w->options->self_test && was_partial && !partial) {
+    g_autofree char *what = g_strdup_printf("the first window (%" G_GUINT64_FORMAT " events) was drawn before "
+                                            "the whole (%" G_GUINT64_FORMAT " events)",
+                                            w->first_window_events, rsp_model_n_events(model));
+    app_check(w, rsp_model_n_events(model) > w->first_window_events, what);
+  }
+  if (w->options->self_test && !partial)
     g_timeout_add(200, app_self_test_step, w);
 }
 

@@ -20,5 +20,9 @@ typedef struct rsp_app_options {
   unsigned resolution;          /* buckets per octave (0: 1) */
 } rsp_app_options;
 
+/* On a recording of PATH's size, the length (ns from its start) of the first window the window draws while
+ * the whole loads; 0 when it loads the whole at once (not big, or a pipe). */
+uint64_t rsp_app_first_window_ns(const char *path);
+
 /* Runs the application; returns the process exit status. */
 int rsp_app_run(const rsp_app_options *options);

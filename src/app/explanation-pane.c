@@ -61,6 +61,12 @@ char *explanation_pane_summary(win *w)
   } else {
     g_string_append(s, ".");
   }
+  uint64_t wlo, whi;
+  if (rsp_model_window(m, &wlo, &whi))
+    /* a big recording's first seconds, drawn while the whole loads: the story is of them only */
+    g_string_append_printf(s, _("\n\nOnly the recording's first %.1f s are loaded yet: what follows tells them, "
+                                "not the whole, and changes when the rest has loaded."),
+                           (double)(whi - rsp_model_time_first(m)) / 1e9);
   rsp_categories c;
   rsp_categories_compute(w->paths, &c);
   /* the answer in words (the analysis layer's, as rsp-summary --explain prints it) */

@@ -1,8 +1,12 @@
 /* The loading worker: rsp_model_load in a thread, progress as an atomic, done back on the main
- * loop through g_idle_add. */
+ * loop through g_idle_add. A big recording is loaded twice: its first seconds alone (a time window,
+ * read without FILE.rsp-index so that nothing past it is read), handed over at once to be drawn, then
+ * the whole (issue 18: a 3.8 GB recording's first picture after 0.5 s instead of 21 s). */
 #include "app/loader.h"
+#include "app/app.h"
 
 #include <gio/gio.h>
+#include <stdlib.h>
 
 struct rsp_loader {
   char *path;
@@ -14,6 +18,8 @@ struct rsp_loader {
   rsp_model *model;
   rsp_running_view *view;
   GError *error;
+  rsp_model *first;          /* the first window's model, on its way to the main thread */
+  rsp_running_view *first_view;
 };
 
 static bool on_progress(uint64_t offset, uint64_t size, void *user_data)
@@ -32,13 +38,68 @@ static gboolean finish(gpointer data)
   rsp_running_view *v = l->view;
   l->model = NULL;
   l->view = NULL;
-  l->done(m, v, l->error, l->data);
+  l->done(m, v, l->error, false, l->data);
   return G_SOURCE_REMOVE;
+}
+
+static gboolean hand_over_first(gpointer data)
+{
+  rsp_loader *l = data;
+  rsp_model *m = l->first;
+  rsp_running_view *v = l->first_view;
+  l->first = NULL;
+  l->first_view = NULL;
+  if (m)
+    l->done(m, v, NULL, true, l->data);
+  return G_SOURCE_REMOVE;
+}
+
+static uint64_t progressive_bytes(void)
+{
+  const char *e = getenv("RSP_VIEW_PROGRESSIVE_BYTES");
+  return e && *e ? g_ascii_strtoull(e, NULL, 10) : RSP_LOADER_PROGRESSIVE_BYTES;
+}
+
+/* The first window's length (ns from the recording's start) for a big regular file, else 0: the span
+ * in which the recording wrote about RSP_LOADER_FIRST_WINDOW_BYTES (at most a quarter of it), by its
+ * header's first and last sample times (one second when it has none), at least 100 ms, and shorter
+ * than the recording. */
+uint64_t rsp_app_first_window_ns(const char *path)
+{
+  GError *error = NULL;
+  rsp_reader *r = rsp_reader_open(path, NULL, &error);
+  if (!r) {
+    g_clear_error(&error);
+    return 0;
+  }
+  const rsp_header_info *h = rsp_reader_header(r);
+  uint64_t size = h->file_size, span = h->sample_time_last > h->sample_time_first
+                                           ? h->sample_time_last - h->sample_time_first : 0;
+  rsp_reader_close(r);
+  uint64_t limit = progressive_bytes();
+  if (!size || size <= limit)
+    return 0;
+  uint64_t want = MIN(RSP_LOADER_FIRST_WINDOW_BYTES, size / 4);
+  uint64_t w = span ? (uint64_t)((double)span * (double)want / (double)size) : 1000000000ull;
+  w = MAX(w, 100000000ull);
+  return span && w >= span ? 0 : w; /* a window as long as the recording: load it once */
 }
 
 static gpointer work(gpointer data)
 {
   rsp_loader *l = data;
+  uint64_t first = rsp_app_first_window_ns(l->path);
+  if (first && !g_atomic_int_get(&l->cancelled)) {
+    rsp_model_options fo = { .window = true, .window_t0 = 0, .window_t1 = first, .window_no_index = true };
+    GError *ferr = NULL;
+    rsp_model *fm = rsp_model_load(l->path, &fo, &ferr);
+    g_clear_error(&ferr); /* the whole load says what is wrong, if anything is */
+    if (fm) {
+      l->first_view = rsp_running_view_new(fm);
+      l->first = fm;
+      g_idle_add(hand_over_first, l);
+    }
+  }
   rsp_model_options o = { .progress = on_progress, .progress_data = l };
   l->model = rsp_model_load(l->path, &o, &l->error);
   if (l->model && g_atomic_int_get(&l->cancelled)) {
@@ -97,5 +158,9 @@ void rsp_loader_abandon(rsp_loader *l)
     rsp_running_view_free(l->view);
   if (l->model)
     rsp_model_free(l->model);
+  if (l->first_view)
+    rsp_running_view_free(l->first_view);
+  if (l->first)
+    rsp_model_free(l->first);
   rsp_loader_free(l);
 }
