@@ -189,9 +189,11 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
     gtk_widget_show(w->error_label);
     return;
   }
-  /* the whole after its first window: the zoom and the process the user chose stay */
+  /* the whole after its first window: the zoom and the process the user chose stay (the zoom only when
+   * the user changed it: the first window's whole span becomes the whole recording's) */
   bool keep = !partial && w->first_window_shown && w->model;
   rsp_viewport kept_vp = w->vp;
+  bool zoomed = keep && (w->vp.t0 != w->lo || w->vp.t1 != w->hi);
   int32_t kept_pid = keep && w->paths ? rsp_paths_pid(w->paths) : -1;
   if (partial) {
     uint64_t lo = 0, hi = 0;
@@ -271,7 +273,7 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   w->first_window_shown = partial;
   if (keep) {
     /* the user's zoom, inside the whole recording's span */
-    if (kept_vp.t0 >= w->lo && kept_vp.t1 <= w->hi && kept_vp.t1 > kept_vp.t0) {
+    if (zoomed && kept_vp.t0 >= w->lo && kept_vp.t1 <= w->hi && kept_vp.t1 > kept_vp.t0) {
       w->vp.t0 = kept_vp.t0;
       w->vp.t1 = kept_vp.t1;
     }
@@ -290,6 +292,7 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
                                             "the whole (%" G_GUINT64_FORMAT " events)",
                                             w->first_window_events, rsp_model_n_events(model));
     app_check(w, rsp_model_n_events(model) > w->first_window_events, what);
+    app_check(w, w->vp.t0 == w->lo && w->vp.t1 == w->hi, "then the whole recording's span is shown, not the first window's");
   }
   if (w->options->self_test && !partial)
     g_timeout_add(200, app_self_test_step, w);
