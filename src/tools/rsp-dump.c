@@ -516,7 +516,7 @@ int main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
   gboolean stacks = FALSE, stats = FALSE, symbolize = FALSE, unordered = FALSE, details = FALSE, no_index = FALSE;
-  char *window = NULL;
+  g_autofree char *window = NULL;
   gint64 window_margin = 0;
   gboolean header = FALSE, no_ftrace = FALSE, no_inline = FALSE;
   g_autofree char *format = NULL;
