@@ -59,22 +59,11 @@ C
 fi
 python3 - "$build" "$file" <<'PY'
 import os, re, subprocess, sys
+sys.path.insert(0, 'bench')
 build, path = sys.argv[1:]
 tool = lambda t: os.path.join(build, 'src', 'tools', t)
 
-def measure(cmd, runs):
-    code = ('import resource,subprocess,sys,time;t=time.monotonic();'
-            'p=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);'
-            'print(time.monotonic()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)')
-    best = None
-    for _ in range(runs):
-        o = subprocess.run([sys.executable, '-c', code, *cmd], stdout=subprocess.PIPE, text=True).stdout.split()
-        wall, rss, rc = float(o[0]), int(o[1]), int(o[2])
-        if rc != 0:
-            sys.exit(f'{" ".join(cmd)} failed with status {rc}')
-        if best is None or wall < best[0]:
-            best = (wall, rss)
-    return best
+from measure import measure  # bench/measure.py
 
 stats = subprocess.run([tool('rsp-dump'), '--stats', '--format=json', path], capture_output=True, text=True)
 n = __import__('json').loads(stats.stdout).get('total_events', 0) if stats.returncode == 0 else 0

@@ -43,22 +43,10 @@ fi
 model_json=${RSP_MODEL_JSON:-build/tests/model/model-json}
 python3 - "$summary" "$dump" "$file" "$model_json" <<'PY'
 import json, os, re, subprocess, sys
+sys.path.insert(0, 'bench')
 summary, dump, path, model_json = sys.argv[1:]
 
-def measure(cmd, runs):
-    """Best wall time of RUNS runs and the peak RSS (KB) of that run, each in a fresh child."""
-    code = ('import resource,subprocess,sys,time;t=time.monotonic();'
-            'p=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);'
-            'print(time.monotonic()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)')
-    best = None
-    for _ in range(runs):
-        o = subprocess.run([sys.executable, '-c', code, *cmd], stdout=subprocess.PIPE, text=True).stdout.split()
-        wall, rss, rc = float(o[0]), int(o[1]), int(o[2])
-        if rc != 0:
-            sys.exit(f'{" ".join(cmd)} failed with status {rc}')
-        if best is None or wall < best[0]:
-            best = (wall, rss)
-    return best
+from measure import measure  # bench/measure.py
 
 p = subprocess.run([summary, '--tasks', path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=True)
 m = re.search(r'runs from .*: (\d+) runs, (\d+) sleeps, (\d+) switch events, (\d+) events', p.stdout)

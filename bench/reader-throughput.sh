@@ -62,25 +62,10 @@ done
 
 python3 - "$dump" "$out/large.data" "$out/half.data" "$runs" <<'PY'
 import json, os, subprocess, sys
+sys.path.insert(0, 'bench')
 dump, large, half, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 
-# One command in a fresh python child, so that RUSAGE_CHILDREN's ru_maxrss is that command's alone.
-CHILD = ('import resource,subprocess,sys,time;t=time.monotonic();'
-         'p=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);'
-         'print(time.monotonic()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)')
-
-def measure(cmd, n):
-    """(best wall seconds, peak RSS KB of that run) over N runs."""
-    best = None
-    for _ in range(n):
-        o = subprocess.run([sys.executable, '-c', CHILD, *cmd], stdout=subprocess.PIPE, text=True,
-                           check=True).stdout.split()
-        wall, rss, status = float(o[0]), int(o[1]), int(o[2])
-        if status != 0:
-            sys.exit('%s exited with status %d' % (' '.join(cmd), status))
-        if best is None or wall < best[0]:
-            best = (wall, rss)
-    return best
+from measure import measure  # bench/measure.py
 
 def stats(path):
     p = subprocess.run([dump, '--stats', '--format=json', path], stdout=subprocess.PIPE, check=True)

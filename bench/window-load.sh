@@ -13,22 +13,11 @@ build=${RSP_BUILD:-build}
 [ -x $build/src/tools/rsp-summary ] || { echo "build first: bash scripts/build.sh" >&2; exit 1; }
 python3 - "$build" "$file" "$range" "$runs" <<'PY'
 import os, subprocess, sys
+sys.path.insert(0, 'bench')
 build, path, rng, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 summary, dump = f'{build}/src/tools/rsp-summary', f'{build}/src/tools/rsp-dump'
 
-def measure(cmd, n):
-    code = ('import resource,subprocess,sys,time;t=time.monotonic();'
-            'p=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);'
-            'print(time.monotonic()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)')
-    best = None
-    for _ in range(n):
-        out = subprocess.run([sys.executable, '-c', code] + cmd, capture_output=True, text=True).stdout.split()
-        wall, rss, rc = float(out[0]), int(out[1]), int(out[2])
-        if rc != 0:
-            raise SystemExit(f'{" ".join(cmd)}: exit {rc}')
-        if best is None or wall < best[0]:
-            best = (wall, rss)
-    return best
+from measure import measure  # bench/measure.py
 
 def seconds(text):
     for unit, mult in (('ns', 1), ('us', 1e3), ('ms', 1e6), ('s', 1e9)):
