@@ -20,9 +20,11 @@ typedef struct rsp_app_options {
   unsigned resolution;          /* buckets per octave (0: 1) */
 } rsp_app_options;
 
-/* On a recording of PATH's size, the length (ns from its start) of the first window the window draws while
- * the whole loads; 0 when it loads the whole at once (not big, or a pipe). */
-uint64_t rsp_app_first_window_ns(const char *path);
+/* A big recording's first window, the model the window draws while the whole loads (its length in ns from
+ * the recording's start in *LENGTH); NULL when PATH is loaded whole at once (not big, or a pipe) or the window
+ * cannot be read (the whole load then says why). */
+struct rsp_model;
+struct rsp_model *rsp_app_load_first_window(const char *path, uint64_t *length);
 
 /* Runs the application; returns the process exit status. */
 int rsp_app_run(const rsp_app_options *options);

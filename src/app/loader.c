@@ -64,7 +64,7 @@ static uint64_t progressive_bytes(void)
  * in which the recording wrote about RSP_LOADER_FIRST_WINDOW_BYTES (at most a quarter of it), by its
  * header's first and last sample times (one second when it has none), at least 100 ms, and shorter
  * than the recording. */
-uint64_t rsp_app_first_window_ns(const char *path)
+static uint64_t first_window_ns(const char *path)
 {
   GError *error = NULL;
   rsp_reader *r = rsp_reader_open(path, NULL, &error);
@@ -85,15 +85,24 @@ uint64_t rsp_app_first_window_ns(const char *path)
   return span && w >= span ? 0 : w; /* a window as long as the recording: load it once */
 }
 
+rsp_model *rsp_app_load_first_window(const char *path, uint64_t *length)
+{
+  *length = first_window_ns(path);
+  if (!*length)
+    return NULL;
+  rsp_model_options fo = { .window = true, .window_t0 = 0, .window_t1 = *length, .window_no_index = true };
+  GError *error = NULL;
+  rsp_model *m = rsp_model_load(path, &fo, &error);
+  g_clear_error(&error); /* the whole load says what is wrong, if anything is */
+  return m;
+}
+
 static gpointer work(gpointer data)
 {
   rsp_loader *l = data;
-  uint64_t first = rsp_app_first_window_ns(l->path);
-  if (first && !g_atomic_int_get(&l->cancelled)) {
-    rsp_model_options fo = { .window = true, .window_t0 = 0, .window_t1 = first, .window_no_index = true };
-    GError *ferr = NULL;
-    rsp_model *fm = rsp_model_load(l->path, &fo, &ferr);
-    g_clear_error(&ferr); /* the whole load says what is wrong, if anything is */
+  uint64_t length;
+  if (!g_atomic_int_get(&l->cancelled)) {
+    rsp_model *fm = rsp_app_load_first_window(l->path, &length);
     if (fm) {
       l->first_view = rsp_running_view_new(fm);
       l->first = fm;

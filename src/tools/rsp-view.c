@@ -177,12 +177,10 @@ static int bench(const char *file)
 {
 #ifdef RSP_HAVE_GTK
   /* the window on a big recording: its first seconds drawn while the whole loads (the app's loader) */
-  uint64_t first_ns = rsp_app_first_window_ns(file);
-  if (first_ns) {
+  {
     gint64 a = g_get_monotonic_time();
-    rsp_model_options fo = { .window = true, .window_t0 = 0, .window_t1 = first_ns, .window_no_index = true };
-    g_autoptr(GError) ferr = NULL;
-    rsp_model *fm = rsp_model_load(file, &fo, &ferr);
+    uint64_t first_ns;
+    rsp_model *fm = rsp_app_load_first_window(file, &first_ns);
     if (fm) {
       rsp_running_view *fv = rsp_running_view_new(fm);
       if (configure(fv)) {
