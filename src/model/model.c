@@ -673,17 +673,24 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   return m;
 }
 
-static rsp_model *load_window(const char *path, const rsp_model_options *options, bool relative, uint64_t from,
-                              uint64_t to, GError **error)
+/* Opens PATH with the reader's options RO (NULL: the defaults) and builds its model. */
+static rsp_model *load_with(const char *path, const rsp_reader_options *ro, const rsp_model_options *options,
+                            GError **error)
 {
-  rsp_reader_options ro = { .window = true, .window_relative = relative, .window_from = from, .window_to = to,
-                            .window_margin_ns = RSP_WINDOW_MARGIN_NS, .no_index = options->window_no_index };
-  rsp_reader *reader = rsp_reader_open(path, &ro, error);
+  rsp_reader *reader = rsp_reader_open(path, ro, error);
   if (!reader)
     return NULL;
   rsp_model *m = rsp_model_build(reader, options, error);
   rsp_reader_close(reader);
   return m;
+}
+
+static rsp_model *load_window(const char *path, const rsp_model_options *options, bool relative, uint64_t from,
+                              uint64_t to, GError **error)
+{
+  rsp_reader_options ro = { .window = true, .window_relative = relative, .window_from = from, .window_to = to,
+                            .window_margin_ns = RSP_WINDOW_MARGIN_NS, .no_index = options->window_no_index };
+  return load_with(path, &ro, options, error);
 }
 
 rsp_model *rsp_model_load(const char *path, const rsp_model_options *options, GError **error)
@@ -708,12 +715,7 @@ rsp_model *rsp_model_load(const char *path, const rsp_model_options *options, GE
       m->origin = origin; /* the reader's origin was not used: keep the one found */
     return m;
   }
-  rsp_reader *reader = rsp_reader_open(path, NULL, error);
-  if (!reader)
-    return NULL;
-  rsp_model *m = rsp_model_build(reader, options, error);
-  rsp_reader_close(reader);
-  return m;
+  return load_with(path, NULL, options, error);
 }
 
 void rsp_model_free(rsp_model *m)
