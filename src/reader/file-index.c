@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #define INDEX_MAGIC "RSPIDX01"
-#define INDEX_CHUNK (8u << 20)
 
 typedef struct index_round {
   uint64_t offset;   /* its first record */
@@ -42,34 +41,26 @@ static bool build(rsp_reader *r, index_head *h, GArray *rounds, GArray *others)
   uint64_t pos = r->info.data_offset, end = r->info.data_offset + r->info.data_size;
   if (end > r->info.file_size)
     end = r->info.file_size;
-  uint8_t *buf = g_malloc(INDEX_CHUNK);
-  uint64_t buf_off = 0;
-  size_t buf_len = 0;
+  /* a second sequential view of the file, beside the reader's own (the records as mapped windows) */
+  rsp_source src;
+  if (!rsp_source_open(&src, r->path, NULL))
+    return false;
+  bool ok = rsp_source_seek(&src, pos, end, NULL);
   index_round cur = { pos, UINT64_MAX, 0 };
-  bool ok = true;
+  uint8_t *scratch = NULL;
+  size_t scratch_cap = 0;
   while (ok && pos + 8 <= end) {
-    if (pos < buf_off || pos + 8 > buf_off + buf_len) {
-      buf_off = pos;
-      size_t want = (size_t)MIN((uint64_t)INDEX_CHUNK, end - pos);
-      ssize_t n = pread(r->src.fd, buf, want, (off_t)pos);
-      if (n < 8) {
-        ok = false;
-        break;
-      }
-      buf_len = (size_t)n;
-    }
+    size_t avail;
+    const uint8_t *rec = rsp_source_peek(&src, 8, &avail, NULL);
     struct perf_event_header eh;
-    memcpy(&eh, buf + (pos - buf_off), 8);
-    if (eh.size < 8 || pos + eh.size > end || eh.type == RSP_RECORD_COMPRESSED ||
-        eh.type == RSP_RECORD_COMPRESSED2 || eh.type == RSP_RECORD_AUXTRACE || eh.type == RSP_RECORD_HEADER_TRACING_DATA) {
+    if (rec)
+      memcpy(&eh, rec, 8);
+    if (!rec || eh.size < 8 || pos + eh.size > end || eh.type == RSP_RECORD_COMPRESSED ||
+        eh.type == RSP_RECORD_COMPRESSED2 || eh.type == RSP_RECORD_AUXTRACE ||
+        eh.type == RSP_RECORD_HEADER_TRACING_DATA || !(rec = rsp_source_peek(&src, eh.size, &avail, NULL))) {
       ok = false;
       break;
     }
-    if (pos + eh.size > buf_off + buf_len) {
-      buf_len = 0; /* the record straddles the chunk: read again from it */
-      continue;
-    }
-    const uint8_t *rec = buf + (pos - buf_off);
     if (eh.type == RSP_RECORD_FINISHED_ROUND) {
       g_array_append_val(rounds, cur);
       cur = (index_round){ pos + eh.size, UINT64_MAX, 0 };
@@ -78,7 +69,14 @@ static bool build(rsp_reader *r, index_head *h, GArray *rounds, GArray *others)
       bool per_event = rsp_window_per_event(eh.type);
       if (!per_event)
         g_array_append_val(others, pos);
-      if (eh.type < 64 && (uintptr_t)rec % 8 == 0 && rsp_reader_record_time(r, rec, eh.size, &t) && t && t != UINT64_MAX) {
+      bool aligned = (pos - r->info.data_offset) % 8 == 0;
+      if (aligned && (uintptr_t)rec % 8) { /* a data section not at a multiple of 8 in the file */
+        if (scratch_cap < eh.size)
+          scratch = g_realloc(scratch, scratch_cap = 65536);
+        memcpy(scratch, rec, eh.size);
+        rec = scratch;
+      }
+      if (eh.type < 64 && aligned && rsp_reader_record_time(r, rec, eh.size, &t) && t && t != UINT64_MAX) {
         if (!h->first_timestamp)
           h->first_timestamp = t;
         if (!h->time_first || t < h->time_first)
@@ -87,14 +85,16 @@ static bool build(rsp_reader *r, index_head *h, GArray *rounds, GArray *others)
           h->sample_time_first = t;
         cur.min = MIN(cur.min, t);
         cur.max = MAX(cur.max, t);
-      } else if ((uintptr_t)rec % 8) {
+      } else if (!aligned) {
         ok = false; /* records perf leaves unaligned only after COMPRESSED ones */
       }
     }
+    rsp_source_consume(&src, eh.size);
     pos += eh.size;
   }
   g_array_append_val(rounds, cur);
-  g_free(buf);
+  g_free(scratch);
+  rsp_source_close(&src);
   return ok && pos == end;
 }
 
