@@ -112,6 +112,9 @@ rsp_elem_id rsp_paths_run_elem(const rsp_paths *paths, rsp_run_id run);
  * polls: each keeps its own end cause; the task's runs between them are folded into the element),
  * else RSP_NO_ID. */
 rsp_sleep_id rsp_paths_elem_sleep(const rsp_paths *paths, rsp_elem_id elem, uint32_t i);
+/* The run of another task that ended sleep element ELEM (its waker's; on loopback the sending peer's),
+ * else RSP_NO_ID. When that run is on the paths but not under ELEM, the sleep waited on another path. */
+rsp_run_id rsp_paths_elem_ender(const rsp_paths *paths, rsp_elem_id elem);
 
 /* ---- Layer stacks, consolidated stacks and their difference ---------------------------------- */
 /* What a frame of a flame view stands for, as bits so that merged frames keep all of them: a frame
@@ -281,6 +284,9 @@ const char *rsp_unknown_stack_reason_label(rsp_unknown_stack_reason reason);
 typedef struct rsp_preemptor {
   rsp_task_id task;
   uint64_t ns;   /* of the paths' preempted time it ran over */
+  uint64_t off_paths_ns; /* of its runs over that time, the part of those on no path, each ns once (two tasks
+                          * of the paths preempted by one run count it once): its running for the paths
+                          * beside its runs on them */
   bool on_path;  /* its process is on the paths (its time is in RSP_CAT_PREEMPTED_BY_PATH, else CONTENTION) */
 } rsp_preemptor;
 #define RSP_TOP_PREEMPTORS 10

@@ -7,10 +7,16 @@
  *   - else the run that woke it, with the waker's timeline before that run back to the sleep's de
  *     facto start: the part of the waker that worked "on behalf of" the sleeper. An element of that
  *     chain begun before the de facto start (the waker's own wait, or the run of a triangle's third
- *     party) is cut there (RSP_ELEM_CUT) and ends the chain.
+ *     party) is cut there (RSP_ELEM_CUT) and ends the chain. The cut waker's work before the start
+ *     is a control path of its own (parallelism, counted) when the paths started it: it descends
+ *     from the process of interest, or the wait it did it after was ended by the paths (a query
+ *     handed to a server while the client went on with other work).
  * The chain is the sleep's child when it ends at most TOLERANCE after the sleep does (its start is
  * within the sleep by the cut); else it becomes the root of a new control path. A waker already on
- * a path stays there (the sleep waited on that path). Every chain's sleeps are then treated alike. */
+ * a path stays there (the sleep waited on that path). Every chain's sleeps are then treated alike.
+ * Last, the work the paths asked of the servers on them that no wait took as its child (answers read
+ * without waiting) becomes control paths of their own (add_requested_work). Kernel threads' work for
+ * the paths is not drawn so: the kernel-work frame charges it (pkprof). */
 #include "analysis/analysis.h"
 #include "paths-private.h"
 
@@ -45,6 +51,9 @@ struct rsp_paths {
   uint32_t *run_item;                         /* run id -> index in its task's timeline */
   uint32_t *sleep_item;                       /* sleep id -> index of the item holding it */
   uint32_t *disk_by_task, n_disk_by_task;     /* disk op ids by (issuing task, completion) */
+  uint8_t *task_on_path;                      /* per task: 1 once an element of it is on a path */
+  GHashTable *socket_owner;                   /* loopback socket (sport << 16 | dport) -> its task + 1 */
+  GHashTable *task_sends;                     /* task -> GArray of its net ops with ports, in start order */
   GArray *tasks;                              /* rsp_task_id, each once */
   uint32_t n_processes;
 };
@@ -159,6 +168,7 @@ static rsp_elem_id add_elem(rsp_paths *p, const tl_item *it, uint64_t start, uin
     e.flags |= RSP_ELEM_MERGED_POLLS;
   rsp_elem_id id = p->elems->len;
   g_array_append_val(p->elems, e);
+  p->task_on_path[task] = 1;
   if (it->kind == RSP_ELEM_RUN) {
     p->run_elem[it->id] = id;
   } else if (it->kind == RSP_ELEM_SLEEP) {
@@ -297,12 +307,12 @@ static bool descends_from_interest(const rsp_paths *p, rsp_task_id task)
  * different control path"; "Total time": parallelism counted). When the cut item is a sleep, its
  * part before CUT is left out: what it waited on is followed from its part after CUT (and that
  * waker's own earlier part becomes a path by this same rule), so no path merely waits on another. */
-static void add_earlier_part(rsp_paths *p, rsp_path_id parent_path, rsp_task_id task, uint32_t idx, uint64_t cut,
-                             GArray *queue)
+static void add_earlier_part(rsp_paths *p, rsp_path_id parent_path, rsp_task_id task, uint32_t idx, uint32_t floor,
+                             uint64_t cut, GArray *queue)
 {
   const timeline *tl = &p->timelines[task];
   uint32_t first = idx;
-  while (first > 0 && !claimed(p, &tl->items[first - 1]) && tl->items[first - 1].end > p->lo)
+  while (first > floor && !claimed(p, &tl->items[first - 1]) && tl->items[first - 1].end > p->lo)
     first--;
   uint32_t last = tl->items[idx].kind == RSP_ELEM_RUN ? idx + 1 : idx; /* one past the last item taken */
   bool work = false;
@@ -320,6 +330,285 @@ static void add_earlier_part(rsp_paths *p, rsp_path_id parent_path, rsp_task_id 
     if (it->kind == RSP_ELEM_SLEEP)
       g_array_append_val(queue, e);
   }
+}
+
+
+static bool loopback_remote(const char *remote)
+{
+  return !remote || g_str_has_prefix(remote, "127.") || g_str_has_prefix(remote, "[::1]") ||
+         g_str_has_prefix(remote, "::1") || g_str_has_prefix(remote, "[::ffff:127.");
+}
+
+/* Which task owns each end of the loopback connections the trace gave the ports of: the last task
+ * to send or receive on a socket with those ports. */
+static void index_sockets(rsp_paths *p)
+{
+  p->socket_owner = g_hash_table_new(g_direct_hash, g_direct_equal);
+  p->task_sends = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
+  for (rsp_net_op_id i = 0; i < rsp_model_n_net_ops(p->model); i++) {
+    const rsp_net_op *op = rsp_model_net_op(p->model, i);
+    if (!op->sport || !op->dport || op->task == RSP_NO_ID || !loopback_remote(op->remote))
+      continue;
+    g_hash_table_insert(p->socket_owner, GUINT_TO_POINTER((guint)op->sport << 16 | op->dport),
+                        GUINT_TO_POINTER(op->task + 1));
+    GArray *sends = g_hash_table_lookup(p->task_sends, GUINT_TO_POINTER(op->task));
+    if (!sends) {
+      sends = g_array_new(FALSE, FALSE, sizeof(rsp_net_op_id));
+      g_hash_table_insert(p->task_sends, GUINT_TO_POINTER(op->task), sends);
+    }
+    g_array_append_val(sends, i);
+  }
+}
+
+/* The task at the other end of loopback net op OP, by the ports, else RSP_NO_ID. */
+static rsp_task_id socket_peer(const rsp_paths *p, const rsp_net_op *op)
+{
+  guint t = GPOINTER_TO_UINT(
+    g_hash_table_lookup(p->socket_owner, GUINT_TO_POINTER((guint)op->dport << 16 | op->sport)));
+  return t == 0 || t - 1 == op->task ? RSP_NO_ID : t - 1;
+}
+
+static bool for_paths(const rsp_paths *p, rsp_task_id task)
+{
+  return task != RSP_NO_ID && (rsp_model_task(p->model, task)->pid == p->pid || p->task_on_path[task]);
+}
+
+/* Whether TASK's work from START to END answered the paths: one of its runs in it woke a task of the
+ * process of interest or of the paths, or it sent on a loopback connection whose other end is one
+ * (the reply a thread that did not wait for it reads later). Work that answered nobody (a kworker's
+ * second errand, a client's own processing after a server's reply woke it) was not asked for. */
+static bool answers_paths(const rsp_paths *p, rsp_task_id task, const tl_item *items, uint32_t first,
+                          uint32_t last)
+{
+  const rsp_model *m = p->model;
+  for (uint32_t j = first; j < last; j++) {
+    if (items[j].kind != RSP_ELEM_RUN)
+      continue;
+    uint32_t n;
+    const rsp_link_id *out = rsp_model_run_links_out(m, items[j].id, &n);
+    for (uint32_t k = 0; k < n; k++) {
+      const rsp_link *l = rsp_model_link(m, out[k]);
+      if (l->to_run != RSP_NO_ID && l->to_run < rsp_model_n_runs(m) && rsp_model_run(m, l->to_run)->task != task &&
+          for_paths(p, rsp_model_run(m, l->to_run)->task))
+        return true;
+    }
+  }
+  GArray *sends = g_hash_table_lookup(p->task_sends, GUINT_TO_POINTER(task));
+  if (!sends)
+    return false;
+  uint64_t start = items[first].start, end = items[last - 1].end;
+  uint32_t lo = 0, hi = sends->len; /* the first op starting at or after START */
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (rsp_model_net_op(m, g_array_index(sends, rsp_net_op_id, mid))->start < start)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (uint32_t k = lo; k < sends->len; k++) {
+    const rsp_net_op *op = rsp_model_net_op(m, g_array_index(sends, rsp_net_op_id, k));
+    if (op->start > end)
+      break;
+    if (for_paths(p, socket_peer(p, op)))
+      return true;
+  }
+  return false;
+}
+
+/* For a sleep the network ended with no sender's run to name (the data was delivered by a softirq
+ * the sleeper ran itself): the task at the other end of its loopback connection, by the ports. */
+static rsp_task_id loopback_peer_task(const rsp_paths *p, const rsp_sleep *s)
+{
+  if (s->net_op == RSP_NO_ID || s->net_op >= rsp_model_n_net_ops(p->model))
+    return RSP_NO_ID;
+  const rsp_net_op *op = rsp_model_net_op(p->model, s->net_op);
+  if (!op->sport || !op->dport || !loopback_remote(op->remote))
+    return RSP_NO_ID;
+  rsp_task_id peer = socket_peer(p, op);
+  return peer == s->task ? RSP_NO_ID : peer;
+}
+
+/* The run of TASK at TIME, else its last run before it. */
+static rsp_run_id run_at_or_before(const rsp_paths *p, rsp_task_id task, uint64_t time)
+{
+  const timeline *tl = &p->timelines[task];
+  uint32_t lo = 0, hi = tl->n; /* the first item starting after TIME */
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (tl->items[mid].start <= time)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (uint32_t i = lo; i-- > 0;)
+    if (tl->items[i].kind == RSP_ELEM_RUN)
+      return tl->items[i].id;
+  return RSP_NO_ID;
+}
+
+/* The run that ended sleep item IT of TASK: its waker's, or on loopback the sending peer's: the run
+ * whose send fired the wakeup, else (the data delivered by a softirq the sleeper or a third task ran)
+ * the last run up to the wakeup of the task at the connection's other end, by the ports. */
+static rsp_run_id ender_run(const rsp_paths *p, const tl_item *it, rsp_task_id task)
+{
+  const rsp_sleep *last = rsp_model_sleep(p->model, it->last_sleep);
+  if (last->end_cause != RSP_SLEEP_END_NETWORK)
+    return waker_run(p, it, task);
+  rsp_run_id r = rsp_paths_loopback_peer_run(p->model, last);
+  if (r != RSP_NO_ID)
+    return r;
+  rsp_task_id peer = loopback_peer_task(p, last);
+  return peer == RSP_NO_ID ? RSP_NO_ID : run_at_or_before(p, peer, last->wake_time ? last->wake_time : last->end);
+}
+
+
+/* Whether sleep item IT of TASK is a wait for another party (a server back in its poll for the next
+ * request): a blocked wait ended by the process of interest, a run on the paths, a task off the paths,
+ * data from outside, a timer or a device. Waits on its own disk I/O, on a kernel thread's errand (jbd2
+ * ending an fsync), or on another server of the paths (a postgres backend woken by the one that flushed
+ * the WAL for it, php-fpm by PostgreSQL's answer) are part of its work. */
+static bool waits_for_another(const rsp_paths *p, const tl_item *it, rsp_task_id task)
+{
+  if (it->kind != RSP_ELEM_SLEEP)
+    return false;
+  const rsp_sleep *last = rsp_model_sleep(p->model, it->last_sleep);
+  if (!blocked(last) || last->end_cause == RSP_SLEEP_END_DISK)
+    return false;
+  rsp_run_id r = ender_run(p, it, task);
+  rsp_task_id by = r != RSP_NO_ID ? rsp_model_run(p->model, r)->task
+                   : last->end_cause == RSP_SLEEP_END_NETWORK ? loopback_peer_task(p, last) : RSP_NO_ID;
+  if (by == RSP_NO_ID)
+    return true; /* data from outside, a timer (an idle server's housekeeping), a device, an end not recorded */
+  if (rsp_model_task(p->model, by)->pid == p->pid || (r != RSP_NO_ID && p->run_elem[r] != RSP_NO_ID))
+    return true;
+  return !p->task_on_path[by] && !rsp_task_is_kernel_thread(p->model, by);
+}
+
+/* Whether a third party's work before the cut (item IDX of TASK) was asked for by the paths: walking
+ * back over its unclaimed items, the first wait for another party it made (waits_for_another) was ended
+ * by the process of interest or by a run already on a path (a postgres backend handed a query by one
+ * pgbench thread, working while that thread waits on another connection; php-fpm given a request by
+ * nginx); on loopback with no sender's run to name, the connection's other end is theirs. Its work
+ * since then ran in parallel with the paths for them; *FLOOR is the first item after that wait. A
+ * server's work for anybody else began with somebody else's wakeup, or with data from outside. Work
+ * that goes on from a run on the paths with no such wait between is that run's rest (CONTINUES_PATH). */
+/* Whether RUN woke a task of the process of interest. */
+static bool woke_interest(const rsp_paths *p, rsp_run_id run)
+{
+  const rsp_model *m = p->model;
+  uint32_t n;
+  const rsp_link_id *out = rsp_model_run_links_out(m, run, &n);
+  for (uint32_t k = 0; k < n; k++) {
+    const rsp_link *l = rsp_model_link(m, out[k]);
+    if (l->kind == RSP_LINK_WAKEUP && l->to_run != RSP_NO_ID && l->to_run < rsp_model_n_runs(m) &&
+        rsp_model_task(m, rsp_model_run(m, l->to_run)->task)->pid == p->pid)
+      return true;
+  }
+  return false;
+}
+
+typedef enum { NOT_REQUESTED, REQUESTED, CONTINUES_PATH } request_kind;
+/* How many items back a request is looked for: a task that never blocks (a cpu hog preempted 100,000
+ * times) is nobody's server, and is not walked over again for every run. */
+#define RSP_REQUEST_LOOKBACK 512u
+static request_kind requested_by_paths(const rsp_paths *p, rsp_task_id task, uint32_t idx, uint32_t *floor)
+{
+  const timeline *tl = &p->timelines[task];
+  for (uint32_t i = idx; i-- > 0;) {
+    const tl_item *it = &tl->items[i];
+    if (it->end <= p->lo || idx - i > RSP_REQUEST_LOOKBACK)
+      return NOT_REQUESTED;
+    if (claimed(p, it)) {
+      /* the rest of a run on the paths that woke the process of interest, which took its cpu at once
+       * (a backend's reply: pgbench preempts it in its send) */
+      if (it->kind != RSP_ELEM_RUN || i + 2 != idx || !woke_interest(p, it->id))
+        return NOT_REQUESTED;
+      *floor = i + 1;
+      return CONTINUES_PATH;
+    }
+    if (!waits_for_another(p, it, task))
+      continue;
+    rsp_run_id r = ender_run(p, it, task);
+    const rsp_sleep *last = rsp_model_sleep(p->model, it->last_sleep);
+    bool ours = r != RSP_NO_ID ? rsp_model_task(p->model, rsp_model_run(p->model, r)->task)->pid == p->pid ||
+                                   p->run_elem[r] != RSP_NO_ID
+                : last->end_cause == RSP_SLEEP_END_NETWORK /* with no sender's run: the connection's other end */
+                  ? for_paths(p, loopback_peer_task(p, last))
+                  : false;
+    if (ours)
+      *floor = i + 1;
+    return ours ? REQUESTED : NOT_REQUESTED;
+  }
+  return NOT_REQUESTED;
+}
+
+/* The work the paths asked of the servers on them that no wait of theirs took as its child: a
+ * backend's query for one connection of a pgbench thread, answered while that thread waited on its
+ * other connection, or handled while it still ran and was never waited for. Each stretch of a
+ * server's unclaimed items, from the wait the paths ended (requested_by_paths) to its next wait for
+ * another task, is a control path of its own (paper, "Total time": parallelism counted). Only
+ * processes already on the paths: this adds their work, never a process. */
+static void add_requested_work(rsp_paths *p, GArray *queue)
+{
+  const rsp_model *m = p->model;
+  uint32_t nt = rsp_model_n_tasks(m);
+  typedef struct stretch { rsp_task_id task; uint32_t first, last; } stretch;
+  GArray *stretches = g_array_new(FALSE, FALSE, sizeof(stretch));
+  GArray *servers = g_array_new(FALSE, FALSE, sizeof(rsp_task_id));
+  for (rsp_task_id t = 0; t < nt; t++)
+    if (p->task_on_path[t] && rsp_model_task(m, t)->pid != p->pid && !rsp_task_is_kernel_thread(m, t))
+      g_array_append_val(servers, t);
+  for (guint k = 0; k < servers->len; k++) {
+    rsp_task_id t = g_array_index(servers, rsp_task_id, k);
+    const timeline *tl = &p->timelines[t];
+    for (uint32_t i = 0; i < tl->n; i++) {
+      const tl_item *it = &tl->items[i];
+      uint32_t floor;
+      if (it->kind != RSP_ELEM_RUN || claimed(p, it) || it->end <= p->lo || it->start >= p->hi)
+        continue;
+      request_kind how = requested_by_paths(p, t, i, &floor);
+      if (how == NOT_REQUESTED) {
+        /* the runs up to the next wait for another party, or the next item on the paths, would look
+         * back to the same wait: not asked for either */
+        while (i + 1 < tl->n && !claimed(p, &tl->items[i + 1]) && !waits_for_another(p, &tl->items[i + 1], t))
+          i++;
+        continue;
+      }
+      uint32_t last = i + 1; /* one past the stretch (the rest of a run on the paths: that run alone) */
+      while (how == REQUESTED && last < tl->n && !claimed(p, &tl->items[last]) &&
+             !waits_for_another(p, &tl->items[last], t) && tl->items[last].start < p->hi)
+        last++;
+      while (tl->items[last - 1].kind != RSP_ELEM_RUN) /* it ends with work, not a wait nobody ended */
+        last--;
+      /* work that leads into a run on the paths (the start of a request whose answer is on them) */
+      bool leads_on = last < tl->n && tl->items[last].kind == RSP_ELEM_RUN && claimed(p, &tl->items[last]);
+      if (how != CONTINUES_PATH && !leads_on && !answers_paths(p, t, tl->items, floor, last)) {
+        i = last - 1;
+        continue;
+      }
+      stretch st = { t, floor, last };
+      g_array_append_val(stretches, st);
+      i = last - 1;
+    }
+  }
+  /* added once all are found: each is judged by the claims of the waits alone (a stretch taken here is
+   * no run on the paths for the next one to go on from) */
+  for (guint k = 0; k < stretches->len; k++) {
+    const stretch *st = &g_array_index(stretches, stretch, k);
+    const timeline *tl = &p->timelines[st->task];
+    rsp_path_id path = new_path(p, 0);
+    for (uint32_t j = st->first; j < st->last; j++) {
+      const tl_item *x = &tl->items[j];
+      uint64_t a = MAX(x->start, p->lo), b = MIN(x->end, p->hi);
+      if (b <= a)
+        continue;
+      rsp_elem_id e = add_elem(p, x, a, b, st->task, path, RSP_NO_ID, 0);
+      if (x->kind == RSP_ELEM_SLEEP)
+        g_array_append_val(queue, e);
+    }
+  }
+  g_array_free(stretches, TRUE);
+  g_array_free(servers, TRUE);
 }
 
 /* A waker that did not exist when the sleep began was created during it, and what made the wakeup
@@ -369,9 +658,7 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
   add_own_disk_ops(p, sid, &se, linked);
   if (linked != RSP_NO_ID)
     return;
-  rsp_run_id r = waker_run(p, sit, se.task);
-  if (last->end_cause == RSP_SLEEP_END_NETWORK)
-    r = rsp_paths_loopback_peer_run(p->model, last);
+  rsp_run_id r = ender_run(p, sit, se.task);
   if (r == RSP_NO_ID && last->end_cause == RSP_SLEEP_END_NETWORK && last->net_op != RSP_NO_ID &&
       last->net_op < rsp_model_n_net_ops(p->model)) {
     const rsp_net_op *n = rsp_model_net_op(p->model, last->net_op);
@@ -460,8 +747,12 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
       g_array_append_val(queue, e);
   }
   g_array_free(chain, TRUE);
-  if (cut_task != RSP_NO_ID && descends_from_interest(p, cut_task))
-    add_earlier_part(p, path, cut_task, cut_idx, s0, queue);
+  uint32_t floor = 0;
+  if (cut_task != RSP_NO_ID &&
+      (descends_from_interest(p, cut_task) ||
+       (!rsp_task_is_kernel_thread(p->model, cut_task) &&
+        requested_by_paths(p, cut_task, cut_idx, &floor) != NOT_REQUESTED)))
+    add_earlier_part(p, path, cut_task, cut_idx, floor, s0, queue);
 }
 
 
@@ -576,8 +867,10 @@ rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_
   p->sleep_elem = g_new(rsp_elem_id, ns ? ns : 1);
   memset(p->run_elem, 0xff, sizeof(rsp_elem_id) * (nr ? nr : 1));
   memset(p->sleep_elem, 0xff, sizeof(rsp_elem_id) * (ns ? ns : 1));
+  p->task_on_path = g_new0(uint8_t, nt ? nt : 1);
   build_timelines(p);
   index_disk_ops(p);
+  index_sockets(p);
 
   GArray *queue = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
   new_path(p, RSP_NO_ID);
@@ -596,6 +889,10 @@ rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_
     }
   }
   for (uint32_t q = 0; q < queue->len; q++)
+    process_sleep(p, g_array_index(queue, rsp_elem_id, q), queue);
+  uint32_t done = queue->len;
+  add_requested_work(p, queue);
+  for (uint32_t q = done; q < queue->len; q++)
     process_sleep(p, g_array_index(queue, rsp_elem_id, q), queue);
   g_array_free(queue, TRUE);
 
@@ -630,6 +927,11 @@ void rsp_paths_free(rsp_paths *p)
   g_free(p->child_first);
   g_free(p->child_n);
   g_free(p->children);
+  g_free(p->task_on_path);
+  if (p->socket_owner)
+    g_hash_table_destroy(p->socket_owner);
+  if (p->task_sends)
+    g_hash_table_destroy(p->task_sends);
   g_array_free(p->elems, TRUE);
   g_array_free(p->paths, TRUE);
   g_array_free(p->tasks, TRUE);
@@ -696,6 +998,16 @@ rsp_sleep_id rsp_paths_elem_sleep(const rsp_paths *p, rsp_elem_id elem, uint32_t
     return RSP_NO_ID;
   const tl_item *it = &p->timelines[e->task].items[p->sleep_item[e->id]];
   return rsp_model_task_sleep(p->model, e->task, it->first_task_sleep + i);
+}
+
+rsp_run_id rsp_paths_elem_ender(const rsp_paths *p, rsp_elem_id elem)
+{
+  if (elem >= p->elems->len)
+    return RSP_NO_ID;
+  const rsp_path_elem *e = &g_array_index(p->elems, rsp_path_elem, elem);
+  if (e->kind != RSP_ELEM_SLEEP)
+    return RSP_NO_ID;
+  return ender_run(p, &p->timelines[e->task].items[p->sleep_item[e->id]], e->task);
 }
 
 bool rsp_paths_has_sleep(const rsp_paths *p, rsp_sleep_id sleep)

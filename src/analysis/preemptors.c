@@ -83,6 +83,23 @@ void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *p)
   }
   g_hash_table_destroy(pids);
   w->preempt_ns = g_new0(uint64_t, n_tasks ? n_tasks : 1);
+  w->off_path_spans = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+}
+
+/* The run RUN (on no path) ran over [X, Y) of a preempted task of the paths: its span over such time
+ * grows to cover it (the pieces of one run nearly always touch: a span, not a set). */
+static void note_off_path(rsp_categories_work *w, rsp_run_id run, uint64_t x, uint64_t y)
+{
+  uint64_t *span = g_hash_table_lookup(w->off_path_spans, GUINT_TO_POINTER(run));
+  if (!span) {
+    span = g_new(uint64_t, 2);
+    span[0] = x;
+    span[1] = y;
+    g_hash_table_insert(w->off_path_spans, GUINT_TO_POINTER(run), span);
+    return;
+  }
+  span[0] = MIN(span[0], x);
+  span[1] = MAX(span[1], y);
 }
 
 void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t a, uint64_t b)
@@ -127,6 +144,8 @@ void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t 
     cursor = y; /* each nanosecond once, should two runs of a cpu overlap */
     covered += y - x;
     w->preempt_ns[r->task] += y - x;
+    if (!rsp_paths_has_run(w->paths, runs[i]))
+      note_off_path(w, runs[i], x, y);
     rsp_categories_add_ns(out, w->on_path[r->task] ? RSP_CAT_PREEMPTED_BY_PATH : RSP_CAT_CONTENTION, y - x);
   }
   rsp_categories_add_ns(out, RSP_CAT_INVOLUNTARY, (b - a) - covered);
@@ -138,11 +157,20 @@ void rsp_preemptors_finish(rsp_categories *out)
   const rsp_model *m = rsp_paths_model(w->paths);
   out->n_preemptors = 0;
   uint32_t n_top = 0;
+  uint64_t *off_paths = g_new0(uint64_t, rsp_model_n_tasks(m) ? rsp_model_n_tasks(m) : 1);
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, w->off_path_spans);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    const uint64_t *span = value;
+    off_paths[rsp_model_run(m, GPOINTER_TO_UINT(key))->task] += span[1] - span[0];
+  }
   for (rsp_task_id t = 0; t < rsp_model_n_tasks(m); t++) {
     if (!w->preempt_ns[t])
       continue;
     out->n_preemptors++;
-    rsp_preemptor cand = { .task = t, .ns = w->preempt_ns[t], .on_path = w->on_path[t] != 0 };
+    rsp_preemptor cand = { .task = t, .ns = w->preempt_ns[t], .off_paths_ns = off_paths[t],
+                           .on_path = w->on_path[t] != 0 };
     /* insert into the top list, the most first (ties: the lower task id first) */
     uint32_t j = n_top < RSP_TOP_PREEMPTORS ? n_top++ : RSP_TOP_PREEMPTORS;
     if (j == RSP_TOP_PREEMPTORS) {
@@ -159,6 +187,9 @@ void rsp_preemptors_finish(rsp_categories *out)
   g_free(w->cpu_runs);
   g_free(w->on_path);
   g_free(w->preempt_ns);
+  g_free(off_paths);
+  g_hash_table_destroy(w->off_path_spans);
+  w->off_path_spans = NULL;
   w->cpus = NULL;
   w->cpu_first = w->cpu_runs = NULL;
   w->on_path = NULL;

@@ -165,6 +165,14 @@ static void print_elem(const rsp_paths *p, rsp_elem_id id, uint64_t t0, FILE *ou
       unsigned cause = !piece ? 0 : piece->preempted ? RSP_SLEEP_END_PREEMPTED : piece->end_cause;
       fprintf(out, "%s%s", i ? "," : " ", rsp_sleep_end_key(cause < N_ENDS ? cause : 0));
     }
+    /* its waker is drawn on another path (or elsewhere on this one): say who, and where */
+    rsp_run_id ender = rsp_paths_elem_ender(p, id);
+    rsp_elem_id at = ender != RSP_NO_ID ? rsp_paths_run_elem(p, ender) : RSP_NO_ID;
+    if (at != RSP_NO_ID && rsp_paths_elem(p, at)->parent != id) {
+      const rsp_task *w = rsp_model_task(m, rsp_model_run(m, ender)->task);
+      fprintf(out, " by %s %" PRId32 "/%" PRId32 " (path %u)", *w->comm ? w->comm : "?", w->pid, w->tid,
+              rsp_paths_elem(p, at)->path);
+    }
   }
   fprintf(out, "\n");
 }
@@ -358,15 +366,18 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       for (guint k = 0; k < names->len; k++)
         rsp_json_string(&json, g_ptr_array_index(names, k));
       rsp_json_end_array(&json);
-      /* its running time for the process of interest: its runs on the paths, and what it ran while a
-       * task of the paths was preempted by it (a hand-off: xterm preempted by the Xvfb it woke) */
-      uint64_t on_paths = run_ns_of(run_ns, t->pid), preempting = 0;
+      /* its running time for the process of interest: its runs on the paths, and what else it ran while
+       * a task of the paths was preempted by it (a hand-off: xterm preempted by the Xvfb it woke), each
+       * ns once */
+      uint64_t on_paths = run_ns_of(run_ns, t->pid), preempting = 0, beside = 0;
       for (uint32_t k = 0; k < MIN(c.n_preemptors, RSP_TOP_PREEMPTORS); k++)
-        if (c.top_preemptors[k].on_path && rsp_model_task(model, c.top_preemptors[k].task)->pid == t->pid)
+        if (c.top_preemptors[k].on_path && rsp_model_task(model, c.top_preemptors[k].task)->pid == t->pid) {
           preempting += c.top_preemptors[k].ns;
+          beside += c.top_preemptors[k].off_paths_ns;
+        }
       const rsp_kernel_work_row *kwr = rsp_kernel_work_for_pid(kw, t->pid);
       fprintf(out, ", \"run_ms\": %.6f, \"paths_run_ms\": %.6f, \"preempting_ms\": %.6f, \"kernel_work_ms\": %.6f}",
-              ms(on_paths + preempting), ms(on_paths), ms(preempting), ms(kwr ? kwr->total_ns : 0));
+              ms(on_paths + beside), ms(on_paths), ms(preempting), ms(kwr ? kwr->total_ns : 0));
       g_ptr_array_free(names, TRUE);
       first = false;
     }

@@ -655,6 +655,136 @@ static void test_parallel_children(void)
   rsp_model_free(m);
 }
 
+/* A server's work the process of interest asked for, done while it still ran (pgbench's thread handing
+ * a query to a backend, then handling another connection): A wakes server B at 110 and runs on to
+ * 200, then waits; B computes 115-400 and wakes A at 390. B's part from 200 is the child of A's
+ * wait; its part 115-200 was asked for by A and ran beside A's path: a control path of its own,
+ * as a forked child's would be. Total = wall 400 + 85. The same stream with the server woken at
+ * 110 by an unrelated task U instead: its work before A's wait is U's business, on no path. */
+static void test_requested_in_parallel(void)
+{
+  for (int by_interest = 1; by_interest >= 0; by_interest--) {
+    const int32_t U = C;
+    tb *t = tb_new(false);
+    sw(t, 0, 1, IDLE, "R", B);
+    sw(t, 40, 1, B, "S", IDLE);
+    sw(t, 50, 2, IDLE, "R", U);
+    sw(t, 100, 0, IDLE, "R", A);
+    if (by_interest)
+      tb_waking(t, 110 * US, 0, A, B, 1);
+    else
+      tb_waking(t, 110 * US, 2, U, B, 1);
+    sw(t, 115, 1, IDLE, "R", B);
+    sw(t, 150, 2, U, "S", IDLE);
+    sw(t, 200, 0, A, "S", IDLE);
+    tb_waking(t, 390 * US, 1, B, A, 0);
+    sw(t, 400, 1, B, "S", IDLE);
+    sw(t, 410, 0, IDLE, "R", A);
+    sw(t, 500, 0, A, "S", IDLE);
+    rsp_model *m = tb_finish(t);
+    rsp_paths_options o = { .tolerance_set = true }; /* no tolerance: B's run begun 85 us early is cut */
+    rsp_paths *p = rsp_paths_build(m, A, &o, NULL);
+    rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 200, 410);
+    rsp_elem_id br = ELEM(p, RSP_ELEM_RUN, B, 200, 400);
+    CHECK_EQ(el(p, br)->parent, as);
+    CHECK_EQ(el(p, br)->flags, RSP_ELEM_CUT);
+    rsp_categories c;
+    rsp_categories_compute(p, &c);
+    CHECK_EQ(c.wall_ns, 400 * US);
+    if (by_interest) {
+      CHECK_EQ(rsp_paths_n_paths(p), 2);
+      rsp_elem_id early = ELEM(p, RSP_ELEM_RUN, B, 115, 200);
+      CHECK_EQ(el(p, early)->path, 1);
+      CHECK_EQ(el(p, early)->depth, 0);
+      CHECK_EQ(rsp_paths_path(p, 1)->parent_path, 0);
+      CHECK_EQ(c.total_ns, (400 + 85) * US);
+    } else {
+      CHECK_EQ(rsp_paths_n_paths(p), 1);
+      CHECK_EQ(c.total_ns, 400 * US);
+      CHECK_EQ(rsp_paths_n_elems(p), 3 + 1); /* A's run, wait and run; B's cut run */
+    }
+    check_sum(&c);
+    rsp_paths_free(p);
+    rsp_model_free(m);
+  }
+}
+
+/* Work the paths asked of a server on them that nobody waited for (a backend answering one connection
+ * of a pgbench thread while the thread handles the other, the answer read later without a wait). A and B
+ * talk over loopback TCP (A's SKA 40000 -> 5432, B's SKB 5432 -> 40000). A sends B a request at 28 and
+ * waits 40-60; B runs 35-55 and its reply wakes A: B's run is on A's path, its part 35-40 on a parallel
+ * one (requested_in_parallel). A sends again at 108 and runs on to 200 without waiting; B computes
+ * 115-150 and replies at 145 (A reads it at 160): that stretch is a control path of its own. Total =
+ * wall 190 + 5 + 35. A's third request (180) B handles 185-190 without replying: not asked-for work
+ * that answered anybody, on no path; nor is 115-150 when B does not reply at 145. */
+#define SKA 0xffff888003000000ull
+#define SKB 0xffff888004000000ull
+static void test_requested_not_waited(void)
+{
+  static const uint8_t lo[4] = { 127, 0, 0, 1 };
+  for (int reply = 1; reply >= 0; reply--) {
+    tb *t = tb_new(false);
+    sw(t, 0, 1, IDLE, "R", B);
+    tb_sock_state(t, 1 * US, 1, B, SKB, 5432, 40000, lo);
+    tb_sock(t, TB_RECV, 2 * US, 1, B, SKB);
+    sw(t, 5, 1, B, "S", IDLE);
+    sw(t, 10, 0, IDLE, "R", A);
+    tb_sock_state(t, 11 * US, 0, A, SKA, 40000, 5432, lo);
+    tb_sock(t, TB_SEND, 28 * US, 0, A, SKA);
+    tb_sock(t, TB_DATA_READY, 29 * US, 0, A, SKB);
+    tb_waking(t, 30 * US, 0, A, B, 1);
+    sw(t, 35, 1, IDLE, "R", B);
+    tb_sock(t, TB_RECV, 36 * US, 1, B, SKB);
+    sw(t, 40, 0, A, "S", IDLE);
+    tb_sock(t, TB_SEND, 48 * US, 1, B, SKB);
+    tb_sock(t, TB_DATA_READY, 49 * US, 1, B, SKA);
+    tb_waking(t, 50 * US, 1, B, A, 0);
+    sw(t, 55, 1, B, "S", IDLE);
+    sw(t, 60, 0, IDLE, "R", A);
+    tb_sock(t, TB_RECV, 61 * US, 0, A, SKA);
+    tb_sock(t, TB_SEND, 108 * US, 0, A, SKA);
+    tb_sock(t, TB_DATA_READY, 109 * US, 0, A, SKB);
+    tb_waking(t, 110 * US, 0, A, B, 1);
+    sw(t, 115, 1, IDLE, "R", B);
+    tb_sock(t, TB_RECV, 116 * US, 1, B, SKB);
+    if (reply) {
+      tb_sock(t, TB_SEND, 145 * US, 1, B, SKB);
+      tb_sock(t, TB_DATA_READY, 146 * US, 1, B, SKA);
+    }
+    sw(t, 150, 1, B, "S", IDLE);
+    tb_sock(t, TB_RECV, 160 * US, 0, A, SKA);
+    tb_sock(t, TB_SEND, 180 * US, 0, A, SKA);
+    tb_sock(t, TB_DATA_READY, 181 * US, 0, A, SKB);
+    tb_waking(t, 182 * US, 0, A, B, 1);
+    sw(t, 185, 1, IDLE, "R", B);
+    tb_sock(t, TB_RECV, 186 * US, 1, B, SKB);
+    sw(t, 190, 1, B, "S", IDLE);
+    sw(t, 200, 0, A, "S", IDLE);
+    rsp_model *m = tb_finish(t);
+    rsp_paths_options o = { .tolerance_set = true };
+    rsp_paths *p = rsp_paths_build(m, A, &o, NULL);
+    CHECK_EQ(rsp_paths_n_paths(p), reply ? 3 : 2);
+    CHECK_EQ(el(p, ELEM(p, RSP_ELEM_RUN, B, 40, 55))->parent, ELEM(p, RSP_ELEM_SLEEP, A, 40, 60));
+    const rsp_path_elem *early = el(p, ELEM(p, RSP_ELEM_RUN, B, 35, 40));
+    CHECK_EQ(early->depth, 0);
+    if (reply) {
+      const rsp_path_elem *later = el(p, ELEM(p, RSP_ELEM_RUN, B, 115, 150));
+      CHECK(early->path != later->path);
+      CHECK_EQ(later->depth, 0);
+      CHECK_EQ(rsp_paths_path(p, later->path)->parent_path, 0);
+    }
+    /* A's run, wait, run; B's runs 35-40, 40-55 (and 115-150) */
+    CHECK_EQ(rsp_paths_n_elems(p), 3 + 2 + (reply ? 1 : 0));
+    rsp_categories c;
+    rsp_categories_compute(p, &c);
+    CHECK_EQ(c.wall_ns, 190 * US);
+    CHECK_EQ(c.total_ns, (190 + 5 + (reply ? 35 : 0)) * US);
+    check_sum(&c);
+    rsp_paths_free(p);
+    rsp_model_free(m);
+  }
+}
+
 /* The waker did not exist when the sleep began (issue: dovecot's IMAP login). Client K polls from 100;
  * auth W computes 150-600 and wakes imap-login L; L wakes the master M; M forks imap I at 690; I wakes K
  * at 899. The chain goes from I back through the fork into M (its forking run up to the fork), and
@@ -1178,6 +1308,8 @@ int main(void)
   test_triangle();
   test_categories();
   test_parallel_children();
+  test_requested_in_parallel();
+  test_requested_not_waited();
   test_preemptors();
   test_guessed();
   test_user_waits();

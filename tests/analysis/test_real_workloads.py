@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Explanations on real servers (issue 15): the recordings kept in bench/real/data (dovecot's IMAP login with
-SHA512-CRYPT, the same on a machine kept busy by a CPU hog, nginx + php-fpm + PostgreSQL, xterm under Xvfb),
+SHA512-CRYPT, the same on a machine kept busy by a CPU hog, nginx + php-fpm + PostgreSQL, xterm under Xvfb, pgbench -c4 -j2),
 checked by bench/real/check.py against truth obtained without rsp: perf's own switch records and wakings (perf
 script, with each recording's own kernel symbols), strace of a second run, and the workload's design
 (truth.json). Every criterion must pass or not apply:
@@ -19,7 +19,7 @@ import tempfile
 
 SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
 DATA = os.path.join(SRC, 'bench', 'real', 'data')
-CASES = ['dovecot', 'dovecot-hog', 'webmail', 'xterm']
+CASES = ['dovecot', 'dovecot-hog', 'webmail', 'xterm', 'pgbench']
 
 
 def main():
