@@ -39,7 +39,16 @@ import oracle  # noqa: E402
 failures = []
 LIMIT = 60  # seconds per command (the ASan build is slow; a hang is endless)
 MEMORY = 4 << 30  # address space per command (ASan reserves its shadow beyond it: not under ASan)
-ASAN = bool(os.environ.get('ASAN_OPTIONS'))
+def sanitized(path):
+    """Whether PATH is built with AddressSanitizer (whose shadow memory no address-space limit allows)."""
+    try:
+        with open(path, 'rb') as f:
+            return b'__asan_init' in f.read()
+    except OSError:
+        return False
+
+
+ASAN = bool(os.environ.get('ASAN_OPTIONS')) or sanitized(SUMMARY)
 
 
 def check(cond, what):
