@@ -1,8 +1,11 @@
 /* Reading ahead on a second thread: a reader thread calls rsp_reader_next() and hands the events
- * over in batches, each event copied (rsp_event_copy) into its batch's storage, since the reader
- * reuses its buffers at the next call. A few batches circulate between the two threads: the
- * reader fills a free one, the model takes it, and gives it back when it takes the next. The
- * reader's error (or end) travels in the last batch, after the events that came before it. */
+ * over in batches. An event whose record lies in the file's mapping is handed over as decoded (the
+ * reader keeps the pages of the batches not yet given back mapped: rsp_reader_keep_from); any other
+ * (unpacked from a COMPRESSED record, merged from the ftrace capture) is copied (rsp_event_copy) into
+ * its batch's storage, since the reader reuses its buffers at the next call. A few batches circulate
+ * between the two threads: the reader fills a free one, the model takes it, and gives it back when it
+ * takes the next. The reader's error (or end) travels in the last batch, after the events that came
+ * before it. */
 #include "model/model-private.h"
 
 #include <pthread.h>
@@ -22,6 +25,8 @@ typedef struct event_batch {
   size_t used, cap;
   bool last;     /* the reader's last batch: its end or its error */
   GError *error; /* the reader's error, when it stopped on one */
+  uint64_t keep_from; /* the lowest file offset of a record its events point into (UINT64_MAX: none) */
+  bool out;      /* handed to the model and not given back yet (the reader thread's own view) */
 } event_batch;
 
 /* A queue of batches between the two threads (plain pthreads, which ThreadSanitizer follows;
@@ -41,6 +46,7 @@ struct rsp_event_pipeline {
   int stop;                  /* set by the model: read no further (atomic) */
   event_batch *cur;          /* the batch the model is taking events from */
   unsigned next;             /* its next event */
+  event_batch *all[N_BATCHES];
 };
 
 /* Moves EV (NEED bytes of storage; it may be B's next slot already) into B; false when B has
@@ -83,6 +89,16 @@ static event_batch *queue_pop(rsp_event_pipeline *p, batch_queue *q, bool try)
   return b;
 }
 
+/* The lowest file offset the batches with the model still point into, B's own (being filled) among them. */
+static uint64_t kept_by_others(const rsp_event_pipeline *p, const event_batch *b)
+{
+  uint64_t min = UINT64_MAX;
+  for (int i = 0; i < N_BATCHES; i++)
+    if (p->all[i] != b && p->all[i]->out)
+      min = MIN(min, p->all[i]->keep_from);
+  return min;
+}
+
 static gpointer read_ahead(gpointer data)
 {
   rsp_event_pipeline *p = data;
@@ -91,9 +107,13 @@ static gpointer read_ahead(gpointer data)
   size_t held_need = 0;
   for (;;) {
     event_batch *b = queue_pop(p, &p->free_batches, false);
+    b->out = false;
     b->n = 0;
     b->used = 0;
     b->last = false;
+    b->keep_from = UINT64_MAX;
+    uint64_t others = kept_by_others(p, b);
+    rsp_reader_keep_from(p->reader, others);
     if (holding) {
       batch_add(b, &held, held_need);
       holding = false;
@@ -111,6 +131,15 @@ static gpointer read_ahead(gpointer data)
         b->error = error;
         break;
       }
+      uint64_t at;
+      if (rsp_reader_event_lasting(p->reader, ev, &at)) { /* already in its slot, and valid as it is */
+        b->n++;
+        if (at < b->keep_from) {
+          b->keep_from = at;
+          rsp_reader_keep_from(p->reader, MIN(others, at));
+        }
+        continue;
+      }
       size_t need = rsp_event_copy_size(ev);
       if (!batch_add(b, ev, need)) {
         held = *ev;
@@ -120,6 +149,7 @@ static gpointer read_ahead(gpointer data)
       }
     }
     bool last = b->last;
+    b->out = true;
     queue_push(p, &p->full_batches, b);
     if (last)
       return NULL;
@@ -162,8 +192,10 @@ rsp_event_pipeline *rsp_event_pipeline_start(rsp_reader *reader)
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->free_batches.nonempty, NULL);
   pthread_cond_init(&p->full_batches.nonempty, NULL);
-  for (int i = 0; i < N_BATCHES; i++)
-    queue_push(p, &p->free_batches, batch_new());
+  for (int i = 0; i < N_BATCHES; i++) {
+    p->all[i] = batch_new();
+    queue_push(p, &p->free_batches, p->all[i]);
+  }
   p->thread = g_thread_new("rsp-read", read_ahead, p);
   return p;
 }

@@ -19,12 +19,16 @@ typedef struct rsp_source {
   uint64_t pos;      /* stream offset of buf[start] */
   uint64_t limit;    /* stream offset where reading stops (end of the data section) */
   bool eof;
-  /* Regular files are mapped a window at a time instead of read (no copy through the kernel):
-   * map[0, map_len) holds the file from map_off on (page aligned); the windows behind are unmapped. */
+  /* Regular files are mapped instead of read (no copy through the kernel): map[0, map_len) holds the file
+   * from map_off on (page aligned). Whole (the usual case): the file's every byte, mapped until the source is
+   * closed, pages given back below released; else a window at a time, the windows behind unmapped. */
   uint64_t file_size;
   uint8_t *map;
   size_t map_len;
   uint64_t map_off;
+  bool whole;
+  uint64_t released;     /* whole: the pages below this offset were given back */
+  uint64_t next_release; /* whole: rsp_source_release_due once the position reaches this */
 } rsp_source;
 
 bool rsp_source_open(rsp_source *src, const char *path, GError **error);
@@ -38,6 +42,13 @@ const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GEr
 void rsp_source_consume(rsp_source *src, size_t n);
 /* Positions the sequential stream at OFFSET (file mode) and stops it at LIMIT. */
 bool rsp_source_seek(rsp_source *src, uint64_t offset, uint64_t limit, GError **error);
+/* Whether P (from a peek) stays valid until the source is closed: it lies in a whole mapping. */
+bool rsp_source_lasting(const rsp_source *src, const void *p);
+/* Whether the position has moved far enough since the last release for another to be worth a look. */
+bool rsp_source_release_due(const rsp_source *src);
+/* The bytes below offset BELOW (and below the position) are no longer needed: their pages are given back (a
+ * later touch maps them again, from the page cache or the file: wrong bounds cost time, never bytes). */
+void rsp_source_release(rsp_source *src, uint64_t below);
 
 /* ---- errors ------------------------------------------------------------------------------ */
 void rsp_set_error(GError **error, RspReaderErrorCode code, const char *path, uint64_t offset,
@@ -49,7 +60,7 @@ typedef struct rsp_queued {
   uint64_t seq;    /* file order, breaks ties */
   uint64_t offset; /* file offset of the record */
   uint8_t *record;
-  uint32_t chunk;
+  uint32_t chunk;  /* the chunk holding its copy, or UINT32_MAX: held in place */
   uint32_t evsel; /* index, or UINT32_MAX */
 } rsp_queued;
 
@@ -78,8 +89,11 @@ typedef struct rsp_ordered_events {
 
 void rsp_oe_init(rsp_ordered_events *oe, size_t max_bytes);
 void rsp_oe_free(rsp_ordered_events *oe);
+/* Queues RECORD: by its address when LASTING (it stays valid until delivered: the file's mapping), else a copy. */
 void rsp_oe_queue(rsp_ordered_events *oe, const void *record, size_t size, uint64_t time,
-                  uint64_t offset, uint32_t evsel);
+                  uint64_t offset, uint32_t evsel, bool lasting);
+/* The lowest file offset of a record held in place and not yet delivered; UINT64_MAX when none is. */
+uint64_t rsp_oe_min_lasting_offset(const rsp_ordered_events *oe);
 /* FINISHED_ROUND: what came before the previous round's maximum may now go. */
 void rsp_oe_round(rsp_ordered_events *oe);
 /* End of input: everything may go. */
@@ -196,7 +210,8 @@ uint64_t rsp_ftrace_missed(const rsp_ftrace *ft);
 /* A perf event pulled ahead while merging the ftrace stream: delivered entries stay a while, so
  * that an ftrace event can still find its twin among them. */
 typedef struct rsp_lookahead {
-  uint8_t *record; /* owned copy */
+  uint8_t *record; /* in the file's mapping, or a copy (owned) */
+  bool owned;
   uint64_t time, offset;
   uint32_t evsel;
   uint64_t key;    /* tracepoint, cpu and fixed payload hashed; 0 for other events */
@@ -226,6 +241,7 @@ struct rsp_reader {
   bool have_tracing_data;
 
   rsp_ordered_events oe;
+  uint64_t keep_from;     /* the caller still uses the events whose records lie from this file offset on */
   rsp_decompressor *decomp;
   uint64_t decomp_offset; /* offset of the COMPRESSED record being unpacked */
   bool input_done;

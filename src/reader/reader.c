@@ -450,7 +450,7 @@ static bool process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint6
   if (timed && r->opts.window && !rsp_window_keep(r, h->type, t))
     return true; /* outside the window: dropped before ordering and decoding */
   if (!r->opts.unordered && timed) {
-    rsp_oe_queue(&r->oe, rec, size, t, offset, e ? e->index : UINT32_MAX);
+    rsp_oe_queue(&r->oe, rec, size, t, offset, e ? e->index : UINT32_MAX, rsp_source_lasting(&r->src, rec));
     if (rsp_oe_over_budget(&r->oe))
       rsp_oe_flush_half(&r->oe);
   } else {
@@ -636,6 +636,19 @@ static void junk_error(rsp_reader *r, uint64_t off, size_t avail, GError **error
                   h.type, h.size);
 }
 
+/* The lowest file offset of a record in the file's mapping that may still be delivered or read: held in the
+ * ordering buffer or the lookahead, or handed out to a caller that keeps events (rsp_reader_keep_from). */
+static uint64_t needed_from(const rsp_reader *r)
+{
+  uint64_t min = MIN(r->keep_from, rsp_oe_min_lasting_offset(&r->oe));
+  for (size_t i = r->lookahead ? r->la_next : 0; r->lookahead && i < r->lookahead->len; i++) {
+    const rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, i);
+    if (!l->owned && l->offset < min)
+      min = l->offset;
+  }
+  return min;
+}
+
 /* Reads one record from the source. Returns 1, 0 at the end, -1 on error. */
 static int read_one(rsp_reader *r, GError **error)
 {
@@ -730,6 +743,8 @@ static int read_one(rsp_reader *r, GError **error)
   if (!process_record(r, p, h.size, off, error))
     return -1;
   rsp_source_consume(&r->src, h.size);
+  if (rsp_source_release_due(&r->src))
+    rsp_source_release(&r->src, needed_from(r));
   while (extra > 0) { /* AUXTRACE payload: skipped in pieces */
     size_t step = extra > (1u << 20) ? (1u << 20) : (size_t)extra;
     if (!rsp_source_peek(&r->src, step, &avail, error)) {
@@ -820,6 +835,7 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
   r->immediate_offsets = g_array_new(FALSE, FALSE, sizeof(uint64_t));
   r->immediate_evsels = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   r->tep = tep_alloc();
+  r->keep_from = UINT64_MAX;
   rsp_oe_init(&r->oe, ORDERING_BUDGET);
   tep_set_loglevel(TEP_LOG_NONE);
 
@@ -1112,9 +1128,11 @@ static void lookahead_prune(rsp_reader *r, uint64_t horizon)
   if (drop == 0 || drop * 2 < r->lookahead->len)
     return;
   for (size_t i = 0; i < drop; i++) {
-    uint8_t *rec = g_array_index(r->lookahead, rsp_lookahead, i).record;
-    if (rec != r->la_current)
-      g_free(rec);
+    const rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, i);
+    if (!l->owned)
+      continue;
+    if (l->record != r->la_current)
+      g_free(l->record);
     else
       r->la_current_orphan = true; /* still handed out: freed when the next one is */
   }
@@ -1132,8 +1150,10 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
     if (q) {
       q = rsp_oe_pop(&r->oe);
       const struct perf_event_header *h = (const struct perf_event_header *)q->record;
-      rsp_lookahead l = {.record = g_memdup2(q->record, h->size), .time = q->time,
-                         .offset = q->offset, .evsel = q->evsel};
+      /* a record in the file's mapping stays there; one in the ordering buffer's chunks goes at the next pop */
+      bool lasting = rsp_source_lasting(&r->src, q->record);
+      rsp_lookahead l = {.record = lasting ? q->record : g_memdup2(q->record, h->size), .owned = !lasting,
+                         .time = q->time, .offset = q->offset, .evsel = q->evsel};
       rsp_evsel *e = q->evsel < r->evsels->len ? g_ptr_array_index(r->evsels, q->evsel) : NULL;
       if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT) {
         rsp_event tmp;
@@ -1316,7 +1336,7 @@ static const rsp_event *next_merged(rsp_reader *r, GError **error)
       if (r->la_current_orphan)
         g_free(r->la_current);
       r->la_current_orphan = false;
-      r->la_current = p->record;
+      r->la_current = p->owned ? p->record : NULL;
       ev = deliver(r, p->record, p->offset, p->evsel, error);
     } else {
       r->stats.ftrace_missed = rsp_ftrace_missed(r->ftrace);
@@ -1341,6 +1361,20 @@ const rsp_event *rsp_reader_next_to(rsp_reader *r, rsp_event *out, GError **erro
   const rsp_event *ev = next_event(r, error);
   r->out = &r->ev;
   return ev;
+}
+
+bool rsp_reader_event_lasting(const rsp_reader *r, const rsp_event *ev, uint64_t *file_offset)
+{
+  /* a perf event's pointers all point into its record (event-copy.c): the record's place says it all */
+  if (!ev->record || ev->source != RSP_SOURCE_PERF || !rsp_source_lasting(&r->src, ev->record))
+    return false;
+  *file_offset = (uint64_t)((const uint8_t *)ev->record - r->src.map) + r->src.map_off;
+  return true;
+}
+
+void rsp_reader_keep_from(rsp_reader *r, uint64_t file_offset)
+{
+  r->keep_from = file_offset;
 }
 
 /* ---- group reads ---------------------------------------------------------------------------
@@ -1516,7 +1550,8 @@ void rsp_reader_close(rsp_reader *r)
     g_free(r->la_current);
   if (r->lookahead) {
     for (guint i = 0; i < r->lookahead->len; i++)
-      g_free(g_array_index(r->lookahead, rsp_lookahead, i).record);
+      if (g_array_index(r->lookahead, rsp_lookahead, i).owned)
+        g_free(g_array_index(r->lookahead, rsp_lookahead, i).record);
     g_array_unref(r->lookahead);
   }
   if (r->ftrace_evsels)
