@@ -271,3 +271,8 @@ const rsp_queued *rsp_oe_peek(const rsp_ordered_events *oe)
 {
   return oe->head < oe->ready ? &oe->q[oe->head] : NULL;
 }
+
+const rsp_queued *rsp_oe_peek_at(const rsp_ordered_events *oe, size_t k)
+{
+  return oe->head + k < oe->ready ? &oe->q[oe->head + k] : NULL;
+}

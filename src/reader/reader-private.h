@@ -29,6 +29,7 @@ typedef struct rsp_source {
   bool whole;
   uint64_t released;     /* whole: the pages below this offset were given back */
   uint64_t next_release; /* whole: rsp_source_release_due once the position reaches this */
+  uint64_t prefetched;   /* whole: the bytes up to this offset were asked into the cache */
 } rsp_source;
 
 bool rsp_source_open(rsp_source *src, const char *path, GError **error);
@@ -102,6 +103,8 @@ void rsp_oe_flush_all(rsp_ordered_events *oe);
 const rsp_queued *rsp_oe_pop(rsp_ordered_events *oe);
 /* The next deliverable entry without taking it, or NULL. */
 const rsp_queued *rsp_oe_peek(const rsp_ordered_events *oe);
+/* The deliverable entry K after the next one, or NULL. */
+const rsp_queued *rsp_oe_peek_at(const rsp_ordered_events *oe, size_t k);
 bool rsp_oe_over_budget(const rsp_ordered_events *oe);
 /* Over budget without a FINISHED_ROUND: let the oldest half go. */
 void rsp_oe_flush_half(rsp_ordered_events *oe);
@@ -118,6 +121,9 @@ typedef struct rsp_id_layout {
  * inconsistent with its attr. */
 bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, uint64_t offset,
                        const char *path, rsp_event *ev, GError **error);
+/* Where the RAW field of a SAMPLE record of ATTR should be, to prefetch it (not checked as decoding checks:
+ * only to be looked at by rsp_decode_record); NULL when the layout does not say. */
+const uint8_t *rsp_sample_raw_guess(const uint8_t *rec, size_t size, const struct perf_event_attr *attr);
 /* Reads only the id of a record (to find its evsel). Returns false if it has none. */
 bool rsp_record_id(const uint8_t *rec, size_t size, const rsp_id_layout *layout,
                    const struct perf_event_attr *attr0, uint64_t *id);
@@ -216,6 +222,8 @@ typedef struct rsp_lookahead {
   uint32_t evsel;
   uint64_t key;    /* tracepoint, cpu and fixed payload hashed; 0 for other events */
   bool matched;
+  bool decoded;    /* its event, decoded for the key, is in the reader's la_ring at SLOT */
+  uint64_t slot;
 } rsp_lookahead;
 
 /* ---- reader.c ------------------------------------------------------------------------------- */
@@ -258,6 +266,9 @@ struct rsp_reader {
   bool evsels_dirty;
   rsp_ftrace *ftrace;        /* the side stream, when merged */
   GArray *lookahead;         /* perf events pulled ahead of delivery while merging (rsp_lookahead) */
+  rsp_event *la_ring;        /* the decoded events of the lookahead's tracepoints (reader.c, la_slot) */
+  size_t la_ring_cap;        /* a power of two */
+  uint64_t la_ring_head, la_ring_tail;
   size_t la_next;            /* the first not yet delivered */
   size_t la_droppable;       /* the first ones known to be out of the matching window: dropped in one go */
   size_t la_scan;            /* the ones before it ended their window before the ftrace head's time: a twin of

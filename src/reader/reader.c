@@ -985,6 +985,32 @@ int32_t rsp_metadata_workload_pid_of(const char *data_path)
   return pid;
 }
 
+static const rsp_event *delivered(rsp_reader *r, rsp_event *ev);
+
+/* Records leave the ordering buffer in time order, far apart in the file and long after they were read: what
+ * decoding looks at is fetched ahead, the header a few records before, the RAW field (after the call chain,
+ * where the header says) a few records later. */
+enum { PREFETCH_HEADER = 16, PREFETCH_RAW = 8 };
+
+static void prefetch_queued(const rsp_reader *r)
+{
+  const rsp_queued *far = rsp_oe_peek_at(&r->oe, PREFETCH_HEADER);
+  if (far)
+    __builtin_prefetch(far->record);
+  const rsp_queued *near = rsp_oe_peek_at(&r->oe, PREFETCH_RAW);
+  if (!near || near->evsel >= r->evsels->len)
+    return;
+  const struct perf_event_header *h = (const struct perf_event_header *)near->record;
+  if (h->type != PERF_RECORD_SAMPLE)
+    return;
+  const rsp_evsel *e = g_ptr_array_index(r->evsels, near->evsel);
+  const uint8_t *raw = rsp_sample_raw_guess(near->record, h->size, &e->attr);
+  if (raw) {
+    __builtin_prefetch(raw);
+    __builtin_prefetch(raw + 64);
+  }
+}
+
 static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,
                                 GError **error)
 {
@@ -993,6 +1019,14 @@ static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offs
   rsp_event *ev = r->out;
   if (!rsp_decode_record(rec, h->size, e, offset, r->path, ev, error))
     return NULL;
+  return delivered(r, ev);
+}
+
+/* The counts of a decoded event handed out. */
+static const rsp_event *delivered(rsp_reader *r, rsp_event *ev)
+{
+  const struct perf_event_header *h = (const struct perf_event_header *)ev->record;
+  rsp_evsel *e = (rsp_evsel *)ev->evsel;
   ev->outside_window = r->opts.window && rsp_window_outside(r, ev->time);
   if (h->type == PERF_RECORD_SAMPLE && e)
     e->n_samples++;
@@ -1031,6 +1065,7 @@ static void open_ftrace(rsp_reader *r)
       r->stats.ftrace_merged = true;
       r->ftrace_evsels = g_hash_table_new(g_direct_hash, g_direct_equal);
       r->lookahead = g_array_new(FALSE, FALSE, sizeof(rsp_lookahead));
+
     }
   }
   g_free(dir);
@@ -1077,20 +1112,46 @@ static uint64_t tracepoint_key(const rsp_evsel *e, int32_t cpu, const uint8_t *r
 {
   uint64_t h = 1469598103934665603ull ^ (e->attr.config * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uint32_t)cpu;
   h *= 1099511628211ull;
-  rsp_event tmp = {.raw = raw, .raw_size = size};
   for (unsigned f = 0; f < e->n_fields; f++) {
     const rsp_field *fd = &e->fields[f];
     if (fd->common)
       continue;
-    const uint8_t *p;
-    size_t len;
-    uint64_t v;
-    if (fd->kind == RSP_FIELD_STRING || fd->kind == RSP_FIELD_ARRAY) {
-      p = (const uint8_t *)rsp_event_field_bytes(&tmp, fd, &len);
-    } else {
-      v = rsp_event_field_u64(&tmp, fd);
-      p = (const uint8_t *)&v;
-      len = sizeof v;
+    /* the field's bytes as rsp_event_field_bytes and rsp_event_field_u64 read them, written out here: two calls
+     * per field were a tenth of the decode */
+    uint32_t off = fd->offset, flen = fd->size;
+    bool in = raw && (uint64_t)fd->offset + fd->size <= size;
+    if (in && fd->dynamic) {
+      uint32_t loc;
+      memcpy(&loc, raw + fd->offset, 4);
+      off = loc & 0xffff;
+      flen = loc >> 16;
+      if (fd->relative)
+        off += fd->offset + fd->size;
+      in = (uint64_t)off + flen <= size;
+    }
+    if (fd->kind != RSP_FIELD_STRING && fd->kind != RSP_FIELD_ARRAY) {
+      uint64_t v = 0;
+      if (in && !fd->dynamic) {
+        switch (flen) {
+        case 1: v = raw[off]; break;
+        case 2: { uint16_t x; memcpy(&x, raw + off, 2); v = x; break; }
+        case 4: { uint32_t x; memcpy(&x, raw + off, 4); v = x; break; }
+        case 8: memcpy(&v, raw + off, 8); break;
+        default: break;
+        }
+      }
+      /* a value hashes as its eight bytes */
+      h = (h ^ v) * 0xff51afd7ed558ccdull;
+      h ^= h >> 29;
+      h = (h ^ 0xff) * 1099511628211ull; /* field separator */
+      continue;
+    }
+    const uint8_t *p = in ? raw + off : (const uint8_t *)"";
+    size_t len = in ? flen : 0;
+    if (in && fd->kind == RSP_FIELD_STRING) {
+      const uint8_t *z = memchr(p, 0, len);
+      if (z)
+        len = (size_t)(z - p);
     }
     /* eight bytes a step (a byte a step was a seventh of the decode on recordings with a capture) */
     size_t i = 0;
@@ -1142,12 +1203,45 @@ static void lookahead_prune(rsp_reader *r, uint64_t horizon)
   r->la_droppable = 0;
 }
 
+/* The decoded events of the lookahead's tracepoints are kept in a ring, in pull order (they are dropped from
+ * the lookahead in that order): the slots from la_ring_tail (the oldest still in the lookahead) to la_ring_head. */
+static rsp_event *la_slot(const rsp_reader *r, uint64_t slot)
+{
+  return &r->la_ring[slot & (r->la_ring_cap - 1)];
+}
+
+static uint64_t la_slot_new(rsp_reader *r)
+{
+  if (r->la_ring_head - r->la_ring_tail < r->la_ring_cap)
+    return r->la_ring_head++; /* (the tail noted is at or before the true one) */
+  /* the oldest slot in use: that of the lookahead's first decoded entry */
+  r->la_ring_tail = r->la_ring_head;
+  for (guint i = 0; i < r->lookahead->len; i++)
+    if (g_array_index(r->lookahead, rsp_lookahead, i).decoded) {
+      r->la_ring_tail = g_array_index(r->lookahead, rsp_lookahead, i).slot;
+      break;
+    }
+  /* over half full: twice the room (so that the look for the tail above comes at most once per half a ring),
+   * the slots kept in place */
+  if (r->la_ring_head - r->la_ring_tail >= r->la_ring_cap / 2) {
+    size_t cap = r->la_ring_cap ? r->la_ring_cap * 2 : 1024;
+    rsp_event *ring = g_new(rsp_event, cap);
+    for (uint64_t k = r->la_ring_tail; k < r->la_ring_head; k++)
+      ring[k & (cap - 1)] = *la_slot(r, k);
+    g_free(r->la_ring);
+    r->la_ring = ring;
+    r->la_ring_cap = cap;
+  }
+  return r->la_ring_head++;
+}
+
 /* Moves the next perf event out of the ordering buffer into the lookahead; false at the end. */
 static bool lookahead_pull(rsp_reader *r, GError **error)
 {
   for (;;) {
     const rsp_queued *q = rsp_oe_peek(&r->oe);
     if (q) {
+      prefetch_queued(r);
       q = rsp_oe_pop(&r->oe);
       const struct perf_event_header *h = (const struct perf_event_header *)q->record;
       /* a record in the file's mapping stays there; one in the ordering buffer's chunks goes at the next pop */
@@ -1156,9 +1250,13 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
                          .time = q->time, .offset = q->offset, .evsel = q->evsel};
       rsp_evsel *e = q->evsel < r->evsels->len ? g_ptr_array_index(r->evsels, q->evsel) : NULL;
       if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT) {
-        rsp_event tmp;
-        if (rsp_decode_record(l.record, h->size, e, q->offset, r->path, &tmp, NULL) && tmp.raw)
-          l.key = tracepoint_key(e, tmp.cpu, tmp.raw, tmp.raw_size);
+        /* decoded once, for its key and its delivery (where a record that does not decode is decoded again,
+         * for the error) */
+        l.slot = la_slot_new(r);
+        rsp_event *tmp = la_slot(r, l.slot);
+        l.decoded = rsp_decode_record(l.record, h->size, e, q->offset, r->path, tmp, NULL);
+        if (l.decoded && tmp->raw)
+          l.key = tracepoint_key(e, tmp->cpu, tmp->raw, tmp->raw_size);
       }
       g_array_append_val(r->lookahead, l);
       return true;
@@ -1337,7 +1435,13 @@ static const rsp_event *next_merged(rsp_reader *r, GError **error)
         g_free(r->la_current);
       r->la_current_orphan = false;
       r->la_current = p->owned ? p->record : NULL;
-      ev = deliver(r, p->record, p->offset, p->evsel, error);
+      if (p->decoded) {
+        rsp_event *out = r->out;
+        *out = *la_slot(r, p->slot);
+        ev = delivered(r, out);
+      } else {
+        ev = deliver(r, p->record, p->offset, p->evsel, error);
+      }
     } else {
       r->stats.ftrace_missed = rsp_ftrace_missed(r->ftrace);
       return end_of_stream(r, error);
@@ -1495,6 +1599,7 @@ static const rsp_event *next_event_of_file(rsp_reader *r, GError **error)
     if (r->immediate_next < r->immediates->len)
       return deliver_immediate(r, error);
     reset_immediates(r);
+    prefetch_queued(r);
     const rsp_queued *q = rsp_oe_pop(&r->oe);
     if (q)
       return deliver(r, q->record, q->offset, q->evsel, error);
@@ -1553,6 +1658,7 @@ void rsp_reader_close(rsp_reader *r)
       if (g_array_index(r->lookahead, rsp_lookahead, i).owned)
         g_free(g_array_index(r->lookahead, rsp_lookahead, i).record);
     g_array_unref(r->lookahead);
+    g_free(r->la_ring);
   }
   if (r->ftrace_evsels)
     g_hash_table_unref(r->ftrace_evsels);
