@@ -100,7 +100,7 @@ static event_batch *queue_pop(rsp_event_pipeline *p, batch_queue *q, bool try)
   return b;
 }
 
-/* The lowest file offset the batches with the model still point into, B's own (being filled) among them. */
+/* The lowest file offset the batches with the model (all but B, being filled) still point into. */
 static uint64_t kept_by_others(const rsp_event_pipeline *p, const event_batch *b)
 {
   uint64_t min = UINT64_MAX;

@@ -322,6 +322,27 @@ bool rsp_index_apply(rsp_reader *r, GError **error);
 bool rsp_reader_record_time(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t *time);
 bool rsp_reader_process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset, GError **error);
 
+/* reader.c, for the merge: reading on (1: a record was read, 0: the stream is over; an error waits in
+ * r->deferred), the end of the events (NULL, with that error), delivering a record (decoded into r->out) or an
+ * event already decoded there (its counts), the records without a timestamp, prefetching what the next
+ * deliveries from the ordering buffer read */
+int rsp_reader_read_stream(rsp_reader *r);
+const rsp_event *rsp_reader_end_of_stream(rsp_reader *r, GError **error);
+const rsp_event *rsp_reader_deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,
+                                    GError **error);
+const rsp_event *rsp_reader_delivered(rsp_reader *r, rsp_event *ev);
+const rsp_event *rsp_reader_deliver_immediate(rsp_reader *r, GError **error);
+void rsp_reader_reset_immediates(rsp_reader *r);
+void rsp_reader_prefetch_queued(const rsp_reader *r);
+
+/* ---- ftrace-merge.c: the ftrace side stream merged into perf's events ------------------------- */
+/* Opens FILE.ftrace/ (or the options' ftrace_dir) when there is one and perf recorded on CLOCK_MONOTONIC;
+ * else notes why not (stats.ftrace_note). */
+void rsp_ftrace_merge_open(rsp_reader *r);
+/* The next event of the merged streams (rsp_reader_next's, when r->ftrace is open). */
+const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error);
+void rsp_ftrace_merge_close(rsp_reader *r);
+
 /* Records a warning ("FILE: at byte offset N (0xN): ..."), as rsp_set_error words an error. */
 void rsp_reader_warn(rsp_reader *r, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
