@@ -1,8 +1,11 @@
 /* Reading ahead on a second thread: a reader thread calls rsp_reader_next() and hands the events
- * over in batches, each event copied (rsp_event_copy) into its batch's storage, since the reader
- * reuses its buffers at the next call. A few batches circulate between the two threads: the
- * reader fills a free one, the model takes it, and gives it back when it takes the next. The
- * reader's error (or end) travels in the last batch, after the events that came before it. */
+ * over in batches. An event whose record lies in the file's mapping is handed over as decoded (the
+ * reader keeps the pages of the batches not yet given back mapped: rsp_reader_keep_from); any other
+ * (unpacked from a COMPRESSED record, merged from the ftrace capture) is copied (rsp_event_copy) into
+ * its batch's storage, since the reader reuses its buffers at the next call. A few batches circulate
+ * between the two threads: the reader fills a free one, the model takes it, and gives it back when it
+ * takes the next. The reader's error (or end) travels in the last batch, after the events that came
+ * before it. */
 #include "model/model-private.h"
 
 #include <pthread.h>
@@ -17,11 +20,15 @@ enum {
 
 typedef struct event_batch {
   rsp_event *events;
+  guint *chain_hashes; /* each event's call chain hashed for the model (rsp_stacks_chain_hash) */
+  bool *chain_hashed;
   unsigned n;
   uint8_t *storage;
   size_t used, cap;
   bool last;     /* the reader's last batch: its end or its error */
   GError *error; /* the reader's error, when it stopped on one */
+  uint64_t keep_from; /* the lowest file offset of a record its events point into (UINT64_MAX: none) */
+  bool out;      /* handed to the model and not given back yet (the reader thread's own view) */
 } event_batch;
 
 /* A queue of batches between the two threads (plain pthreads, which ThreadSanitizer follows;
@@ -41,7 +48,16 @@ struct rsp_event_pipeline {
   int stop;                  /* set by the model: read no further (atomic) */
   event_batch *cur;          /* the batch the model is taking events from */
   unsigned next;             /* its next event */
+  event_batch *all[N_BATCHES];
 };
+
+/* Takes B's next slot, its event's call chain hashed (the model's stacks.c would do it on its own thread: a
+ * tenth of its work on recordings with deep stacks). */
+static void hash_chain(event_batch *b)
+{
+  b->chain_hashed[b->n] = rsp_stacks_chain_hash(&b->events[b->n], &b->chain_hashes[b->n]);
+  b->n++;
+}
 
 /* Moves EV (NEED bytes of storage; it may be B's next slot already) into B; false when B has
  * events and no room for it. */
@@ -54,8 +70,9 @@ static bool batch_add(event_batch *b, const rsp_event *ev, size_t need)
     b->cap = need;
     b->storage = g_malloc(b->cap);
   }
-  rsp_event_copy(&b->events[b->n++], ev, b->storage + b->used);
+  rsp_event_copy(&b->events[b->n], ev, b->storage + b->used);
   b->used += need;
+  hash_chain(b);
   return true;
 }
 
@@ -83,6 +100,16 @@ static event_batch *queue_pop(rsp_event_pipeline *p, batch_queue *q, bool try)
   return b;
 }
 
+/* The lowest file offset the batches with the model (all but B, being filled) still point into. */
+static uint64_t kept_by_others(const rsp_event_pipeline *p, const event_batch *b)
+{
+  uint64_t min = UINT64_MAX;
+  for (int i = 0; i < N_BATCHES; i++)
+    if (p->all[i] != b && p->all[i]->out)
+      min = MIN(min, p->all[i]->keep_from);
+  return min;
+}
+
 static gpointer read_ahead(gpointer data)
 {
   rsp_event_pipeline *p = data;
@@ -91,9 +118,13 @@ static gpointer read_ahead(gpointer data)
   size_t held_need = 0;
   for (;;) {
     event_batch *b = queue_pop(p, &p->free_batches, false);
+    b->out = false;
     b->n = 0;
     b->used = 0;
     b->last = false;
+    b->keep_from = UINT64_MAX;
+    uint64_t others = kept_by_others(p, b);
+    rsp_reader_keep_from(p->reader, others);
     if (holding) {
       batch_add(b, &held, held_need);
       holding = false;
@@ -111,6 +142,15 @@ static gpointer read_ahead(gpointer data)
         b->error = error;
         break;
       }
+      uint64_t at;
+      if (rsp_reader_event_lasting(p->reader, ev, &at)) { /* already in its slot, and valid as it is */
+        hash_chain(b);
+        if (at < b->keep_from) {
+          b->keep_from = at;
+          rsp_reader_keep_from(p->reader, MIN(others, at));
+        }
+        continue;
+      }
       size_t need = rsp_event_copy_size(ev);
       if (!batch_add(b, ev, need)) {
         held = *ev;
@@ -120,6 +160,7 @@ static gpointer read_ahead(gpointer data)
       }
     }
     bool last = b->last;
+    b->out = true;
     queue_push(p, &p->full_batches, b);
     if (last)
       return NULL;
@@ -130,6 +171,8 @@ static event_batch *batch_new(void)
 {
   event_batch *b = g_new0(event_batch, 1);
   b->events = g_new(rsp_event, BATCH_EVENTS);
+  b->chain_hashes = g_new(guint, BATCH_EVENTS);
+  b->chain_hashed = g_new(bool, BATCH_EVENTS);
   b->cap = BATCH_STORAGE;
   b->storage = g_malloc(b->cap);
   return b;
@@ -140,6 +183,8 @@ static void batch_free(event_batch *b)
   if (b->error)
     g_error_free(b->error);
   g_free(b->events);
+  g_free(b->chain_hashes);
+  g_free(b->chain_hashed);
   g_free(b->storage);
   g_free(b);
 }
@@ -162,8 +207,10 @@ rsp_event_pipeline *rsp_event_pipeline_start(rsp_reader *reader)
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->free_batches.nonempty, NULL);
   pthread_cond_init(&p->full_batches.nonempty, NULL);
-  for (int i = 0; i < N_BATCHES; i++)
-    queue_push(p, &p->free_batches, batch_new());
+  for (int i = 0; i < N_BATCHES; i++) {
+    p->all[i] = batch_new();
+    queue_push(p, &p->free_batches, p->all[i]);
+  }
   p->thread = g_thread_new("rsp-read", read_ahead, p);
   return p;
 }
@@ -186,6 +233,15 @@ const rsp_event *rsp_event_pipeline_next(rsp_event_pipeline *p, GError **error)
     p->cur = queue_pop(p, &p->full_batches, false);
     p->next = 0;
   }
+}
+
+bool rsp_event_pipeline_chain_hash(const rsp_event_pipeline *p, guint *hash)
+{
+  const event_batch *b = p->cur;
+  if (!b || p->next == 0 || !b->chain_hashed[p->next - 1])
+    return false;
+  *hash = b->chain_hashes[p->next - 1];
+  return true;
 }
 
 void rsp_event_pipeline_finish(rsp_event_pipeline *p)

@@ -113,17 +113,19 @@ static gboolean frame_key_equal(gconstpointer a, gconstpointer b)
   return x->sym == y->sym && x->dso == y->dso && x->addr == y->addr && x->kernel == y->kernel;
 }
 
-/* A sequence of uint32_t (frame ids), or of uint64_t words (raw chains), with its length first. */
+/* A sequence of uint32_t (frame ids), or of uint64_t words (raw chains), with its length first and its hash
+ * (seq_hash_of) beside it, worked out once: a raw chain's on the reader thread (rsp_stacks_chain_hash). */
 typedef struct seq_key {
   uint32_t n;
   uint32_t words; /* bytes / 4 */
+  guint hash;
+  uint32_t pad;
   uint32_t data[];
 } seq_key;
-_Static_assert(sizeof(seq_key) == 8, "seq_key's data follows its 8-byte header (rsp_stacks_of_event's probe)");
+_Static_assert(sizeof(seq_key) == 16, "seq_key's data follows its 16-byte header (rsp_stacks_of_event's probe)");
 
-static guint seq_hash(gconstpointer p)
+static guint seq_hash_of(const seq_key *k)
 {
-  const seq_key *k = p;
   /* Two independent lanes (even and odd words) halve the chain of multiplications. */
   uint64_t h = 0x9e3779b97f4a7c15ull ^ k->n, g = 0x632be59bd9b4e019ull ^ k->words;
   uint32_t i = 0;
@@ -143,6 +145,11 @@ static guint seq_hash(gconstpointer p)
   return (guint)h;
 }
 
+static guint seq_hash(gconstpointer p)
+{
+  return ((const seq_key *)p)->hash;
+}
+
 static gboolean seq_equal(gconstpointer a, gconstpointer b)
 {
   const seq_key *x = a, *y = b;
@@ -154,7 +161,9 @@ static seq_key *seq_new(uint32_t n, const void *data, uint32_t bytes)
   seq_key *k = g_malloc(sizeof *k + bytes);
   k->n = n;
   k->words = bytes / 4;
+  k->pad = 0;
   memcpy(k->data, data, bytes);
+  k->hash = seq_hash_of(k);
   return k;
 }
 
@@ -275,6 +284,34 @@ static uint32_t cut_self_loop(const uint64_t *chain, uint32_t nr)
   return first + 1;
 }
 
+/* The lookup key of a raw chain: the context task's pid, then the chain (at most MAX_FRAMES). */
+typedef union chain_probe {
+  seq_key k;
+  uint64_t words[2 + 1 + MAX_FRAMES];
+} chain_probe;
+
+static uint64_t *probe_fill(chain_probe *probe, const rsp_event *ev)
+{
+  uint32_t nr = ev->callchain_nr > MAX_FRAMES ? MAX_FRAMES : ev->callchain_nr;
+  probe->k.n = nr;
+  probe->k.words = (uint32_t)(((size_t)nr * 8 + 8) / 4);
+  probe->k.pad = 0;
+  uint64_t *stackbuf = probe->words + 2;
+  stackbuf[0] = (uint64_t)(uint32_t)ev->pid;
+  memcpy(stackbuf + 1, ev->callchain, (size_t)nr * 8);
+  return stackbuf;
+}
+
+bool rsp_stacks_chain_hash(const rsp_event *ev, guint *hash)
+{
+  if (!ev->callchain || ev->callchain_nr == 0)
+    return false;
+  chain_probe probe;
+  probe_fill(&probe, ev);
+  *hash = seq_hash_of(&probe.k);
+  return true;
+}
+
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
 {
   if (b->opts.no_stacks || (!b->sym && !b->fake_symbol))
@@ -313,15 +350,10 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
    * follows; a chain cached across an exec of the same pid is the rare exception). */
   size_t bytes = (size_t)nr * 8 + 8;
   /* the lookup key lives on the stack (most chains were seen before); only a new one is copied */
-  union {
-    seq_key k;
-    uint64_t words[1 + MAX_FRAMES + 1];
-  } probe;
-  probe.k.n = nr;
-  probe.k.words = (uint32_t)(bytes / 4);
-  uint64_t *stackbuf = probe.words + 1;
-  stackbuf[0] = (uint64_t)(uint32_t)ev->pid;
-  memcpy(stackbuf + 1, ev->callchain, (size_t)nr * 8);
+  chain_probe probe;
+  uint64_t *stackbuf = probe_fill(&probe, ev);
+  /* its hash, when the reader thread worked it out (rsp_event_pipeline_chain_hash) */
+  probe.k.hash = b->chain_hash_of == ev ? b->chain_hash : seq_hash_of(&probe.k);
   gpointer v = g_hash_table_lookup(b->chain_ids, &probe.k);
   if (v)
     return GPOINTER_TO_UINT(v) - 1;

@@ -1,6 +1,8 @@
-/* Buffered sequential input over a perf.data file or a pipe: the file is streamed through a
- * fixed window, never loaded whole. A regular file is mapped window by window (the records are
- * decoded in place, without read()'s copy); a pipe is read into a buffer. */
+/* Buffered sequential input over a perf.data file or a pipe. A regular file is mapped whole, once (the records are
+ * decoded in place, without read()'s copy, and may be pointed at until the source is closed: the ordering buffer
+ * and the reader thread's batches keep pointers instead of copies); what its owner says it no longer needs is
+ * given back to the kernel as it goes (madvise), so a 4 GB file does not become resident. Should the whole
+ * mapping fail (a 32-bit address space), the file is mapped a window at a time. A pipe is read into a buffer. */
 #include "reader/reader-private.h"
 
 #include <errno.h>
@@ -11,6 +13,32 @@
 #include <unistd.h>
 
 #define SOURCE_WINDOW (4u << 20)
+/* How much of a whole mapping is read on between two looks at what may be given back. */
+#define RELEASE_STEP (32u << 20)
+
+static uint64_t page_size(void)
+{
+  static uint64_t page;
+  if (!page)
+    page = (uint64_t)sysconf(_SC_PAGESIZE);
+  return page;
+}
+
+/* The whole file in one mapping; false (and nothing mapped) when the address space has no room for it. */
+static bool map_whole(rsp_source *src)
+{
+  if (src->file_size == 0 || src->file_size > SIZE_MAX)
+    return false;
+  void *map = mmap(NULL, (size_t)src->file_size, PROT_READ, MAP_PRIVATE, src->fd, 0);
+  if (map == MAP_FAILED)
+    return false;
+  madvise(map, (size_t)src->file_size, MADV_SEQUENTIAL);
+  src->map = map;
+  src->map_len = (size_t)src->file_size;
+  src->map_off = 0;
+  src->whole = true;
+  return true;
+}
 
 bool rsp_source_open(rsp_source *src, const char *path, GError **error)
 {
@@ -33,6 +61,7 @@ bool rsp_source_open(rsp_source *src, const char *path, GError **error)
   if (src->seekable) {
     posix_fadvise(src->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     src->file_size = (uint64_t)st.st_size;
+    map_whole(src);
   } else {
     src->cap = SOURCE_WINDOW;
     src->buf = g_malloc(src->cap);
@@ -86,6 +115,10 @@ bool rsp_source_seek(rsp_source *src, uint64_t offset, uint64_t limit, GError **
   src->pos = offset;
   src->limit = limit;
   src->eof = false;
+  if (src->whole) {
+    src->released = MIN(src->released, offset / page_size() * page_size());
+    src->next_release = offset + RELEASE_STEP;
+  }
   return true;
 }
 
@@ -101,10 +134,11 @@ static const uint8_t *peek_mapped(rsp_source *src, size_t n, size_t *available, 
   }
   if (src->map && src->pos >= src->map_off && src->pos + n <= src->map_off + src->map_len)
     return src->map + (src->pos - src->map_off);
+  g_assert(!src->whole); /* a whole mapping holds every byte below file_size */
   if (src->map)
     munmap(src->map, src->map_len);
   src->map = NULL;
-  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t page = page_size();
   uint64_t off = src->pos / page * page;
   uint64_t len = (src->pos - off) + n;
   if (len < SOURCE_WINDOW)
@@ -177,13 +211,48 @@ const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GEr
   return NULL;
 }
 
+/* How far ahead of the position a whole mapping's bytes are fetched into the cache: the records are read
+ * a few words each (header, id, time), far apart, which the processor's own prefetch does not foresee. */
+#define PREFETCH_AHEAD (16u << 10)
+
 void rsp_source_consume(rsp_source *src, size_t n)
 {
   if (src->seekable) {
     src->pos += n;
+    if (src->whole) {
+      uint64_t to = MIN(src->pos + PREFETCH_AHEAD, (uint64_t)src->map_len);
+      uint64_t at = MAX(src->prefetched, src->pos);
+      for (; at < to; at += 64)
+        __builtin_prefetch(src->map + at);
+      src->prefetched = at;
+    }
     return;
   }
   g_assert(n <= src->end - src->start);
   src->start += n;
   src->pos += n;
+}
+
+bool rsp_source_lasting(const rsp_source *src, const void *p)
+{
+  return src->whole && (const uint8_t *)p >= src->map && (const uint8_t *)p < src->map + src->map_len;
+}
+
+bool rsp_source_release_due(const rsp_source *src)
+{
+  return src->whole && src->pos >= src->next_release;
+}
+
+void rsp_source_release(rsp_source *src, uint64_t below)
+{
+  if (!src->whole)
+    return;
+  src->next_release = src->pos + RELEASE_STEP;
+  uint64_t page = page_size();
+  uint64_t upto = MIN(below, src->pos) / page * page;
+  if (upto <= src->released)
+    return;
+  /* MAP_PRIVATE and never written: the pages go back to the page cache, and a later touch reads them again */
+  madvise(src->map + src->released, (size_t)(upto - src->released), MADV_DONTNEED);
+  src->released = upto;
 }

@@ -91,6 +91,8 @@ static bool build(rsp_reader *r, index_head *h, GArray *rounds, GArray *others)
     }
     rsp_source_consume(&src, eh.size);
     pos += eh.size;
+    if (rsp_source_release_due(&src))
+      rsp_source_release(&src, pos); /* a scan: nothing behind is looked at again */
   }
   g_array_append_val(rounds, cur);
   g_free(scratch);

@@ -1,12 +1,15 @@
 /* Global time order across CPUs, the way perf's ordered-events does it: records are held until
  * a FINISHED_ROUND says that everything older than the previous round's newest record has been
  * written, then released sorted by (time, file order). Memory is bounded: past the budget the
- * oldest half goes without waiting for a round. */
+ * oldest half goes without waiting for a round. A record that stays where it is (the file's mapping) is
+ * held by its address, as perf holds it; others (unpacked from COMPRESSED records, read from a pipe) are
+ * copied into chunks. Both count against the budget. */
 #include "reader/reader-private.h"
 
 #include <string.h>
 
 #define CHUNK_SIZE (1u << 20)
+#define NO_CHUNK UINT32_MAX /* a record held in place */
 
 void rsp_oe_init(rsp_ordered_events *oe, size_t max_bytes)
 {
@@ -49,8 +52,29 @@ static uint32_t new_chunk(rsp_ordered_events *oe)
   return c;
 }
 
+static void push(rsp_ordered_events *oe, uint64_t time, uint64_t offset, uint8_t *record, uint32_t chunk,
+                 uint32_t evsel)
+{
+  if (oe->n == oe->cap) {
+    oe->cap = oe->cap ? oe->cap * 2 : 4096;
+    oe->q = g_renew(rsp_queued, oe->q, oe->cap);
+  }
+  if (time < oe->last_delivered_time)
+    oe->out_of_order++;
+  oe->q[oe->n++] = (rsp_queued){.time = time, .seq = oe->seq++, .offset = offset,
+                                .record = record, .chunk = chunk, .evsel = evsel};
+  if (time > oe->max_time)
+    oe->max_time = time;
+  if (oe->n - oe->head > oe->max_buffered)
+    oe->max_buffered = oe->n - oe->head;
+}
+
 static void release(rsp_ordered_events *oe, uint32_t c, size_t size)
 {
+  if (c == NO_CHUNK) { /* held in place */
+    oe->bytes_buffered -= size;
+    return;
+  }
   size_t *live = &g_array_index(oe->chunk_live, size_t, c);
   (*live)--;
   oe->bytes_buffered -= size;
@@ -59,9 +83,14 @@ static void release(rsp_ordered_events *oe, uint32_t c, size_t size)
 }
 
 void rsp_oe_queue(rsp_ordered_events *oe, const void *record, size_t size, uint64_t time,
-                  uint64_t offset, uint32_t evsel)
+                  uint64_t offset, uint32_t evsel, bool lasting)
 {
   size_t aligned = (size + 7) & ~(size_t)7;
+  if (lasting) {
+    oe->bytes_buffered += aligned;
+    push(oe, time, offset, (uint8_t *)record, NO_CHUNK, evsel);
+    return;
+  }
   if (oe->cur_chunk == UINT32_MAX ||
       g_array_index(oe->chunk_used, size_t, oe->cur_chunk) + aligned > CHUNK_SIZE) {
     uint32_t old = oe->cur_chunk;
@@ -75,19 +104,16 @@ void rsp_oe_queue(rsp_ordered_events *oe, const void *record, size_t size, uint6
   *used += aligned;
   g_array_index(oe->chunk_live, size_t, oe->cur_chunk)++;
   oe->bytes_buffered += aligned;
+  push(oe, time, offset, dst, oe->cur_chunk, evsel);
+}
 
-  if (oe->n == oe->cap) {
-    oe->cap = oe->cap ? oe->cap * 2 : 4096;
-    oe->q = g_renew(rsp_queued, oe->q, oe->cap);
-  }
-  if (time < oe->last_delivered_time)
-    oe->out_of_order++;
-  oe->q[oe->n++] = (rsp_queued){.time = time, .seq = oe->seq++, .offset = offset,
-                                .record = dst, .chunk = oe->cur_chunk, .evsel = evsel};
-  if (time > oe->max_time)
-    oe->max_time = time;
-  if (oe->n - oe->head > oe->max_buffered)
-    oe->max_buffered = oe->n - oe->head;
+uint64_t rsp_oe_min_lasting_offset(const rsp_ordered_events *oe)
+{
+  uint64_t min = UINT64_MAX;
+  for (size_t i = oe->head; i < oe->n; i++)
+    if (oe->q[i].chunk == NO_CHUNK && oe->q[i].offset < min)
+      min = oe->q[i].offset;
+  return min;
 }
 
 /* The last entry handed out stays valid until the next pop; then its storage goes back. */
@@ -244,4 +270,9 @@ const rsp_queued *rsp_oe_pop(rsp_ordered_events *oe)
 const rsp_queued *rsp_oe_peek(const rsp_ordered_events *oe)
 {
   return oe->head < oe->ready ? &oe->q[oe->head] : NULL;
+}
+
+const rsp_queued *rsp_oe_peek_at(const rsp_ordered_events *oe, size_t k)
+{
+  return oe->head + k < oe->ready ? &oe->q[oe->head + k] : NULL;
 }

@@ -19,12 +19,17 @@ typedef struct rsp_source {
   uint64_t pos;      /* stream offset of buf[start] */
   uint64_t limit;    /* stream offset where reading stops (end of the data section) */
   bool eof;
-  /* Regular files are mapped a window at a time instead of read (no copy through the kernel):
-   * map[0, map_len) holds the file from map_off on (page aligned); the windows behind are unmapped. */
+  /* Regular files are mapped instead of read (no copy through the kernel): map[0, map_len) holds the file
+   * from map_off on (page aligned). Whole (the usual case): the file's every byte, mapped until the source is
+   * closed, pages given back below released; else a window at a time, the windows behind unmapped. */
   uint64_t file_size;
   uint8_t *map;
   size_t map_len;
   uint64_t map_off;
+  bool whole;
+  uint64_t released;     /* whole: the pages below this offset were given back */
+  uint64_t next_release; /* whole: rsp_source_release_due once the position reaches this */
+  uint64_t prefetched;   /* whole: the bytes up to this offset were asked into the cache */
 } rsp_source;
 
 bool rsp_source_open(rsp_source *src, const char *path, GError **error);
@@ -38,6 +43,13 @@ const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GEr
 void rsp_source_consume(rsp_source *src, size_t n);
 /* Positions the sequential stream at OFFSET (file mode) and stops it at LIMIT. */
 bool rsp_source_seek(rsp_source *src, uint64_t offset, uint64_t limit, GError **error);
+/* Whether P (from a peek) stays valid until the source is closed: it lies in a whole mapping. */
+bool rsp_source_lasting(const rsp_source *src, const void *p);
+/* Whether the position has moved far enough since the last release for another to be worth a look. */
+bool rsp_source_release_due(const rsp_source *src);
+/* The bytes below offset BELOW (and below the position) are no longer needed: their pages are given back (a
+ * later touch maps them again, from the page cache or the file: wrong bounds cost time, never bytes). */
+void rsp_source_release(rsp_source *src, uint64_t below);
 
 /* ---- errors ------------------------------------------------------------------------------ */
 void rsp_set_error(GError **error, RspReaderErrorCode code, const char *path, uint64_t offset,
@@ -49,7 +61,7 @@ typedef struct rsp_queued {
   uint64_t seq;    /* file order, breaks ties */
   uint64_t offset; /* file offset of the record */
   uint8_t *record;
-  uint32_t chunk;
+  uint32_t chunk;  /* the chunk holding its copy, or UINT32_MAX: held in place */
   uint32_t evsel; /* index, or UINT32_MAX */
 } rsp_queued;
 
@@ -78,8 +90,11 @@ typedef struct rsp_ordered_events {
 
 void rsp_oe_init(rsp_ordered_events *oe, size_t max_bytes);
 void rsp_oe_free(rsp_ordered_events *oe);
+/* Queues RECORD: by its address when LASTING (it stays valid until delivered: the file's mapping), else a copy. */
 void rsp_oe_queue(rsp_ordered_events *oe, const void *record, size_t size, uint64_t time,
-                  uint64_t offset, uint32_t evsel);
+                  uint64_t offset, uint32_t evsel, bool lasting);
+/* The lowest file offset of a record held in place and not yet delivered; UINT64_MAX when none is. */
+uint64_t rsp_oe_min_lasting_offset(const rsp_ordered_events *oe);
 /* FINISHED_ROUND: what came before the previous round's maximum may now go. */
 void rsp_oe_round(rsp_ordered_events *oe);
 /* End of input: everything may go. */
@@ -88,6 +103,8 @@ void rsp_oe_flush_all(rsp_ordered_events *oe);
 const rsp_queued *rsp_oe_pop(rsp_ordered_events *oe);
 /* The next deliverable entry without taking it, or NULL. */
 const rsp_queued *rsp_oe_peek(const rsp_ordered_events *oe);
+/* The deliverable entry K after the next one, or NULL. */
+const rsp_queued *rsp_oe_peek_at(const rsp_ordered_events *oe, size_t k);
 bool rsp_oe_over_budget(const rsp_ordered_events *oe);
 /* Over budget without a FINISHED_ROUND: let the oldest half go. */
 void rsp_oe_flush_half(rsp_ordered_events *oe);
@@ -104,6 +121,9 @@ typedef struct rsp_id_layout {
  * inconsistent with its attr. */
 bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, uint64_t offset,
                        const char *path, rsp_event *ev, GError **error);
+/* Where the RAW field of a SAMPLE record of ATTR should be, to prefetch it (not checked as decoding checks:
+ * only to be looked at by rsp_decode_record); NULL when the layout does not say. */
+const uint8_t *rsp_sample_raw_guess(const uint8_t *rec, size_t size, const struct perf_event_attr *attr);
 /* Reads only the id of a record (to find its evsel). Returns false if it has none. */
 bool rsp_record_id(const uint8_t *rec, size_t size, const rsp_id_layout *layout,
                    const struct perf_event_attr *attr0, uint64_t *id);
@@ -196,11 +216,14 @@ uint64_t rsp_ftrace_missed(const rsp_ftrace *ft);
 /* A perf event pulled ahead while merging the ftrace stream: delivered entries stay a while, so
  * that an ftrace event can still find its twin among them. */
 typedef struct rsp_lookahead {
-  uint8_t *record; /* owned copy */
+  uint8_t *record; /* in the file's mapping, or a copy (owned) */
+  bool owned;
   uint64_t time, offset;
   uint32_t evsel;
   uint64_t key;    /* tracepoint, cpu and fixed payload hashed; 0 for other events */
   bool matched;
+  bool decoded;    /* its event, decoded for the key, is in the reader's la_ring at SLOT */
+  uint64_t slot;
 } rsp_lookahead;
 
 /* ---- reader.c ------------------------------------------------------------------------------- */
@@ -226,6 +249,7 @@ struct rsp_reader {
   bool have_tracing_data;
 
   rsp_ordered_events oe;
+  uint64_t keep_from;     /* the caller still uses the events whose records lie from this file offset on */
   rsp_decompressor *decomp;
   uint64_t decomp_offset; /* offset of the COMPRESSED record being unpacked */
   bool input_done;
@@ -242,6 +266,9 @@ struct rsp_reader {
   bool evsels_dirty;
   rsp_ftrace *ftrace;        /* the side stream, when merged */
   GArray *lookahead;         /* perf events pulled ahead of delivery while merging (rsp_lookahead) */
+  rsp_event *la_ring;        /* the decoded events of the lookahead's tracepoints (reader.c, la_slot) */
+  size_t la_ring_cap;        /* a power of two */
+  uint64_t la_ring_head, la_ring_tail;
   size_t la_next;            /* the first not yet delivered */
   size_t la_droppable;       /* the first ones known to be out of the matching window: dropped in one go */
   size_t la_scan;            /* the ones before it ended their window before the ftrace head's time: a twin of
@@ -294,6 +321,27 @@ bool rsp_index_apply(rsp_reader *r, GError **error);
 /* reader.c: the timestamp of a record (its attr found by its id); process_record of one record */
 bool rsp_reader_record_time(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t *time);
 bool rsp_reader_process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset, GError **error);
+
+/* reader.c, for the merge: reading on (1: a record was read, 0: the stream is over; an error waits in
+ * r->deferred), the end of the events (NULL, with that error), delivering a record (decoded into r->out) or an
+ * event already decoded there (its counts), the records without a timestamp, prefetching what the next
+ * deliveries from the ordering buffer read */
+int rsp_reader_read_stream(rsp_reader *r);
+const rsp_event *rsp_reader_end_of_stream(rsp_reader *r, GError **error);
+const rsp_event *rsp_reader_deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,
+                                    GError **error);
+const rsp_event *rsp_reader_delivered(rsp_reader *r, rsp_event *ev);
+const rsp_event *rsp_reader_deliver_immediate(rsp_reader *r, GError **error);
+void rsp_reader_reset_immediates(rsp_reader *r);
+void rsp_reader_prefetch_queued(const rsp_reader *r);
+
+/* ---- ftrace-merge.c: the ftrace side stream merged into perf's events ------------------------- */
+/* Opens FILE.ftrace/ (or the options' ftrace_dir) when there is one and perf recorded on CLOCK_MONOTONIC;
+ * else notes why not (stats.ftrace_note). */
+void rsp_ftrace_merge_open(rsp_reader *r);
+/* The next event of the merged streams (rsp_reader_next's, when r->ftrace is open). */
+const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error);
+void rsp_ftrace_merge_close(rsp_reader *r);
 
 /* Records a warning ("FILE: at byte offset N (0xN): ..."), as rsp_set_error words an error. */
 void rsp_reader_warn(rsp_reader *r, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);

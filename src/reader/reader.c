@@ -416,7 +416,6 @@ static bool is_kernel_type_known(uint32_t type)
 
 static bool process_user_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
                                 GError **error);
-static void open_ftrace(rsp_reader *r);
 
 /* One record of the stream (from the file or from inside a COMPRESSED record). */
 static bool process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset,
@@ -450,7 +449,7 @@ static bool process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint6
   if (timed && r->opts.window && !rsp_window_keep(r, h->type, t))
     return true; /* outside the window: dropped before ordering and decoding */
   if (!r->opts.unordered && timed) {
-    rsp_oe_queue(&r->oe, rec, size, t, offset, e ? e->index : UINT32_MAX);
+    rsp_oe_queue(&r->oe, rec, size, t, offset, e ? e->index : UINT32_MAX, rsp_source_lasting(&r->src, rec));
     if (rsp_oe_over_budget(&r->oe))
       rsp_oe_flush_half(&r->oe);
   } else {
@@ -636,6 +635,19 @@ static void junk_error(rsp_reader *r, uint64_t off, size_t avail, GError **error
                   h.type, h.size);
 }
 
+/* The lowest file offset of a record in the file's mapping that may still be rsp_reader_delivered or read: held in the
+ * ordering buffer or the lookahead, or handed out to a caller that keeps events (rsp_reader_keep_from). */
+static uint64_t needed_from(const rsp_reader *r)
+{
+  uint64_t min = MIN(r->keep_from, rsp_oe_min_lasting_offset(&r->oe));
+  for (size_t i = r->lookahead ? r->la_next : 0; r->lookahead && i < r->lookahead->len; i++) {
+    const rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, i);
+    if (!l->owned && l->offset < min)
+      min = l->offset;
+  }
+  return min;
+}
+
 /* Reads one record from the source. Returns 1, 0 at the end, -1 on error. */
 static int read_one(rsp_reader *r, GError **error)
 {
@@ -730,6 +742,8 @@ static int read_one(rsp_reader *r, GError **error)
   if (!process_record(r, p, h.size, off, error))
     return -1;
   rsp_source_consume(&r->src, h.size);
+  if (rsp_source_release_due(&r->src))
+    rsp_source_release(&r->src, needed_from(r));
   while (extra > 0) { /* AUXTRACE payload: skipped in pieces */
     size_t step = extra > (1u << 20) ? (1u << 20) : (size_t)extra;
     if (!rsp_source_peek(&r->src, step, &avail, error)) {
@@ -746,8 +760,8 @@ static int read_one(rsp_reader *r, GError **error)
 
 /* read_one() for the data section: a record stream that breaks off (cut, corrupt, junk after a
  * pipe stream's last record) ends there; the error waits until the events read before it are
- * delivered (perf too shows what it read). 1: a record was read; 0: the stream is over. */
-static int read_stream(rsp_reader *r)
+ * rsp_reader_delivered (perf too shows what it read). 1: a record was read; 0: the stream is over. */
+int rsp_reader_read_stream(rsp_reader *r)
 {
   if (r->deferred)
     return 0;
@@ -759,7 +773,7 @@ static int read_stream(rsp_reader *r)
 }
 
 /* The end of the events: NULL, with the error that ended the stream early, if one did. */
-static const rsp_event *end_of_stream(rsp_reader *r, GError **error)
+const rsp_event *rsp_reader_end_of_stream(rsp_reader *r, GError **error)
 {
   if (r->deferred)
     g_propagate_error(error, g_steal_pointer(&r->deferred));
@@ -820,6 +834,7 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
   r->immediate_offsets = g_array_new(FALSE, FALSE, sizeof(uint64_t));
   r->immediate_evsels = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   r->tep = tep_alloc();
+  r->keep_from = UINT64_MAX;
   rsp_oe_init(&r->oe, ORDERING_BUDGET);
   tep_set_loglevel(TEP_LOG_NONE);
 
@@ -884,7 +899,7 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
       return NULL;
     }
   }
-  open_ftrace(r);
+  rsp_ftrace_merge_open(r);
   r->metadata = rsp_metadata_load(r->path);
   return r;
 }
@@ -969,7 +984,32 @@ int32_t rsp_metadata_workload_pid_of(const char *data_path)
   return pid;
 }
 
-static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,
+
+/* Records leave the ordering buffer in time order, far apart in the file and long after they were read: what
+ * decoding looks at is fetched ahead, the header a few records before, the RAW field (after the call chain,
+ * where the header says) a few records later. */
+enum { PREFETCH_HEADER = 16, PREFETCH_RAW = 8 };
+
+void rsp_reader_prefetch_queued(const rsp_reader *r)
+{
+  const rsp_queued *far = rsp_oe_peek_at(&r->oe, PREFETCH_HEADER);
+  if (far)
+    __builtin_prefetch(far->record);
+  const rsp_queued *near = rsp_oe_peek_at(&r->oe, PREFETCH_RAW);
+  if (!near || near->evsel >= r->evsels->len)
+    return;
+  const struct perf_event_header *h = (const struct perf_event_header *)near->record;
+  if (h->type != PERF_RECORD_SAMPLE)
+    return;
+  const rsp_evsel *e = g_ptr_array_index(r->evsels, near->evsel);
+  const uint8_t *raw = rsp_sample_raw_guess(near->record, h->size, &e->attr);
+  if (raw) {
+    __builtin_prefetch(raw);
+    __builtin_prefetch(raw + 64);
+  }
+}
+
+const rsp_event *rsp_reader_deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,
                                 GError **error)
 {
   const struct perf_event_header *h = (const struct perf_event_header *)rec;
@@ -977,6 +1017,14 @@ static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offs
   rsp_event *ev = r->out;
   if (!rsp_decode_record(rec, h->size, e, offset, r->path, ev, error))
     return NULL;
+  return rsp_reader_delivered(r, ev);
+}
+
+/* The counts of a decoded event handed out. */
+const rsp_event *rsp_reader_delivered(rsp_reader *r, rsp_event *ev)
+{
+  const struct perf_event_header *h = (const struct perf_event_header *)ev->record;
+  rsp_evsel *e = (rsp_evsel *)ev->evsel;
   ev->outside_window = r->opts.window && rsp_window_outside(r, ev->time);
   if (h->type == PERF_RECORD_SAMPLE && e)
     e->n_samples++;
@@ -988,342 +1036,21 @@ static const rsp_event *deliver(rsp_reader *r, const uint8_t *rec, uint64_t offs
   return ev;
 }
 
-/* ---- the ftrace side stream ---------------------------------------------------------------- */
-
-static void open_ftrace(rsp_reader *r)
-{
-  if (r->opts.no_ftrace)
-    return;
-  char *dir = r->opts.ftrace_dir ? g_strdup(r->opts.ftrace_dir)
-                                 : g_strconcat(r->path, ".ftrace", NULL);
-  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-    g_free(dir);
-    return;
-  }
-  const rsp_evsel *first = r->evsels->len ? g_ptr_array_index(r->evsels, 0) : NULL;
-  if (!first || !first->attr.use_clockid || first->attr.clockid != 1 /* CLOCK_MONOTONIC */) {
-    r->stats.ftrace_note = "not merged: perf did not record on CLOCK_MONOTONIC (perf record -k mono)";
-  } else {
-    GError *e = NULL;
-    r->ftrace = rsp_ftrace_open(dir, &e);
-    if (!r->ftrace) {
-      char *note = g_strdup_printf("not merged: %s", e->message);
-      r->stats.ftrace_note = g_string_chunk_insert_const(r->strings, note);
-      g_free(note);
-      g_clear_error(&e);
-    } else {
-      r->stats.ftrace_merged = true;
-      r->ftrace_evsels = g_hash_table_new(g_direct_hash, g_direct_equal);
-      r->lookahead = g_array_new(FALSE, FALSE, sizeof(rsp_lookahead));
-    }
-  }
-  g_free(dir);
-}
-
-/* The evsel of an ftrace event: perf's own for the same tracepoint, or one made for it. */
-static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
-{
-  gpointer hit;
-  if (g_hash_table_lookup_extended(r->ftrace_evsels, GUINT_TO_POINTER(id), NULL, &hit))
-    return hit;
-  rsp_evsel *found = NULL;
-  struct tep_event *te = tep_find_event(rsp_ftrace_tep(r->ftrace), id);
-  if (te) {
-    char *name = g_strdup_printf("%s:%s", te->system, te->name);
-    for (unsigned i = 0; i < r->evsels->len && !found; i++) {
-      rsp_evsel *e = g_ptr_array_index(r->evsels, i);
-      if (e->attr.type == PERF_TYPE_TRACEPOINT && e->name && strcmp(e->name, name) == 0)
-        found = e;
-    }
-    if (!found) {
-      struct perf_event_attr attr = {.type = PERF_TYPE_TRACEPOINT, .config = id,
-                                     .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                                                    PERF_SAMPLE_CPU | PERF_SAMPLE_RAW,
-                                     .sample_period = 1};
-      found = rsp_reader_add_evsel(r, &attr, sizeof attr, NULL, 0);
-      found->name = g_string_chunk_insert_const(r->strings, name);
-      rsp_evsel_bind_tracepoint(found, rsp_ftrace_tep(r->ftrace), r->strings);
-    }
-    g_free(name);
-  }
-  g_hash_table_insert(r->ftrace_evsels, GUINT_TO_POINTER(id), found);
-  return found;
-}
-
-/* How far apart perf and ftrace may stamp the same tracepoint hit. Measured here: perf's copy is
- * 0.4 to 30 us later (median 0.7 us) on a cold-cache grep; the margin covers a loaded machine. */
-#define RSP_FTRACE_MATCH_AFTER_NS 200000u
-#define RSP_FTRACE_MATCH_BEFORE_NS 5000u
-
-/* A hash of what identifies one tracepoint hit in both streams: the tracepoint, the cpu and the
- * field values (not the raw bytes: padding and the tails of char arrays differ between copies). */
-static uint64_t tracepoint_key(const rsp_evsel *e, int32_t cpu, const uint8_t *raw, uint32_t size)
-{
-  uint64_t h = 1469598103934665603ull ^ (e->attr.config * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uint32_t)cpu;
-  h *= 1099511628211ull;
-  rsp_event tmp = {.raw = raw, .raw_size = size};
-  for (unsigned f = 0; f < e->n_fields; f++) {
-    const rsp_field *fd = &e->fields[f];
-    if (fd->common)
-      continue;
-    const uint8_t *p;
-    size_t len;
-    uint64_t v;
-    if (fd->kind == RSP_FIELD_STRING || fd->kind == RSP_FIELD_ARRAY) {
-      p = (const uint8_t *)rsp_event_field_bytes(&tmp, fd, &len);
-    } else {
-      v = rsp_event_field_u64(&tmp, fd);
-      p = (const uint8_t *)&v;
-      len = sizeof v;
-    }
-    /* eight bytes a step (a byte a step was a seventh of the decode on recordings with a capture) */
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-      uint64_t w;
-      memcpy(&w, p + i, 8);
-      h = (h ^ w) * 0xff51afd7ed558ccdull;
-      h ^= h >> 29;
-    }
-    if (i < len) {
-      uint64_t w = 0;
-      memcpy(&w, p + i, len - i);
-      h = (h ^ w ^ ((uint64_t)(len - i) << 56)) * 0xc4ceb9fe1a85ec53ull;
-      h ^= h >> 31;
-    }
-    h = (h ^ 0xff) * 1099511628211ull; /* field separator */
-  }
-  return h | 1; /* never 0: 0 marks events that cannot be twins */
-}
-
-static void lookahead_prune(rsp_reader *r, uint64_t horizon)
-{
-  /* the horizon only moves forward: count on from where the last call stopped */
-  size_t drop = r->la_droppable;
-  while (drop < r->la_next) {
-    rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, drop);
-    if (l->time + RSP_FTRACE_MATCH_AFTER_NS >= horizon)
-      break;
-    drop++;
-  }
-  r->la_droppable = drop;
-  /* removed once they are half of it, not one by one: when the next ftrace event lies far ahead, the
-   * lookahead holds every perf event until then, and moving it per delivered event was quadratic (7 s for a
-   * 180 MB recording whose perf side alone decodes in 0.25 s) */
-  if (drop == 0 || drop * 2 < r->lookahead->len)
-    return;
-  for (size_t i = 0; i < drop; i++) {
-    uint8_t *rec = g_array_index(r->lookahead, rsp_lookahead, i).record;
-    if (rec != r->la_current)
-      g_free(rec);
-    else
-      r->la_current_orphan = true; /* still handed out: freed when the next one is */
-  }
-  g_array_remove_range(r->lookahead, 0, (guint)drop);
-  r->la_next -= drop;
-  r->la_scan = r->la_scan > drop ? r->la_scan - drop : 0;
-  r->la_droppable = 0;
-}
-
-/* Moves the next perf event out of the ordering buffer into the lookahead; false at the end. */
-static bool lookahead_pull(rsp_reader *r, GError **error)
-{
-  for (;;) {
-    const rsp_queued *q = rsp_oe_peek(&r->oe);
-    if (q) {
-      q = rsp_oe_pop(&r->oe);
-      const struct perf_event_header *h = (const struct perf_event_header *)q->record;
-      rsp_lookahead l = {.record = g_memdup2(q->record, h->size), .time = q->time,
-                         .offset = q->offset, .evsel = q->evsel};
-      rsp_evsel *e = q->evsel < r->evsels->len ? g_ptr_array_index(r->evsels, q->evsel) : NULL;
-      if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT) {
-        rsp_event tmp;
-        if (rsp_decode_record(l.record, h->size, e, q->offset, r->path, &tmp, NULL) && tmp.raw)
-          l.key = tracepoint_key(e, tmp.cpu, tmp.raw, tmp.raw_size);
-      }
-      g_array_append_val(r->lookahead, l);
-      return true;
-    }
-    if (r->immediate_next < r->immediates->len)
-      return false; /* let the caller hand those out first */
-    if (!r->input_done) {
-      if (read_stream(r) == 0)
-        r->input_done = true;
-      continue;
-    }
-    if (!r->flushed_all) {
-      r->flushed_all = true;
-      rsp_oe_flush_all(&r->oe);
-      continue;
-    }
-    r->perf_exhausted = true;
-    return false;
-  }
-}
-
-static const rsp_event *deliver_ftrace(rsp_reader *r, const rsp_ftrace_event *fe, GError **error)
-{
-  rsp_evsel *e = ftrace_evsel(r, fe->type_id);
-  if (r->ftrace_copy_cap < fe->size) {
-    g_free(r->ftrace_copy);
-    r->ftrace_copy_cap = MAX(fe->size, 4096u);
-    r->ftrace_copy = g_malloc(r->ftrace_copy_cap);
-  }
-  memcpy(r->ftrace_copy, fe->data, fe->size);
-  rsp_event *ev = r->out;
-  memset(ev, 0, sizeof *ev);
-  ev->type = PERF_RECORD_SAMPLE;
-  ev->source = RSP_SOURCE_FTRACE;
-  ev->evsel = e;
-  ev->offset = fe->offset;
-  ev->present = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
-  ev->time = fe->time;
-  ev->cpu = fe->cpu;
-  int32_t pid = -1;
-  if (fe->size >= 8)
-    memcpy(&pid, r->ftrace_copy + 4, 4); /* common_pid */
-  ev->pid = ev->tid = pid;
-  ev->period = 1;
-  ev->raw = r->ftrace_copy;
-  ev->raw_size = fe->size;
-  if (!rsp_ftrace_pop(r->ftrace, error))
-    return NULL;
-  if (e)
-    e->n_samples++;
-  r->stats.ftrace_read++;
-  r->stats.ftrace_added++;
-  r->stats.events++;
-  return ev;
-}
-
-static const rsp_event *deliver_immediate(rsp_reader *r, GError **error)
+const rsp_event *rsp_reader_deliver_immediate(rsp_reader *r, GError **error)
 {
   size_t i = r->immediate_next++;
-  return deliver(r, g_ptr_array_index(r->immediates, i),
+  return rsp_reader_deliver(r, g_ptr_array_index(r->immediates, i),
                  g_array_index(r->immediate_offsets, uint64_t, i),
                  g_array_index(r->immediate_evsels, uint32_t, i), error);
 }
 
-static void reset_immediates(rsp_reader *r)
+void rsp_reader_reset_immediates(rsp_reader *r)
 {
   if (r->immediates->len && r->immediate_next >= r->immediates->len) {
     g_ptr_array_set_size(r->immediates, 0);
     g_array_set_size(r->immediate_offsets, 0);
     g_array_set_size(r->immediate_evsels, 0);
     r->immediate_next = 0;
-  }
-}
-
-/* Merging: perf's events and the ftrace side stream by time, ftrace's twins of perf events dropped. */
-static const rsp_event *next_merged(rsp_reader *r, GError **error)
-{
-  for (;;) {
-    if (r->immediate_next < r->immediates->len)
-      return deliver_immediate(r, error);
-    reset_immediates(r);
-    rsp_ftrace_event fe;
-    bool have_fe = rsp_ftrace_peek(r->ftrace, &fe);
-    /* the ftrace instance runs a little longer than perf on both sides: keep only what falls
-     * inside perf's recording (its first and last sample) */
-    uint64_t first = r->info.sample_time_first, last = r->info.sample_time_last;
-    if (have_fe && (fe.time < first || (last && fe.time > last) ||
-                    (r->perf_exhausted && !last && fe.time > r->oe.max_time))) {
-      r->stats.ftrace_read++;
-      r->stats.ftrace_outside++;
-      if (!rsp_ftrace_pop(r->ftrace, error))
-        return NULL;
-      continue;
-    }
-    /* a time window: the ftrace events outside it go too (the capture is read through, not sought) */
-    if (have_fe && r->opts.window) {
-      while (!r->stats.window_resolved && !r->perf_exhausted && r->immediate_next >= r->immediates->len)
-        if (!lookahead_pull(r, error) && error && *error)
-          return NULL; /* the window's origin is the first perf timestamp */
-      if (r->ftrace_past_window || rsp_window_outside(r, fe.time)) {
-        if (r->ftrace_past_window || fe.time > r->stats.window_hi) {
-          r->ftrace_past_window = true;
-          have_fe = false;
-        } else {
-          r->stats.ftrace_read++;
-          r->stats.window_dropped++;
-          if (!rsp_ftrace_pop(r->ftrace, error))
-            return NULL;
-          continue;
-        }
-      }
-    }
-    /* pull perf events until the ftrace head's window is covered */
-    while (!r->perf_exhausted) {
-      size_t n = r->lookahead->len;
-      if (n > r->la_next && (!have_fe ||
-          g_array_index(r->lookahead, rsp_lookahead, n - 1).time > fe.time + RSP_FTRACE_MATCH_AFTER_NS))
-        break;
-      if (!lookahead_pull(r, error)) {
-        if (error && *error)
-          return NULL;
-        if (!r->perf_exhausted)
-          break; /* immediates arrived */
-      }
-    }
-    if (r->immediate_next < r->immediates->len)
-      continue;
-    /* a head already looked for with its window complete is no twin: while it waits for the perf events
-     * before it to be delivered, searching again per delivery was quadratic */
-    bool checked = have_fe && r->fe_checked && r->fe_checked_path == fe.path && r->fe_checked_offset == fe.offset;
-    if (have_fe && !checked) {
-      rsp_evsel *fe_evsel = ftrace_evsel(r, fe.type_id);
-      uint64_t key = fe_evsel && fe.size >= 8 ? tracepoint_key(fe_evsel, fe.cpu, fe.data, fe.size) : 0;
-      bool twin = false;
-      /* from the first that may still match: the ftrace events come in time order, and perf's twins of the
-       * ones before this were looked for there (the ftrace side may run far ahead of perf's deliveries,
-       * over the twins it drops: from the start of the lookahead each time was quadratic) */
-      while (r->la_scan < r->lookahead->len &&
-             g_array_index(r->lookahead, rsp_lookahead, r->la_scan).time + RSP_FTRACE_MATCH_BEFORE_NS < fe.time)
-        r->la_scan++;
-      for (size_t i = r->la_scan; key && i < r->lookahead->len; i++) {
-        rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, i);
-        if (l->time + RSP_FTRACE_MATCH_BEFORE_NS < fe.time)
-          continue;
-        if (l->time > fe.time + RSP_FTRACE_MATCH_AFTER_NS)
-          break;
-        if (!l->matched && l->key == key) {
-          l->matched = true;
-          twin = true;
-          break;
-        }
-      }
-      if (twin) {
-        r->stats.ftrace_read++;
-        r->stats.ftrace_duplicates++;
-        if (!rsp_ftrace_pop(r->ftrace, error))
-          return NULL;
-        continue;
-      }
-      size_t n = r->lookahead->len;
-      if (r->perf_exhausted || (n && g_array_index(r->lookahead, rsp_lookahead, n - 1).time >
-                                         fe.time + RSP_FTRACE_MATCH_AFTER_NS)) {
-        r->fe_checked = true;
-        r->fe_checked_path = fe.path;
-        r->fe_checked_offset = fe.offset;
-      }
-    }
-    rsp_lookahead *p = r->la_next < r->lookahead->len
-                         ? &g_array_index(r->lookahead, rsp_lookahead, r->la_next) : NULL;
-    const rsp_event *ev;
-    if (have_fe && (!p || fe.time < p->time)) {
-      ev = deliver_ftrace(r, &fe, error);
-    } else if (p) {
-      r->la_next++;
-      if (r->la_current_orphan)
-        g_free(r->la_current);
-      r->la_current_orphan = false;
-      r->la_current = p->record;
-      ev = deliver(r, p->record, p->offset, p->evsel, error);
-    } else {
-      r->stats.ftrace_missed = rsp_ftrace_missed(r->ftrace);
-      return end_of_stream(r, error);
-    }
-    lookahead_prune(r, have_fe ? fe.time : UINT64_MAX);
-    return ev;
   }
 }
 
@@ -1341,6 +1068,20 @@ const rsp_event *rsp_reader_next_to(rsp_reader *r, rsp_event *out, GError **erro
   const rsp_event *ev = next_event(r, error);
   r->out = &r->ev;
   return ev;
+}
+
+bool rsp_reader_event_lasting(const rsp_reader *r, const rsp_event *ev, uint64_t *file_offset)
+{
+  /* a perf event's pointers all point into its record (event-copy.c): the record's place says it all */
+  if (!ev->record || ev->source != RSP_SOURCE_PERF || !rsp_source_lasting(&r->src, ev->record))
+    return false;
+  *file_offset = (uint64_t)((const uint8_t *)ev->record - r->src.map) + r->src.map_off;
+  return true;
+}
+
+void rsp_reader_keep_from(rsp_reader *r, uint64_t file_offset)
+{
+  r->keep_from = file_offset;
 }
 
 /* ---- group reads ---------------------------------------------------------------------------
@@ -1456,14 +1197,15 @@ static const rsp_event *next_event(rsp_reader *r, GError **error)
 static const rsp_event *next_event_of_file(rsp_reader *r, GError **error)
 {
   if (r->ftrace)
-    return next_merged(r, error);
+    return rsp_ftrace_merge_next(r, error);
   for (;;) {
     if (r->immediate_next < r->immediates->len)
-      return deliver_immediate(r, error);
-    reset_immediates(r);
+      return rsp_reader_deliver_immediate(r, error);
+    rsp_reader_reset_immediates(r);
+    rsp_reader_prefetch_queued(r);
     const rsp_queued *q = rsp_oe_pop(&r->oe);
     if (q)
-      return deliver(r, q->record, q->offset, q->evsel, error);
+      return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);
     if (r->input_done) {
       if (r->flushed_all)
         break;
@@ -1473,13 +1215,13 @@ static const rsp_event *next_event_of_file(rsp_reader *r, GError **error)
     }
     /* read until something is deliverable */
     while (!r->input_done && r->immediates->len == 0 && !rsp_oe_peek(&r->oe)) {
-      if (read_stream(r) == 0)
+      if (rsp_reader_read_stream(r) == 0)
         r->input_done = true;
     }
   }
   r->stats.out_of_order = r->oe.out_of_order;
   r->stats.max_buffered = r->oe.max_buffered;
-  return end_of_stream(r, error);
+  return rsp_reader_end_of_stream(r, error);
 }
 
 void rsp_reader_close(rsp_reader *r)
@@ -1511,17 +1253,7 @@ void rsp_reader_close(rsp_reader *r)
   g_free(r->scratch);
   if (r->metadata)
     g_key_file_unref(r->metadata);
-  rsp_ftrace_close(r->ftrace);
-  if (r->la_current_orphan)
-    g_free(r->la_current);
-  if (r->lookahead) {
-    for (guint i = 0; i < r->lookahead->len; i++)
-      g_free(g_array_index(r->lookahead, rsp_lookahead, i).record);
-    g_array_unref(r->lookahead);
-  }
-  if (r->ftrace_evsels)
-    g_hash_table_unref(r->ftrace_evsels);
-  g_free(r->ftrace_copy);
+  rsp_ftrace_merge_close(r);
   g_free(r->path);
   g_free(r);
 }

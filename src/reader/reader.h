@@ -282,6 +282,15 @@ const rsp_event *rsp_reader_next_to(rsp_reader *reader, rsp_event *out, GError *
 
 void rsp_reader_close(rsp_reader *reader);
 
+/* Whether EV, just handed out, stays valid as it is after the next call, without rsp_event_copy: a perf
+ * record in the file's mapping, which lasts until the reader is closed. Then *FILE_OFFSET is the record's
+ * offset, to be passed to rsp_reader_keep_from while the caller still uses EV (else its pages may be given
+ * back to the kernel, and read again when touched: slower, still right). */
+bool rsp_reader_event_lasting(const rsp_reader *reader, const rsp_event *ev, uint64_t *file_offset);
+/* The caller keeps using events whose records lie at or after FILE_OFFSET in the file (UINT64_MAX: none):
+ * the reader keeps their pages mapped. */
+void rsp_reader_keep_from(rsp_reader *reader, uint64_t file_offset);
+
 /* An event that outlives the next rsp_reader_next() (e.g. handed to another thread): the bytes of
  * storage its copy needs (a multiple of 8), and the copy, whose pointers (record, callchain, raw,
  * comm, filename...) all point into STORAGE (8-aligned, at least rsp_event_copy_size(SRC) bytes).

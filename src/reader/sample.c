@@ -306,6 +306,27 @@ static bool mmap2_without_prot(uint16_t misc, const uint8_t *body, const uint8_t
          cstr(body + 56, end) != NULL;
 }
 
+const uint8_t *rsp_sample_raw_guess(const uint8_t *rec, size_t size, const struct perf_event_attr *attr)
+{
+  uint64_t t = attr->sample_type;
+  if (!(t & PERF_SAMPLE_RAW) || (t & PERF_SAMPLE_READ))
+    return NULL;
+  const uint64_t before = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                          PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+                          PERF_SAMPLE_PERIOD;
+  size_t at = sizeof(struct perf_event_header) + 8 * (size_t)__builtin_popcountll(t & before);
+  if (t & PERF_SAMPLE_CALLCHAIN) {
+    uint64_t nr;
+    if (at + 8 > size)
+      return NULL;
+    memcpy(&nr, rec + at, 8);
+    if (nr > size / 8)
+      return NULL;
+    at += 8 + (size_t)nr * 8;
+  }
+  return at < size ? rec + at : NULL;
+}
+
 bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, uint64_t offset,
                        const char *path, rsp_event *ev, GError **error)
 {
