@@ -187,6 +187,20 @@ static rsp_path_id new_path(rsp_paths *p, rsp_path_id parent)
   return p->paths->len - 1;
 }
 
+/* How many of TL's items start at or before TIME. */
+static uint32_t items_up_to(const timeline *tl, uint64_t time)
+{
+  uint32_t lo = 0, hi = tl->n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (tl->items[mid].start <= time)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 static bool claimed(const rsp_paths *p, const tl_item *it)
 {
   return it->kind == RSP_ELEM_RUN ? p->run_elem[it->id] != RSP_NO_ID : p->sleep_elem[it->id] != RSP_NO_ID;
@@ -432,15 +446,7 @@ static rsp_task_id loopback_peer_task(const rsp_paths *p, const rsp_sleep *s)
 static rsp_run_id run_at_or_before(const rsp_paths *p, rsp_task_id task, uint64_t time)
 {
   const timeline *tl = &p->timelines[task];
-  uint32_t lo = 0, hi = tl->n; /* the first item starting after TIME */
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (tl->items[mid].start <= time)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  for (uint32_t i = lo; i-- > 0;)
+  for (uint32_t i = items_up_to(tl, time); i-- > 0;)
     if (tl->items[i].kind == RSP_ELEM_RUN)
       return tl->items[i].id;
   return RSP_NO_ID;
@@ -467,21 +473,27 @@ static rsp_run_id ender_run(const rsp_paths *p, const tl_item *it, rsp_task_id t
  * data from outside, a timer or a device. Waits on its own disk I/O, on a kernel thread's errand (jbd2
  * ending an fsync), or on another server of the paths (a postgres backend woken by the one that flushed
  * the WAL for it, php-fpm by PostgreSQL's answer) are part of its work. */
-static bool waits_for_another(const rsp_paths *p, const tl_item *it, rsp_task_id task)
+typedef enum { PART_OF_WORK, REQUEST_OF_PATHS, REQUEST_OF_OTHERS } wait_kind;
+static wait_kind classify_wait(const rsp_paths *p, const tl_item *it, rsp_task_id task)
 {
   if (it->kind != RSP_ELEM_SLEEP)
-    return false;
+    return PART_OF_WORK;
   const rsp_sleep *last = rsp_model_sleep(p->model, it->last_sleep);
   if (!blocked(last) || last->end_cause == RSP_SLEEP_END_DISK)
-    return false;
+    return PART_OF_WORK;
   rsp_run_id r = ender_run(p, it, task);
   rsp_task_id by = r != RSP_NO_ID ? rsp_model_run(p->model, r)->task
                    : last->end_cause == RSP_SLEEP_END_NETWORK ? loopback_peer_task(p, last) : RSP_NO_ID;
   if (by == RSP_NO_ID)
-    return true; /* data from outside, a timer (an idle server's housekeeping), a device, an end not recorded */
+    return REQUEST_OF_OTHERS; /* data from outside, a timer (an idle server's housekeeping), a device, an end not recorded */
   if (rsp_model_task(p->model, by)->pid == p->pid || (r != RSP_NO_ID && p->run_elem[r] != RSP_NO_ID))
-    return true;
-  return !p->task_on_path[by] && !rsp_task_is_kernel_thread(p->model, by);
+    return REQUEST_OF_PATHS;
+  return !p->task_on_path[by] && !rsp_task_is_kernel_thread(p->model, by) ? REQUEST_OF_OTHERS : PART_OF_WORK;
+}
+
+static bool waits_for_another(const rsp_paths *p, const tl_item *it, rsp_task_id task)
+{
+  return classify_wait(p, it, task) != PART_OF_WORK;
 }
 
 /* Whether a third party's work before the cut (item IDX of TASK) was asked for by the paths: walking
@@ -526,18 +538,12 @@ static request_kind requested_by_paths(const rsp_paths *p, rsp_task_id task, uin
       *floor = i + 1;
       return CONTINUES_PATH;
     }
-    if (!waits_for_another(p, it, task))
+    wait_kind w = classify_wait(p, it, task);
+    if (w == PART_OF_WORK)
       continue;
-    rsp_run_id r = ender_run(p, it, task);
-    const rsp_sleep *last = rsp_model_sleep(p->model, it->last_sleep);
-    bool ours = r != RSP_NO_ID ? rsp_model_task(p->model, rsp_model_run(p->model, r)->task)->pid == p->pid ||
-                                   p->run_elem[r] != RSP_NO_ID
-                : last->end_cause == RSP_SLEEP_END_NETWORK /* with no sender's run: the connection's other end */
-                  ? for_paths(p, loopback_peer_task(p, last))
-                  : false;
-    if (ours)
+    if (w == REQUEST_OF_PATHS)
       *floor = i + 1;
-    return ours ? REQUESTED : NOT_REQUESTED;
+    return w == REQUEST_OF_PATHS ? REQUESTED : NOT_REQUESTED;
   }
   return NOT_REQUESTED;
 }
@@ -623,15 +629,7 @@ static bool creator_item(const rsp_paths *p, rsp_task_id task, uint64_t s0, rsp_
   if (t->parent == RSP_NO_ID || t->parent >= rsp_model_n_tasks(m) || t->prev_generation != RSP_NO_ID ||
       !t->start || t->start <= s0)
     return false;
-  const timeline *tl = &p->timelines[t->parent];
-  uint32_t lo = 0, hi = tl->n; /* the last item starting at or before the fork */
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (tl->items[mid].start <= t->start)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo = items_up_to(&p->timelines[t->parent], t->start); /* the last starts at or before the fork */
   if (lo == 0)
     return false;
   *parent = t->parent;
