@@ -13,6 +13,7 @@
 #include "analysis/analysis.h"
 #include "categories-private.h"
 #include "paths-private.h"
+#include "model/natural-merge-sort.h"
 
 #include <string.h>
 
@@ -142,17 +143,46 @@ typedef struct pending {
   uint64_t lo, hi;
 } pending;
 
-static void push(GArray *todo, rsp_elem_id id, uint64_t lo, uint64_t hi, uint32_t guessing)
+/* The stack of stretches still to attribute, and attribute_sleep's scratch (cuts, children by kind),
+ * kept across elements: a 2.3M-event recording attributes 414,000 sleeps, and allocating these for each
+ * cost more than the attribution. */
+typedef struct walk {
+  pending *todo;
+  uint32_t n_todo, cap_todo;
+  uint64_t *cuts;
+  rsp_elem_id *ops, *links;
+  uint32_t cap_kids;
+} walk;
+
+static void push(walk *todo, rsp_elem_id id, uint64_t lo, uint64_t hi, uint32_t guessing)
 {
-  pending w = { .id = id, .guessing = guessing, .lo = lo, .hi = hi };
-  g_array_append_val(todo, w);
+  if (todo->n_todo == todo->cap_todo) {
+    todo->cap_todo = todo->cap_todo ? 2 * todo->cap_todo : 64;
+    todo->todo = g_renew(pending, todo->todo, todo->cap_todo);
+  }
+  todo->todo[todo->n_todo++] = (pending){ .id = id, .guessing = guessing, .lo = lo, .hi = hi };
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Room for N children in TODO's scratch. */
+static void reserve_kids(walk *todo, uint32_t n)
 {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
+  if (n <= todo->cap_kids)
+    return;
+  todo->cap_kids = MAX(n, 2 * todo->cap_kids);
+  todo->cuts = g_renew(uint64_t, todo->cuts, 2 * (size_t)todo->cap_kids + 2);
+  todo->ops = g_renew(rsp_elem_id, todo->ops, todo->cap_kids);
+  todo->links = g_renew(rsp_elem_id, todo->links, todo->cap_kids);
 }
+
+static inline bool u64_before(const uint64_t *x, const uint64_t *y)
+{
+  return *x < *y;
+}
+
+/* A sleep with thousands of children (a server's wait woken by as many requests) cuts its time into
+ * as many pieces: qsort of those took 0.18 G instructions on a 2.3M-event recording. The cuts come as
+ * (start, end) pairs of children in start order: nearly sorted. */
+RSP_DEFINE_NATURAL_MERGE_SORT(sort_cuts, uint64_t, u64_before)
 
 static int rank(uint8_t kind)
 {
@@ -221,7 +251,7 @@ static void elem_own(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e,
 
 /* [A, B) of sleep element E: its own time now, its children's stretches pushed on TODO. */
 static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, uint64_t a, uint64_t b,
-                            rsp_categories *out, GArray *todo)
+                            rsp_categories *out, walk *todo)
 {
   const rsp_model *m = rsp_paths_model(p);
   /* the last of merged polls says how the whole ended, and why it could run again; the others keep
@@ -238,7 +268,8 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   }
   /* Children may overlap (the sleeper's own disk requests and the chain of the task that woke it):
    * each stretch goes to the covering child that explains it best (disk, network, then the chain). */
-  uint64_t *cuts = g_new(uint64_t, 2 * (size_t)n + 2);
+  reserve_kids(todo, n);
+  uint64_t *cuts = todo->cuts;
   uint32_t n_cuts = 0;
   cuts[n_cuts++] = a;
   cuts[n_cuts++] = b;
@@ -254,7 +285,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
     }
   }
   bool chain = chain_end > chain_start;
-  rsp_elem_id *ops = g_new(rsp_elem_id, n), *links = g_new(rsp_elem_id, n);
+  rsp_elem_id *ops = todo->ops, *links = todo->links;
   uint32_t n_ops = 0, n_links = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint8_t kind = rsp_paths_elem(p, kids[i])->kind;
@@ -274,7 +305,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
       cuts[j] = v;
     }
   } else {
-    qsort(cuts, n_cuts, sizeof *cuts, cmp_u64);
+    sort_cuts(cuts, n_cuts);
   }
   for (uint32_t k = 0; k + 1 < n_cuts; k++) {
     uint64_t x = cuts[k], y = cuts[k + 1];
@@ -316,9 +347,6 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
     else
       elem_own(p, id, e, s, own, ready, x, y, out);
   }
-  g_free(cuts);
-  g_free(ops);
-  g_free(links);
 }
 
 /* The sleep whose end says how element E (a sleep, or merged polls) ended: the last merged one. */
@@ -334,7 +362,7 @@ static rsp_sleep_id guess_sleep(const rsp_model *m, const rsp_path_elem *e)
 }
 
 static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out,
-                          GArray *todo)
+                          walk *todo)
 {
   const rsp_path_elem *e = rsp_paths_elem(p, id);
   uint64_t a = MAX(e->start, lo), b = MIN(e->end, hi);
@@ -373,12 +401,11 @@ static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint6
 
 /* [LO, HI) of element ID and everything nested under it. */
 static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out,
-                      GArray *todo)
+                      walk *todo)
 {
   push(todo, id, lo, hi, 0);
-  while (todo->len) {
-    pending w = g_array_index(todo, pending, todo->len - 1);
-    g_array_set_size(todo, todo->len - 1);
+  while (todo->n_todo) {
+    pending w = todo->todo[--todo->n_todo];
     out->work_->guessing = w.guessing;
     attribute_one(p, w.id, w.lo, w.hi, out, todo);
   }
@@ -391,7 +418,7 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
   rsp_categories_work work = { .paths = p };
   out->work_ = &work;
   rsp_preemptors_init(&work, p);
-  GArray *todo = g_array_new(FALSE, FALSE, sizeof(pending));
+  walk todo = { 0 };
   out->n_paths = rsp_paths_n_paths(p);
   out->n_processes = rsp_paths_n_processes(p);
   const rsp_path *base = rsp_paths_path(p, 0);
@@ -405,10 +432,13 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
       if (e->depth != 0)
         break; /* (depth, start) order */
       out->total_ns += e->end - e->start;
-      attribute(p, id, e->start, e->end, out, todo);
+      attribute(p, id, e->start, e->end, out, &todo);
     }
   }
-  g_array_free(todo, TRUE);
+  g_free(todo.todo);
+  g_free(todo.cuts);
+  g_free(todo.ops);
+  g_free(todo.links);
   rsp_preemptors_finish(out);
   rsp_unknown_stacks_finish(out);
   out->work_ = NULL;
