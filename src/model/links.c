@@ -12,23 +12,27 @@ rsp_link_id rsp_links_add(rsp_model *m, const rsp_link *link)
   return m->links->len - 1;
 }
 
-static const rsp_run *run_of(const rsp_model *m, const rsp_task *t, uint32_t i)
+/* How many of the N times of TIMES from FIRST on are at or before TIME (STRICT: before it). */
+static uint32_t count_up_to(const GArray *times, uint32_t first, uint32_t n, uint64_t time, bool strict)
 {
-  return &g_array_index(m->runs, rsp_run, g_array_index(m->task_runs, uint32_t, t->first_run_ + i));
-}
-
-/* The number of TASK's runs starting at or before TIME. */
-static uint32_t runs_started_by(const rsp_model *m, const rsp_task *t, uint64_t time)
-{
-  uint32_t lo = 0, hi = t->n_runs;
+  if (!n)
+    return 0;
+  const uint64_t *t = &g_array_index(times, uint64_t, first);
+  uint32_t lo = 0, hi = n;
   while (lo < hi) {
     uint32_t mid = (lo + hi) / 2;
-    if (run_of(m, t, mid)->start <= time)
+    if (t[mid] < time || (!strict && t[mid] == time))
       lo = mid + 1;
     else
       hi = mid;
   }
   return lo;
+}
+
+/* The number of TASK's runs starting at or before TIME. */
+static uint32_t runs_started_by(const rsp_model *m, const rsp_task *t, uint64_t time)
+{
+  return count_up_to(m->task_run_starts, t->first_run_, t->n_runs, time, false);
 }
 
 rsp_run_id rsp_links_run_from(const rsp_model *m, rsp_task_id task, uint64_t time)
@@ -37,14 +41,7 @@ rsp_run_id rsp_links_run_from(const rsp_model *m, rsp_task_id task, uint64_t tim
     return RSP_NO_ID;
   const rsp_task *t = &g_array_index(m->tasks, rsp_task, task);
   /* first run with start >= time */
-  uint32_t lo = 0, hi = t->n_runs;
-  while (lo < hi) {
-    uint32_t mid = (lo + hi) / 2;
-    if (run_of(m, t, mid)->start < time)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo = count_up_to(m->task_run_starts, t->first_run_, t->n_runs, time, true);
   return lo < t->n_runs ? g_array_index(m->task_runs, uint32_t, t->first_run_ + lo) : RSP_NO_ID;
 }
 
@@ -71,16 +68,7 @@ rsp_sleep_id rsp_model_sleep_at(const rsp_model *m, rsp_task_id task, uint64_t t
   if (task >= m->tasks->len)
     return RSP_NO_ID;
   const rsp_task *t = &g_array_index(m->tasks, rsp_task, task);
-  uint32_t lo = 0, hi = t->n_sleeps;
-  while (lo < hi) {
-    uint32_t mid = (lo + hi) / 2;
-    const rsp_sleep *s = &g_array_index(m->sleeps, rsp_sleep,
-                                        g_array_index(m->task_sleeps, uint32_t, t->first_sleep_ + mid));
-    if (s->start <= time)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo = count_up_to(m->task_sleep_starts, t->first_sleep_, t->n_sleeps, time, false);
   if (!lo)
     return RSP_NO_ID;
   rsp_sleep_id id = g_array_index(m->task_sleeps, uint32_t, t->first_sleep_ + lo - 1);

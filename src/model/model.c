@@ -163,6 +163,8 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
   m->comms = g_array_new(FALSE, TRUE, sizeof(rsp_comm_change));
   m->task_runs = g_array_new(FALSE, TRUE, sizeof(uint32_t));
   m->task_sleeps = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+  m->task_run_starts = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+  m->task_sleep_starts = g_array_new(FALSE, TRUE, sizeof(uint64_t));
   m->task_comms = g_array_new(FALSE, TRUE, sizeof(uint32_t));
   m->source = use_switch_records ? RSP_RUNS_FROM_SWITCH_RECORDS : RSP_RUNS_FROM_SCHED_SWITCH;
   b->m = m;
@@ -730,6 +732,8 @@ void rsp_model_free(rsp_model *m)
   g_array_free(m->comms, TRUE);
   g_array_free(m->task_runs, TRUE);
   g_array_free(m->task_sleeps, TRUE);
+  g_array_free(m->task_run_starts, TRUE);
+  g_array_free(m->task_sleep_starts, TRUE);
   g_array_free(m->task_comms, TRUE);
   g_array_free(m->frames, TRUE);
   rsp_dso_status_free(m);

@@ -590,7 +590,14 @@ void rsp_runs_finish(rsp_model_builder *b)
   group_by_task(m, m->comms, sizeof(rsp_comm_change), G_STRUCT_OFFSET(rsp_comm_change, task),
                 m->task_comms, G_STRUCT_OFFSET(rsp_task, first_comm_),
                 G_STRUCT_OFFSET(rsp_task, n_comms));
-  clip_overlaps(m);
+  clip_overlaps(m); /* moves ends, not starts */
+  g_array_set_size(m->task_run_starts, m->task_runs->len);
+  for (guint i = 0; i < m->task_runs->len; i++)
+    g_array_index(m->task_run_starts, uint64_t, i) = run_at(m, g_array_index(m->task_runs, uint32_t, i))->start;
+  g_array_set_size(m->task_sleep_starts, m->task_sleeps->len);
+  for (guint i = 0; i < m->task_sleeps->len; i++)
+    g_array_index(m->task_sleep_starts, uint64_t, i) =
+      sleep_at(m, g_array_index(m->task_sleeps, uint32_t, i))->start;
 }
 
 rsp_run_id rsp_model_task_run(const rsp_model *model, rsp_task_id task, uint32_t i)
