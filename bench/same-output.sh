@@ -11,8 +11,8 @@ trap 'rm -rf "$work"' EXIT
 cmds=(
   "rsp-dump --stats --format=json"
   "rsp-dump --stacks --format=jsonl"
-  "rsp-summary --tasks --json"
-  "rsp-summary --categories --waits --json"
+  "rsp-summary --tasks --format=json"
+  "rsp-summary --categories --waits --format=json"
   "rsp-summary --categories --paths"
   "rsp-summary --explain"
   "rsp-export --to=folded"
@@ -28,6 +28,10 @@ for f in "$@"; do
     # shellcheck disable=SC2086
     "$after/src/tools/$tool" $args "$f" > "$work/b" 2> "$work/b.err"; rb=$?
     sed -i -E 's/"seconds":[0-9.e+-]+//' "$work/a" "$work/b" # --stats times itself
+    if [ $ra = 2 ]; then # a usage error: the command itself is wrong
+      echo "NOT RUN: $f: $c (exit $ra): $(head -c 200 "$work/a.err")"
+      status=1
+    fi
     if [ $ra != $rb ] || ! cmp -s "$work/a" "$work/b" || ! cmp -s "$work/a.err" "$work/b.err"; then
       echo "DIFFERENT: $f: $c (exit $ra vs $rb)"
       status=1

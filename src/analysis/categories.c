@@ -15,6 +15,7 @@
 #include "paths-private.h"
 #include "model/natural-merge-sort.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const keys[RSP_N_CATEGORIES] = {
@@ -412,33 +413,106 @@ static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t 
   out->work_->guessing = 0;
 }
 
+/* One thread's share of the walk: the depth-0 elements it takes, chunk by chunk, from a counter shared
+ * with the other, and what it adds up (sums, and the preemptors' tallies, merged afterwards: the
+ * result does not depend on which thread took which element). */
+typedef struct share {
+  const rsp_paths *paths;
+  const rsp_elem_id *roots;
+  uint32_t n_roots;
+  uint32_t *next; /* the next root not taken (atomic) */
+  rsp_categories out;
+  rsp_categories_work work;
+  walk todo;
+} share;
+
+enum {
+  ROOTS_PER_TAKE = 64,
+  ROOTS_FOR_TWO_THREADS = 4096, /* fewer: one thread (a second costs more than it saves) */
+};
+
+static gpointer attribute_roots(gpointer data)
+{
+  share *sh = data;
+  sh->out.work_ = &sh->work;
+  for (;;) {
+    uint32_t i = __atomic_fetch_add(sh->next, ROOTS_PER_TAKE, __ATOMIC_RELAXED);
+    if (i >= sh->n_roots)
+      break;
+    for (uint32_t j = i; j < MIN(sh->n_roots, i + ROOTS_PER_TAKE); j++) {
+      const rsp_path_elem *e = rsp_paths_elem(sh->paths, sh->roots[j]);
+      sh->out.total_ns += e->end - e->start;
+      attribute(sh->paths, sh->roots[j], e->start, e->end, &sh->out, &sh->todo);
+    }
+  }
+  g_free(sh->todo.todo);
+  g_free(sh->todo.cuts);
+  g_free(sh->todo.ops);
+  g_free(sh->todo.links);
+  return NULL;
+}
+
+/* Adds the sums of FROM into TO. */
+static void add_sums(rsp_categories *to, const rsp_categories *from)
+{
+  to->total_ns += from->total_ns;
+  for (int c = 0; c < RSP_N_CATEGORIES; c++) {
+    to->ns[c] += from->ns[c];
+    to->guessed_ns[c] += from->guessed_ns[c];
+  }
+  to->guessed_total_ns += from->guessed_total_ns;
+  for (int r = 0; r < RSP_N_UNKNOWN_STACK_REASONS; r++)
+    to->unknown_stack_ns[r] += from->unknown_stack_ns[r];
+}
+
 void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
 {
   memset(out, 0, sizeof *out);
-  rsp_categories_work work = { .paths = p };
-  out->work_ = &work;
-  rsp_preemptors_init(&work, p);
-  walk todo = { 0 };
   out->n_paths = rsp_paths_n_paths(p);
   out->n_processes = rsp_paths_n_processes(p);
   const rsp_path *base = rsp_paths_path(p, 0);
   if (base && base->end > base->start)
     out->wall_ns = base->end - base->start;
+  /* the depth-0 elements of every path: each is attributed with what is nested under it, on its own */
+  GArray *roots = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
   for (rsp_path_id pa = 0; pa < out->n_paths; pa++) {
     const rsp_path *path = rsp_paths_path(p, pa);
     for (uint32_t i = 0; i < path->n_elems; i++) {
       rsp_elem_id id = rsp_paths_path_elem(p, pa, i);
-      const rsp_path_elem *e = rsp_paths_elem(p, id);
-      if (e->depth != 0)
+      if (rsp_paths_elem(p, id)->depth != 0)
         break; /* (depth, start) order */
-      out->total_ns += e->end - e->start;
-      attribute(p, id, e->start, e->end, out, &todo);
+      g_array_append_val(roots, id);
     }
   }
-  g_free(todo.todo);
-  g_free(todo.cuts);
-  g_free(todo.ops);
-  g_free(todo.links);
+  uint32_t next = 0;
+  share mine = { .paths = p, .roots = (const rsp_elem_id *)(void *)roots->data, .n_roots = roots->len,
+                 .next = &next, .work = { .paths = p } };
+  rsp_preemptors_init(&mine.work, p);
+  /* RSP_CATEGORIES_THREAD_ROOTS lowers the bar, so that tests split small recordings too */
+  const char *bar = g_getenv("RSP_CATEGORIES_THREAD_ROOTS");
+  uint32_t min_roots = bar && *bar ? (uint32_t)strtoul(bar, NULL, 10) : ROOTS_FOR_TWO_THREADS;
+  bool two = roots->len >= MAX(min_roots, 2) && rsp_threads_wanted() > 1;
+  share other = mine;
+  GThread *thread = NULL;
+  if (two) {
+    rsp_preemptors_init_share(&other.work, &mine.work);
+    thread = g_thread_new("rsp-categories", attribute_roots, &other);
+  }
+  attribute_roots(&mine);
+  *out = mine.out;
+  out->work_ = &mine.work;
+  if (thread) {
+    g_thread_join(thread);
+    add_sums(out, &other.out);
+    rsp_preemptors_merge(&mine.work, &other.work);
+    other.out.work_ = &other.work;
+    rsp_unknown_stacks_finish(&other.out);
+  }
+  g_array_free(roots, TRUE);
+  out->n_paths = rsp_paths_n_paths(p);
+  out->n_processes = rsp_paths_n_processes(p);
+  if (base && base->end > base->start)
+    out->wall_ns = base->end - base->start;
   rsp_preemptors_finish(out);
   rsp_unknown_stacks_finish(out);
   out->work_ = NULL;

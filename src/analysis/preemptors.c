@@ -93,6 +93,16 @@ void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *p)
   w->off_path_spans = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 }
 
+void rsp_preemptors_init_share(rsp_categories_work *w, const rsp_categories_work *from)
+{
+  *w = *from;
+  uint32_t n_tasks = rsp_model_n_tasks(rsp_paths_model(from->paths));
+  w->preempt_ns = g_new0(uint64_t, n_tasks ? n_tasks : 1);
+  w->off_path_spans = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  w->stack_reason = NULL;
+  w->guessing = 0;
+}
+
 /* The run RUN (on no path) ran over [X, Y) of a preempted task of the paths: its span over such time
  * grows to cover it (the pieces of one run nearly always touch: a span, not a set). */
 static void note_off_path(rsp_categories_work *w, rsp_run_id run, uint64_t x, uint64_t y)
@@ -157,6 +167,24 @@ void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t 
     rsp_categories_add_ns(out, w->on_path[r->task] ? RSP_CAT_PREEMPTED_BY_PATH : RSP_CAT_CONTENTION, y - x);
   }
   rsp_categories_add_ns(out, RSP_CAT_INVOLUNTARY, (b - a) - covered);
+}
+
+void rsp_preemptors_merge(rsp_categories_work *w, rsp_categories_work *from)
+{
+  uint32_t n_tasks = rsp_model_n_tasks(rsp_paths_model(w->paths));
+  for (uint32_t t = 0; t < n_tasks; t++)
+    w->preempt_ns[t] += from->preempt_ns[t];
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, from->off_path_spans);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    const uint64_t *span = value;
+    note_off_path(w, GPOINTER_TO_UINT(key), span[0], span[1]);
+  }
+  g_free(from->preempt_ns);
+  g_hash_table_destroy(from->off_path_spans);
+  from->preempt_ns = NULL;
+  from->off_path_spans = NULL;
 }
 
 void rsp_preemptors_finish(rsp_categories *out)

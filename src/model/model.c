@@ -676,6 +676,16 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   return m;
 }
 
+unsigned rsp_threads_wanted(void)
+{
+  const char *env = g_getenv("RSP_THREADS");
+  if (env && *env) {
+    int n = atoi(env);
+    return n > 1 ? (unsigned)n : 1;
+  }
+  return g_get_num_processors();
+}
+
 /* Opens PATH with the reader's options RO (NULL: the defaults) and builds its model. */
 static rsp_model *load_with(const char *path, const rsp_reader_options *ro, const rsp_model_options *options,
                             GError **error)

@@ -375,6 +375,10 @@ typedef struct rsp_model_options {
 } rsp_model_options;
 
 
+/* How many threads rsp may use: RSP_THREADS when set (1: everything on the calling thread), else the
+ * machine's processors. */
+unsigned rsp_threads_wanted(void);
+
 /* Reads every event of READER (already opened) and builds the model. NULL with ERROR set when
  * the reader fails. */
 rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options, GError **error);
