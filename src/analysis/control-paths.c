@@ -57,7 +57,8 @@ struct rsp_paths {
   GHashTable *task_sends;                     /* task -> GArray of its net ops with ports, in start order */
   GArray *tasks;                              /* rsp_task_id, each once */
   uint32_t n_processes;
-  GArray *chain;                              /* process_sleep's scratch: chain_link */
+  struct chain_link *chain;                   /* process_sleep's scratch */
+  uint32_t chain_cap;
 };
 
 static bool blocked(const rsp_sleep *s)
@@ -169,7 +170,8 @@ static rsp_elem_id add_elem(rsp_paths *p, const tl_item *it, uint64_t start, uin
   if (it->kind == RSP_ELEM_SLEEP && it->n_merged > 1)
     e.flags |= RSP_ELEM_MERGED_POLLS;
   rsp_elem_id id = p->elems->len;
-  g_array_append_val(p->elems, e);
+  g_array_set_size(p->elems, id + 1); /* cheaper than g_array_append_val's copy through a call */
+  g_array_index(p->elems, rsp_path_elem, id) = e;
   p->task_on_path[task] = 1;
   if (it->kind == RSP_ELEM_RUN) {
     p->run_elem[it->id] = id;
@@ -647,6 +649,16 @@ typedef struct chain_link {
   uint64_t start, end;
 } chain_link;
 
+/* Appends L to P's chain scratch, of *N links so far. */
+static void push_link(rsp_paths *p, uint32_t *n, chain_link l)
+{
+  if (*n == p->chain_cap) {
+    p->chain_cap = p->chain_cap ? 2 * p->chain_cap : 64;
+    p->chain = g_renew(chain_link, p->chain, p->chain_cap);
+  }
+  p->chain[(*n)++] = l;
+}
+
 static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
 {
   rsp_path_elem se = g_array_index(p->elems, rsp_path_elem, sid);
@@ -687,8 +699,7 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     return; /* folded into a poll loop */
   /* the chain: back from the waking run to the de facto start, cut there; through execs into the
    * generation before (an exec'd process's work began before its exec) */
-  GArray *chain = p->chain;
-  g_array_set_size(chain, 0);
+  uint32_t n_chain = 0;
   rsp_task_id ct = wt;
   uint32_t idx = k;
   uint64_t clip = UINT64_MAX; /* the item's part after this is not on the chain (its creator's, after the fork) */
@@ -699,7 +710,7 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     if (it->start + p->tolerance < s0 || it->start < p->lo) {
       chain_link l = { ct, idx, MAX(s0, p->lo), clip };
       if (MIN(it->end, clip) > l.start)
-        g_array_append_val(chain, l);
+        push_link(p, &n_chain, l);
       if (it->start < s0 && s0 > p->lo) {
         cut_task = ct;
         cut_idx = idx;
@@ -707,7 +718,7 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
       break;
     }
     chain_link l = { ct, idx, it->start, clip };
-    g_array_append_val(chain, l);
+    push_link(p, &n_chain, l);
     clip = UINT64_MAX;
     rsp_task_id nt = ct;
     uint32_t ni;
@@ -727,7 +738,7 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     ct = nt;
     idx = ni;
   }
-  if (chain->len == 0)
+  if (n_chain == 0)
     return;
   uint64_t chain_end = MIN(p->timelines[wt].items[k].end, p->hi);
   /* a child that fits, unless the pseudo-stack is as deep as a depth can say (a relay of 65,535 wakeups):
@@ -741,8 +752,8 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
     parent = RSP_NO_ID;
     depth = 0;
   }
-  for (guint i = chain->len; i-- > 0;) {
-    const chain_link *l = &g_array_index(chain, chain_link, i);
+  for (uint32_t i = n_chain; i-- > 0;) {
+    const chain_link *l = &p->chain[i];
     const tl_item *it = &p->timelines[l->task].items[l->idx];
     uint64_t b = MIN(MIN(it->end, l->end), p->hi);
     if (b <= l->start)
@@ -932,7 +943,6 @@ rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_
   index_sockets(p);
 
   GArray *queue = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
-  p->chain = g_array_new(FALSE, FALSE, sizeof(chain_link));
   new_path(p, RSP_NO_ID);
   for (rsp_task_id t = 0; t < nt; t++) {
     if (rsp_model_task(model, t)->pid != pid)
@@ -955,7 +965,7 @@ rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_
   for (uint32_t q = done; q < queue->len; q++)
     process_sleep(p, g_array_index(queue, rsp_elem_id, q), queue);
   g_array_free(queue, TRUE);
-  g_array_free(p->chain, TRUE);
+  g_free(p->chain);
   p->chain = NULL;
 
   /* the folded runs of merged polls belong to their sleep's element */
