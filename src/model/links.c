@@ -115,8 +115,48 @@ static bool link_before(const rsp_link *x, const rsp_link *y)
   return link_order(x, y) < 0;
 }
 
-/* By link_order: the links come close to that order, so few passes. */
+/* By link_order, for the few links of one run (and those of no run). */
 RSP_DEFINE_NATURAL_MERGE_SORT(sort_links, rsp_link, link_before)
+
+/* M's links by link_order, stably: counted out by the run they end at (one pass each way), then each run's few
+ * by time. The merge sort alone took most of rsp_links_finish: the links come by sleep, each task's in order,
+ * which makes as many stretches as there are wakeups across tasks. */
+static void sort_links_by_run(rsp_model *m)
+{
+  guint n = m->links->len, n_runs = m->runs->len;
+  if (n < 2)
+    return;
+  rsp_link *a = (rsp_link *)(void *)m->links->data;
+  /* bucket n_runs: RSP_NO_ID and any run id past the runs, last, as link_order puts them */
+  uint32_t *first = g_new0(uint32_t, (size_t)n_runs + 2);
+  for (guint i = 0; i < n; i++)
+    first[MIN(a[i].to_run, n_runs) + 1]++;
+  for (guint r = 0; r <= n_runs; r++)
+    first[r + 1] += first[r];
+  rsp_link *sorted = g_new(rsp_link, n);
+  uint32_t *fill = g_memdup2(first, sizeof(uint32_t) * ((size_t)n_runs + 2));
+  for (guint i = 0; i < n; i++)
+    sorted[fill[MIN(a[i].to_run, n_runs)]++] = a[i];
+  g_free(fill);
+  for (guint r = 0; r <= n_runs; r++) {
+    rsp_link *g = sorted + first[r];
+    uint32_t k = first[r + 1] - first[r];
+    if (k > 8) {
+      sort_links(g, k);
+      continue;
+    }
+    for (uint32_t i = 1; i < k; i++) { /* stable insertion */
+      rsp_link v = g[i];
+      uint32_t j = i;
+      for (; j > 0 && link_before(&v, &g[j - 1]); j--)
+        g[j] = g[j - 1];
+      g[j] = v;
+    }
+  }
+  memcpy(a, sorted, (size_t)n * sizeof *a);
+  g_free(sorted);
+  g_free(first);
+}
 
 void rsp_links_finish(rsp_model_builder *b)
 {
@@ -124,7 +164,7 @@ void rsp_links_finish(rsp_model_builder *b)
   fork_and_exec_links(m);
   /* Grouped by the run they end at (runs are in start order, and a link precedes its run: close
    * to time order), so that each run's incoming links have consecutive ids. */
-  sort_links((rsp_link *)(void *)m->links->data, m->links->len);
+  sort_links_by_run(m);
   for (guint i = 0; i < m->runs->len; i++)
     g_array_index(m->runs, rsp_run, i).first_link_in = RSP_NO_ID;
   for (guint i = m->links->len; i-- > 0;) {
