@@ -66,10 +66,11 @@ typedef struct rsp_queued {
 } rsp_queued;
 
 typedef struct rsp_ordered_events {
-  rsp_queued *q; /* queued, in arrival order until sorted */
+  rsp_queued *q; /* queued and not yet deliverable, in arrival order */
   size_t n, cap;
-  size_t head;   /* in the sorted batch being delivered: the next to deliver */
-  size_t ready;  /* number of sorted entries at q[0..ready) that may be delivered */
+  rsp_queued *rq; /* deliverable, sorted: rq[head..rn) */
+  size_t rn, rcap;
+  size_t head;   /* the next to deliver */
   uint64_t next_flush; /* events at or before this time may go at the next round */
   uint64_t max_time;
   uint64_t last_delivered_time;
@@ -84,7 +85,7 @@ typedef struct rsp_ordered_events {
   size_t max_bytes;
   uint64_t out_of_order;
   uint64_t max_buffered;
-  rsp_queued *tmp; /* merge buffer */
+  rsp_queued *tmp; /* merge buffer: trades places with rq when a sort ends there */
   size_t tmp_cap;
 } rsp_ordered_events;
 
