@@ -266,7 +266,10 @@ struct rsp_reader {
   size_t n_id;
   bool evsels_dirty;
   rsp_ftrace *ftrace;        /* the side stream, when merged */
-  GArray *lookahead;         /* perf events pulled ahead of delivery while merging (rsp_lookahead) */
+  rsp_lookahead *lookahead;  /* perf events pulled ahead of delivery while merging: a ring of LA_CAP (a power of
+                                two) holding those numbered la_first to la_end (rsp_la_at); NULL when not merging */
+  size_t la_cap;
+  size_t la_first, la_end;
   rsp_event *la_ring;        /* the decoded events of the lookahead's tracepoints (reader.c, la_slot) */
   size_t la_ring_cap;        /* a power of two */
   uint64_t la_ring_head, la_ring_tail;
@@ -280,7 +283,7 @@ struct rsp_reader {
   bool perf_exhausted;
   uint8_t *la_current;       /* the lookahead record handed out */
   bool la_current_orphan;    /* ...and no longer in the lookahead: ours to free */
-  GHashTable *ftrace_evsels; /* tracepoint id -> rsp_evsel* (perf's, or one made for ftrace) */
+  rsp_evsel **ftrace_evsels; /* by tracepoint id (65536): perf's, or one made for ftrace; NULL: not looked up yet */
   uint8_t *ftrace_copy;      /* the ftrace payload handed out */
   size_t ftrace_copy_cap;
   uint8_t *scratch;        /* aligned copy of a record that sits unaligned in the stream */
@@ -302,6 +305,12 @@ struct rsp_reader {
   uint64_t window_rounds;   /* FINISHED_ROUNDs read */
   bool ftrace_past_window; /* the ftrace side stream's head is after the window: the rest is too */
 };
+
+/* Lookahead entry I (la_first <= I < la_end). */
+static inline rsp_lookahead *rsp_la_at(const rsp_reader *r, size_t i)
+{
+  return &r->lookahead[i & (r->la_cap - 1)];
+}
 
 /* ---- time-window.c: a windowed read (rsp_reader_options.window) ---------------------------- */
 /* Sets the window's absolute bounds once its origin (stats.recording_start) is known. */
