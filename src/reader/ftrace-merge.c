@@ -30,20 +30,26 @@ void rsp_ftrace_merge_open(rsp_reader *r)
       g_clear_error(&e);
     } else {
       r->stats.ftrace_merged = true;
-      r->ftrace_evsels = g_hash_table_new(g_direct_hash, g_direct_equal);
-      r->lookahead = g_array_new(FALSE, FALSE, sizeof(rsp_lookahead));
-
+      r->ftrace_evsels = g_new0(rsp_evsel *, 1u << 16);
+      r->la_cap = 1024;
+      r->lookahead = g_new(rsp_lookahead, r->la_cap);
     }
   }
   g_free(dir);
 }
 
-/* The evsel of an ftrace event: perf's own for the same tracepoint, or one made for it. */
+/* Marks an id looked up without an evsel found. */
+#define NO_EVSEL ((rsp_evsel *)&ftrace_no_evsel)
+static const char ftrace_no_evsel;
+
+/* The evsel of an ftrace event: perf's own for the same tracepoint, or one made for it. Found once per id, then
+ * read from a table indexed by the id (a hash table lookup, twice per ftrace event, was 77 M instructions on
+ * deep3m). */
 static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
 {
-  gpointer hit;
-  if (g_hash_table_lookup_extended(r->ftrace_evsels, GUINT_TO_POINTER(id), NULL, &hit))
-    return hit;
+  rsp_evsel *hit = r->ftrace_evsels[id];
+  if (hit)
+    return hit == NO_EVSEL ? NULL : hit;
   rsp_evsel *found = NULL;
   struct tep_event *te = tep_find_event(rsp_ftrace_tep(r->ftrace), id);
   if (te) {
@@ -64,7 +70,7 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
     }
     g_free(name);
   }
-  g_hash_table_insert(r->ftrace_evsels, GUINT_TO_POINTER(id), found);
+  r->ftrace_evsels[id] = found ? found : NO_EVSEL;
   return found;
 }
 
@@ -144,19 +150,21 @@ static void lookahead_prune(rsp_reader *r, uint64_t horizon)
   /* the horizon only moves forward: count on from where the last call stopped */
   size_t drop = r->la_droppable;
   while (drop < r->la_next) {
-    rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, drop);
+    const rsp_lookahead *l = rsp_la_at(r, drop);
     if (l->time + RSP_FTRACE_MATCH_AFTER_NS >= horizon)
       break;
     drop++;
   }
   r->la_droppable = drop;
-  /* removed once they are half of it, not one by one: when the next ftrace event lies far ahead, the
+  /* dropped once they are half of it, not one by one: when the next ftrace event lies far ahead, the
    * lookahead holds every perf event until then, and moving it per rsp_reader_delivered event was quadratic (7 s for a
-   * 180 MB recording whose perf side alone decodes in 0.25 s) */
-  if (drop == 0 || drop * 2 < r->lookahead->len)
+   * 180 MB recording whose perf side alone decodes in 0.25 s). A ring: the entries that stay are not moved
+   * (moving them was 186 M instructions of g_array_remove_range on deep3m) */
+  size_t n = drop - r->la_first;
+  if (n == 0 || n * 2 < r->la_end - r->la_first)
     return;
-  for (size_t i = 0; i < drop; i++) {
-    const rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, i);
+  for (size_t i = r->la_first; i < drop; i++) {
+    const rsp_lookahead *l = rsp_la_at(r, i);
     if (!l->owned)
       continue;
     if (l->record != r->la_current)
@@ -164,10 +172,24 @@ static void lookahead_prune(rsp_reader *r, uint64_t horizon)
     else
       r->la_current_orphan = true; /* still handed out: freed when the next one is */
   }
-  g_array_remove_range(r->lookahead, 0, (guint)drop);
-  r->la_next -= drop;
-  r->la_scan = r->la_scan > drop ? r->la_scan - drop : 0;
-  r->la_droppable = 0;
+  r->la_first = drop;
+  if (r->la_scan < drop)
+    r->la_scan = drop;
+}
+
+/* Appends L to the lookahead, twice the room when it is full (the entries keep their numbers). */
+static void lookahead_append(rsp_reader *r, const rsp_lookahead *l)
+{
+  if (r->la_end - r->la_first == r->la_cap) {
+    size_t cap = r->la_cap * 2;
+    rsp_lookahead *ring = g_new(rsp_lookahead, cap);
+    for (size_t k = r->la_first; k < r->la_end; k++)
+      ring[k & (cap - 1)] = *rsp_la_at(r, k);
+    g_free(r->lookahead);
+    r->lookahead = ring;
+    r->la_cap = cap;
+  }
+  *rsp_la_at(r, r->la_end++) = *l;
 }
 
 /* The decoded events of the lookahead's tracepoints are kept in a ring, in pull order (they are dropped from
@@ -183,9 +205,9 @@ static uint64_t la_slot_new(rsp_reader *r)
     return r->la_ring_head++; /* (the tail noted is at or before the true one) */
   /* the oldest slot in use: that of the lookahead's first decoded entry */
   r->la_ring_tail = r->la_ring_head;
-  for (guint i = 0; i < r->lookahead->len; i++)
-    if (g_array_index(r->lookahead, rsp_lookahead, i).decoded) {
-      r->la_ring_tail = g_array_index(r->lookahead, rsp_lookahead, i).slot;
+  for (size_t i = r->la_first; i < r->la_end; i++)
+    if (rsp_la_at(r, i)->decoded) {
+      r->la_ring_tail = rsp_la_at(r, i)->slot;
       break;
     }
   /* over half full: twice the room (so that the look for the tail above comes at most once per half a ring),
@@ -225,7 +247,7 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
         if (l.decoded && tmp->raw)
           l.key = tracepoint_key(e, tmp->cpu, tmp->raw, tmp->raw_size);
       }
-      g_array_append_val(r->lookahead, l);
+      lookahead_append(r, &l);
       return true;
     }
     if (r->immediate_next < r->immediates->len)
@@ -320,9 +342,8 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
     }
     /* pull perf events until the ftrace head's window is covered */
     while (!r->perf_exhausted) {
-      size_t n = r->lookahead->len;
-      if (n > r->la_next && (!have_fe ||
-          g_array_index(r->lookahead, rsp_lookahead, n - 1).time > fe.time + RSP_FTRACE_MATCH_AFTER_NS))
+      size_t n = r->la_end;
+      if (n > r->la_next && (!have_fe || rsp_la_at(r, n - 1)->time > fe.time + RSP_FTRACE_MATCH_AFTER_NS))
         break;
       if (!lookahead_pull(r, error)) {
         if (error && *error)
@@ -343,11 +364,10 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
       /* from the first that may still match: the ftrace events come in time order, and perf's twins of the
        * ones before this were looked for there (the ftrace side may run far ahead of perf's deliveries,
        * over the twins it drops: from the start of the lookahead each time was quadratic) */
-      while (r->la_scan < r->lookahead->len &&
-             g_array_index(r->lookahead, rsp_lookahead, r->la_scan).time + RSP_FTRACE_MATCH_BEFORE_NS < fe.time)
+      while (r->la_scan < r->la_end && rsp_la_at(r, r->la_scan)->time + RSP_FTRACE_MATCH_BEFORE_NS < fe.time)
         r->la_scan++;
-      for (size_t i = r->la_scan; key && i < r->lookahead->len; i++) {
-        rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, i);
+      for (size_t i = r->la_scan; key && i < r->la_end; i++) {
+        rsp_lookahead *l = rsp_la_at(r, i);
         if (l->time + RSP_FTRACE_MATCH_BEFORE_NS < fe.time)
           continue;
         if (l->time > fe.time + RSP_FTRACE_MATCH_AFTER_NS)
@@ -365,16 +385,14 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
           return NULL;
         continue;
       }
-      size_t n = r->lookahead->len;
-      if (r->perf_exhausted || (n && g_array_index(r->lookahead, rsp_lookahead, n - 1).time >
-                                         fe.time + RSP_FTRACE_MATCH_AFTER_NS)) {
+      size_t n = r->la_end;
+      if (r->perf_exhausted || (n > r->la_first && rsp_la_at(r, n - 1)->time > fe.time + RSP_FTRACE_MATCH_AFTER_NS)) {
         r->fe_checked = true;
         r->fe_checked_path = fe.path;
         r->fe_checked_offset = fe.offset;
       }
     }
-    rsp_lookahead *p = r->la_next < r->lookahead->len
-                         ? &g_array_index(r->lookahead, rsp_lookahead, r->la_next) : NULL;
+    rsp_lookahead *p = r->la_next < r->la_end ? rsp_la_at(r, r->la_next) : NULL;
     const rsp_event *ev;
     if (have_fe && (!p || fe.time < p->time)) {
       ev = deliver_ftrace(r, &fe, error);
@@ -406,13 +424,12 @@ void rsp_ftrace_merge_close(rsp_reader *r)
   if (r->la_current_orphan)
     g_free(r->la_current);
   if (r->lookahead) {
-    for (guint i = 0; i < r->lookahead->len; i++)
-      if (g_array_index(r->lookahead, rsp_lookahead, i).owned)
-        g_free(g_array_index(r->lookahead, rsp_lookahead, i).record);
-    g_array_unref(r->lookahead);
+    for (size_t i = r->la_first; i < r->la_end; i++)
+      if (rsp_la_at(r, i)->owned)
+        g_free(rsp_la_at(r, i)->record);
+    g_free(r->lookahead);
     g_free(r->la_ring);
   }
-  if (r->ftrace_evsels)
-    g_hash_table_unref(r->ftrace_evsels);
+  g_free(r->ftrace_evsels);
   g_free(r->ftrace_copy);
 }

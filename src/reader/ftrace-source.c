@@ -33,6 +33,11 @@ struct rsp_ftrace {
   uint64_t missed;
   uint64_t events;
   uint64_t pages;
+  /* the oldest event, worked out once per pop: the merge peeks about five times per event it pops (2.9 M peeks,
+   * 259 M instructions on deep3m) */
+  bool head_known;
+  ftrace_cpu *head_cpu; /* NULL: none left */
+  rsp_ftrace_event head;
 };
 
 size_t rsp_ftrace_page_size(const char *text)
@@ -205,9 +210,10 @@ static ftrace_cpu *oldest(rsp_ftrace *ft)
   return best;
 }
 
-bool rsp_ftrace_peek(rsp_ftrace *ft, rsp_ftrace_event *out)
+static bool peek_oldest(rsp_ftrace *ft, rsp_ftrace_event *out)
 {
   ftrace_cpu *c = oldest(ft);
+  ft->head_cpu = c;
   if (!c)
     return false;
   out->time = c->ts;
@@ -224,9 +230,22 @@ bool rsp_ftrace_peek(rsp_ftrace *ft, rsp_ftrace_event *out)
   return true;
 }
 
+bool rsp_ftrace_peek(rsp_ftrace *ft, rsp_ftrace_event *out)
+{
+  if (!ft->head_known) {
+    peek_oldest(ft, &ft->head);
+    ft->head_known = true;
+  }
+  if (!ft->head_cpu)
+    return false;
+  *out = ft->head;
+  return true;
+}
+
 bool rsp_ftrace_pop(rsp_ftrace *ft, GError **error)
 {
-  ftrace_cpu *c = oldest(ft);
+  ftrace_cpu *c = ft->head_known ? ft->head_cpu : oldest(ft);
+  ft->head_known = false;
   if (!c)
     return true;
   ft->events++;

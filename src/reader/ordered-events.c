@@ -3,7 +3,10 @@
  * written, then released sorted by (time, file order). Memory is bounded: past the budget the
  * oldest half goes without waiting for a round. A record that stays where it is (the file's mapping) is
  * held by its address, as perf holds it; others (unpacked from COMPRESSED records, read from a pipe) are
- * copied into chunks. Both count against the budget. */
+ * copied into chunks. Both count against the budget. The records not yet deliverable and the deliverable ones
+ * are two arrays: a round moves each entry once, from the first to the second (one array, compacted, partitioned
+ * through a scratch copy and sorted back into place, copied the waiting entries three times a round: 313 M
+ * instructions of memcpy on deep3m, 2.5 % of rsp-summary --categories). */
 #include "reader/reader-private.h"
 
 #include <string.h>
@@ -21,12 +24,12 @@ void rsp_oe_init(rsp_ordered_events *oe, size_t max_bytes)
   oe->cur_chunk = UINT32_MAX;
   oe->max_bytes = max_bytes;
   oe->head = 0;
-  oe->ready = 0;
 }
 
 void rsp_oe_free(rsp_ordered_events *oe)
 {
   g_free(oe->q);
+  g_free(oe->rq);
   g_free(oe->tmp);
   g_ptr_array_unref(oe->chunks);
   g_array_unref(oe->chunk_used);
@@ -65,8 +68,9 @@ static void push(rsp_ordered_events *oe, uint64_t time, uint64_t offset, uint8_t
                                 .record = record, .chunk = chunk, .evsel = evsel};
   if (time > oe->max_time)
     oe->max_time = time;
-  if (oe->n - oe->head > oe->max_buffered)
-    oe->max_buffered = oe->n - oe->head;
+  size_t held = oe->n + (oe->rn - oe->head);
+  if (held > oe->max_buffered)
+    oe->max_buffered = held;
 }
 
 static void release(rsp_ordered_events *oe, uint32_t c, size_t size)
@@ -110,7 +114,10 @@ void rsp_oe_queue(rsp_ordered_events *oe, const void *record, size_t size, uint6
 uint64_t rsp_oe_min_lasting_offset(const rsp_ordered_events *oe)
 {
   uint64_t min = UINT64_MAX;
-  for (size_t i = oe->head; i < oe->n; i++)
+  for (size_t i = oe->head; i < oe->rn; i++)
+    if (oe->rq[i].chunk == NO_CHUNK && oe->rq[i].offset < min)
+      min = oe->rq[i].offset;
+  for (size_t i = 0; i < oe->n; i++)
     if (oe->q[i].chunk == NO_CHUNK && oe->q[i].offset < min)
       min = oe->q[i].offset;
   return min;
@@ -121,7 +128,7 @@ static void release_delivered(rsp_ordered_events *oe)
 {
   if (oe->head == 0)
     return;
-  rsp_queued *prev = &oe->q[oe->head - 1];
+  rsp_queued *prev = &oe->rq[oe->head - 1];
   if (prev->record) {
     uint16_t sz;
     memcpy(&sz, prev->record + 6, sizeof sz);
@@ -135,8 +142,9 @@ static inline bool before(const rsp_queued *a, const rsp_queued *b)
   return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-/* Natural merge sort: per-CPU buffers arrive as long sorted runs, so this is near linear. */
-static void sort_range(rsp_ordered_events *oe, rsp_queued *a, size_t n)
+/* Natural merge sort of rq[0, n): per-CPU buffers arrive as long sorted runs, so this is near linear. (time, seq)
+ * is a total order: the result does not depend on the order the entries come in. */
+static void sort_ready(rsp_ordered_events *oe, size_t n)
 {
   if (n < 2)
     return;
@@ -145,7 +153,7 @@ static void sort_range(rsp_ordered_events *oe, rsp_queued *a, size_t n)
     oe->tmp_cap = n;
     oe->tmp = g_new(rsp_queued, n);
   }
-  rsp_queued *src = a, *dst = oe->tmp;
+  rsp_queued *src = oe->rq, *dst = oe->tmp;
   for (;;) {
     size_t runs = 0, i = 0;
     while (i < n) {
@@ -175,45 +183,47 @@ static void sort_range(rsp_ordered_events *oe, rsp_queued *a, size_t n)
     if (runs <= 1)
       break;
   }
-  if (src != a)
-    memcpy(a, src, n * sizeof *a);
+  if (src != oe->rq) { /* sorted into the scratch buffer: the two trade places */
+    size_t cap = oe->rcap;
+    oe->rq = oe->tmp;
+    oe->rcap = oe->tmp_cap;
+    oe->tmp = dst;
+    oe->tmp_cap = cap;
+  }
 }
 
-/* Moves the entries with time <= LIMIT to the front, sorted, and makes them deliverable. */
+/* Moves the queued entries with time <= LIMIT (all of them with ALL) to the deliverable ones, sorted. */
 static void make_ready(rsp_ordered_events *oe, uint64_t limit, bool all)
 {
-  /* drop delivered entries */
   release_delivered(oe);
-  if (oe->head > 0) {
-    memmove(oe->q, oe->q + oe->head, (oe->n - oe->head) * sizeof *oe->q);
-    oe->n -= oe->head;
-    oe->ready -= oe->head;
-    oe->head = 0;
+  /* the deliverable entries not yet delivered to the front */
+  size_t left = oe->rn - oe->head;
+  if (oe->head > 0 && left)
+    memmove(oe->rq, oe->rq + oe->head, left * sizeof *oe->rq);
+  oe->rn = left;
+  oe->head = 0;
+  if (oe->rcap < oe->rn + oe->n) {
+    oe->rcap = MAX(oe->rn + oe->n, oe->rcap * 2);
+    oe->rq = g_renew(rsp_queued, oe->rq, oe->rcap);
   }
-  size_t k;
   if (all) {
-    k = oe->n;
+    if (oe->n) /* q is NULL before the first event: memcpy(NULL, NULL, 0) is UB */
+      memcpy(oe->rq + oe->rn, oe->q, oe->n * sizeof *oe->q);
+    oe->rn += oe->n;
+    oe->n = 0;
   } else {
-    /* stable partition of q[ready, n) into <= limit then > limit */
-    if (oe->tmp_cap < oe->n) {
-      g_free(oe->tmp);
-      oe->tmp_cap = oe->n;
-      oe->tmp = g_new(rsp_queued, oe->n);
-    }
-    size_t lo = oe->ready, nhi = 0;
-    for (size_t i = oe->ready; i < oe->n; i++) {
+    /* those up to LIMIT go; the others stay, in arrival order */
+    size_t stay = 0;
+    for (size_t i = 0; i < oe->n; i++) {
       if (oe->q[i].time <= limit)
-        oe->q[lo++] = oe->q[i];
+        oe->rq[oe->rn++] = oe->q[i];
       else
-        oe->tmp[nhi++] = oe->q[i];
+        oe->q[stay++] = oe->q[i];
     }
-    if (nhi) /* q and tmp are NULL before the first event: memcpy(NULL, NULL, 0) is UB */
-      memcpy(oe->q + lo, oe->tmp, nhi * sizeof *oe->q);
-    k = lo;
+    oe->n = stay;
   }
-  /* The entries already ready are sorted and not yet delivered; merge them with the new ones. */
-  sort_range(oe, oe->q, k);
-  oe->ready = k;
+  /* The entries already deliverable are sorted; the natural merge takes them as one run. */
+  sort_ready(oe, oe->rn);
 }
 
 void rsp_oe_round(rsp_ordered_events *oe)
@@ -235,12 +245,12 @@ bool rsp_oe_over_budget(const rsp_ordered_events *oe)
 void rsp_oe_flush_half(rsp_ordered_events *oe)
 {
   /* the median time of what is queued: release everything up to it */
-  size_t n = oe->n - oe->ready;
+  size_t n = oe->n;
   if (n == 0)
     return;
   uint64_t *times = g_new(uint64_t, n);
   for (size_t i = 0; i < n; i++)
-    times[i] = oe->q[oe->ready + i].time;
+    times[i] = oe->q[i].time;
   /* nth element by sorting a copy: rare path */
   for (size_t gap = n / 2; gap > 0; gap /= 2)
     for (size_t i = gap; i < n; i++)
@@ -259,9 +269,9 @@ void rsp_oe_flush_half(rsp_ordered_events *oe)
 const rsp_queued *rsp_oe_pop(rsp_ordered_events *oe)
 {
   release_delivered(oe);
-  if (oe->head >= oe->ready)
+  if (oe->head >= oe->rn)
     return NULL;
-  const rsp_queued *e = &oe->q[oe->head++];
+  const rsp_queued *e = &oe->rq[oe->head++];
   if (e->time > oe->last_delivered_time)
     oe->last_delivered_time = e->time;
   return e;
@@ -269,10 +279,10 @@ const rsp_queued *rsp_oe_pop(rsp_ordered_events *oe)
 
 const rsp_queued *rsp_oe_peek(const rsp_ordered_events *oe)
 {
-  return oe->head < oe->ready ? &oe->q[oe->head] : NULL;
+  return oe->head < oe->rn ? &oe->rq[oe->head] : NULL;
 }
 
 const rsp_queued *rsp_oe_peek_at(const rsp_ordered_events *oe, size_t k)
 {
-  return oe->head + k < oe->ready ? &oe->q[oe->head + k] : NULL;
+  return oe->head + k < oe->rn ? &oe->rq[oe->head + k] : NULL;
 }

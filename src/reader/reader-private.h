@@ -66,10 +66,11 @@ typedef struct rsp_queued {
 } rsp_queued;
 
 typedef struct rsp_ordered_events {
-  rsp_queued *q; /* queued, in arrival order until sorted */
+  rsp_queued *q; /* queued and not yet deliverable, in arrival order */
   size_t n, cap;
-  size_t head;   /* in the sorted batch being delivered: the next to deliver */
-  size_t ready;  /* number of sorted entries at q[0..ready) that may be delivered */
+  rsp_queued *rq; /* deliverable, sorted: rq[head..rn) */
+  size_t rn, rcap;
+  size_t head;   /* the next to deliver */
   uint64_t next_flush; /* events at or before this time may go at the next round */
   uint64_t max_time;
   uint64_t last_delivered_time;
@@ -84,7 +85,7 @@ typedef struct rsp_ordered_events {
   size_t max_bytes;
   uint64_t out_of_order;
   uint64_t max_buffered;
-  rsp_queued *tmp; /* merge buffer */
+  rsp_queued *tmp; /* merge buffer: trades places with rq when a sort ends there */
   size_t tmp_cap;
 } rsp_ordered_events;
 
@@ -265,7 +266,10 @@ struct rsp_reader {
   size_t n_id;
   bool evsels_dirty;
   rsp_ftrace *ftrace;        /* the side stream, when merged */
-  GArray *lookahead;         /* perf events pulled ahead of delivery while merging (rsp_lookahead) */
+  rsp_lookahead *lookahead;  /* perf events pulled ahead of delivery while merging: a ring of LA_CAP (a power of
+                                two) holding those numbered la_first to la_end (rsp_la_at); NULL when not merging */
+  size_t la_cap;
+  size_t la_first, la_end;
   rsp_event *la_ring;        /* the decoded events of the lookahead's tracepoints (reader.c, la_slot) */
   size_t la_ring_cap;        /* a power of two */
   uint64_t la_ring_head, la_ring_tail;
@@ -279,7 +283,7 @@ struct rsp_reader {
   bool perf_exhausted;
   uint8_t *la_current;       /* the lookahead record handed out */
   bool la_current_orphan;    /* ...and no longer in the lookahead: ours to free */
-  GHashTable *ftrace_evsels; /* tracepoint id -> rsp_evsel* (perf's, or one made for ftrace) */
+  rsp_evsel **ftrace_evsels; /* by tracepoint id (65536): perf's, or one made for ftrace; NULL: not looked up yet */
   uint8_t *ftrace_copy;      /* the ftrace payload handed out */
   size_t ftrace_copy_cap;
   uint8_t *scratch;        /* aligned copy of a record that sits unaligned in the stream */
@@ -301,6 +305,12 @@ struct rsp_reader {
   uint64_t window_rounds;   /* FINISHED_ROUNDs read */
   bool ftrace_past_window; /* the ftrace side stream's head is after the window: the rest is too */
 };
+
+/* Lookahead entry I (la_first <= I < la_end). */
+static inline rsp_lookahead *rsp_la_at(const rsp_reader *r, size_t i)
+{
+  return &r->lookahead[i & (r->la_cap - 1)];
+}
 
 /* ---- time-window.c: a windowed read (rsp_reader_options.window) ---------------------------- */
 /* Sets the window's absolute bounds once its origin (stats.recording_start) is known. */

@@ -640,8 +640,8 @@ static void junk_error(rsp_reader *r, uint64_t off, size_t avail, GError **error
 static uint64_t needed_from(const rsp_reader *r)
 {
   uint64_t min = MIN(r->keep_from, rsp_oe_min_lasting_offset(&r->oe));
-  for (size_t i = r->lookahead ? r->la_next : 0; r->lookahead && i < r->lookahead->len; i++) {
-    const rsp_lookahead *l = &g_array_index(r->lookahead, rsp_lookahead, i);
+  for (size_t i = r->lookahead ? r->la_next : 0; r->lookahead && i < r->la_end; i++) {
+    const rsp_lookahead *l = rsp_la_at(r, i);
     if (!l->owned && l->offset < min)
       min = l->offset;
   }

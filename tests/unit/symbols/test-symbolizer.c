@@ -448,6 +448,9 @@ static void test_symbolizer(void)
     rsp_symbolizer_resolve(s, P, mm.u.mmap.start + 0x1010, false, &f);
     g_assert_cmpstr(f.dso, ==, files[i]);
   }
+  /* aliases at one address, one a C++ name: perf's choice by the demangled names (symtest-lib.c) */
+  rsp_symbolizer_resolve(s, P, (uintptr_t)twin_c + 1, false, &f);
+  check_frames(&f, 1, (expect[]){{(uintptr_t)twin_c + 1, "symtest::twin", 1, lib, false}}, 1);
   g_assert_cmpint(rsp_symbolizer_dso_status(s, gone), ==, RSP_DSO_MISSING);
   g_assert_cmpint(rsp_symbolizer_dso_status(s, STRIPPED_LIB), ==, RSP_DSO_STRIPPED);
   rsp_symbolizer_free(s);
