@@ -46,26 +46,22 @@ struct rsp_event_pipeline {
   batch_queue free_batches;  /* model -> reader */
   batch_queue full_batches;  /* reader -> model */
   int stop;                  /* set by the model: read no further (atomic) */
-  unsigned backlog;          /* full_batches.n, for the reader to read without the lock (atomic) */
   event_batch *cur;          /* the batch the model is taking events from */
   unsigned next;             /* its next event */
   event_batch *all[N_BATCHES];
 };
 
-/* Takes B's next slot, its event's call chain hashed while the model is behind: with batches waiting for it, the
- * reader thread does the hashing the model's stacks.c would do on its own thread (a tenth of its work on recordings
- * with deep stacks, where the model is the slower of the two: deep3m). When the model waits for the reader
- * (deep4g: 10.6 M events, the model idle half of the time), the model hashes. The hash is the same either way. */
-static void hash_chain(rsp_event_pipeline *p, event_batch *b)
+/* Takes B's next slot, its event's call chain hashed (the model's stacks.c would do it on its own thread: a
+ * tenth of its work on recordings with deep stacks). */
+static void hash_chain(event_batch *b)
 {
-  b->chain_hashed[b->n] = __atomic_load_n(&p->backlog, __ATOMIC_RELAXED) > 0 &&
-                          rsp_stacks_chain_hash(&b->events[b->n], &b->chain_hashes[b->n]);
+  b->chain_hashed[b->n] = rsp_stacks_chain_hash(&b->events[b->n], &b->chain_hashes[b->n]);
   b->n++;
 }
 
 /* Moves EV (NEED bytes of storage; it may be B's next slot already) into B; false when B has
  * events and no room for it. */
-static bool batch_add(rsp_event_pipeline *p, event_batch *b, const rsp_event *ev, size_t need)
+static bool batch_add(event_batch *b, const rsp_event *ev, size_t need)
 {
   if (b->used + need > b->cap) {
     if (b->n)
@@ -76,7 +72,7 @@ static bool batch_add(rsp_event_pipeline *p, event_batch *b, const rsp_event *ev
   }
   rsp_event_copy(&b->events[b->n], ev, b->storage + b->used);
   b->used += need;
-  hash_chain(p, b);
+  hash_chain(b);
   return true;
 }
 
@@ -84,8 +80,6 @@ static void queue_push(rsp_event_pipeline *p, batch_queue *q, event_batch *b)
 {
   pthread_mutex_lock(&p->lock);
   q->items[(q->head + q->n++) % N_BATCHES] = b;
-  if (q == &p->full_batches)
-    __atomic_store_n(&p->backlog, q->n, __ATOMIC_RELAXED);
   pthread_cond_signal(&q->nonempty);
   pthread_mutex_unlock(&p->lock);
 }
@@ -101,8 +95,6 @@ static event_batch *queue_pop(rsp_event_pipeline *p, batch_queue *q, bool try)
     b = q->items[q->head];
     q->head = (q->head + 1) % N_BATCHES;
     q->n--;
-    if (q == &p->full_batches)
-      __atomic_store_n(&p->backlog, q->n, __ATOMIC_RELAXED);
   }
   pthread_mutex_unlock(&p->lock);
   return b;
@@ -134,7 +126,7 @@ static gpointer read_ahead(gpointer data)
     uint64_t others = kept_by_others(p, b);
     rsp_reader_keep_from(p->reader, others);
     if (holding) {
-      batch_add(p, b, &held, held_need);
+      batch_add(b, &held, held_need);
       holding = false;
     }
     while (b->n < BATCH_EVENTS) {
@@ -152,7 +144,7 @@ static gpointer read_ahead(gpointer data)
       }
       uint64_t at;
       if (rsp_reader_event_lasting(p->reader, ev, &at)) { /* already in its slot, and valid as it is */
-        hash_chain(p, b);
+        hash_chain(b);
         if (at < b->keep_from) {
           b->keep_from = at;
           rsp_reader_keep_from(p->reader, MIN(others, at));
@@ -160,7 +152,7 @@ static gpointer read_ahead(gpointer data)
         continue;
       }
       size_t need = rsp_event_copy_size(ev);
-      if (!batch_add(p, b, ev, need)) {
+      if (!batch_add(b, ev, need)) {
         held = *ev;
         holding = true;
         held_need = need;
