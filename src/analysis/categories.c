@@ -13,7 +13,7 @@
 #include "analysis/analysis.h"
 #include "categories-private.h"
 #include "paths-private.h"
-#include "model/natural-merge-sort.h"
+#include "reader/natural-merge-sort.h"
 
 #include <stdlib.h>
 #include <string.h>

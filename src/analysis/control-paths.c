@@ -19,7 +19,7 @@
  * the paths is not drawn so: the kernel-work frame charges it (pkprof). */
 #include "analysis/analysis.h"
 #include "paths-private.h"
-#include "model/natural-merge-sort.h"
+#include "reader/natural-merge-sort.h"
 
 #include <gio/gio.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * storage and indexes, the run/sleep of a task at a time, and the fork and exec links; the links
  * that end sleeps are made by sleep-ends.c. */
 #include "model/model-private.h"
-#include "model/natural-merge-sort.h"
+#include "reader/natural-merge-sort.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* Runs and sleeps (paper, "Runs and Sleeps"): contiguous on-CPU time of a task, the off-CPU time
  * between two of its runs, and the samples attached to them. */
 #include "model/model-private.h"
-#include "model/natural-merge-sort.h"
+#include "reader/natural-merge-sort.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* A stable natural merge sort, written once for the model's nearly sorted arrays (runs by start,
+/* A stable natural merge sort, written once for rsp's nearly sorted arrays (symbols and runs by start,
  * links by the run they end at): each pass merges neighbouring ascending stretches, so an array
  * that is almost in order takes few passes. Instantiated per element type, so that elements are
  * moved by assignment and compared without a call through a pointer.
@@ -7,8 +7,8 @@
  *
  * defines `static void NAME(TYPE *a, size_t n)`, sorting A by BEFORE(const TYPE *x, const TYPE *y)
  * (true when X must come strictly before Y); equal elements keep their order. */
-#ifndef RSP_MODEL_NATURAL_MERGE_SORT_H
-#define RSP_MODEL_NATURAL_MERGE_SORT_H
+#ifndef RSP_READER_NATURAL_MERGE_SORT_H
+#define RSP_READER_NATURAL_MERGE_SORT_H
 
 #include <glib.h>
 #include <string.h>
