@@ -467,15 +467,10 @@ static void add_sums(rsp_categories *to, const rsp_categories *from)
 
 void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
 {
-  memset(out, 0, sizeof *out);
-  out->n_paths = rsp_paths_n_paths(p);
-  out->n_processes = rsp_paths_n_processes(p);
-  const rsp_path *base = rsp_paths_path(p, 0);
-  if (base && base->end > base->start)
-    out->wall_ns = base->end - base->start;
   /* the depth-0 elements of every path: each is attributed with what is nested under it, on its own */
+  uint32_t n_paths = rsp_paths_n_paths(p);
   GArray *roots = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
-  for (rsp_path_id pa = 0; pa < out->n_paths; pa++) {
+  for (rsp_path_id pa = 0; pa < n_paths; pa++) {
     const rsp_path *path = rsp_paths_path(p, pa);
     for (uint32_t i = 0; i < path->n_elems; i++) {
       rsp_elem_id id = rsp_paths_path_elem(p, pa, i);
@@ -509,8 +504,9 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
     rsp_unknown_stacks_finish(&other.out);
   }
   g_array_free(roots, TRUE);
-  out->n_paths = rsp_paths_n_paths(p);
+  out->n_paths = n_paths;
   out->n_processes = rsp_paths_n_processes(p);
+  const rsp_path *base = rsp_paths_path(p, 0);
   if (base && base->end > base->start)
     out->wall_ns = base->end - base->start;
   rsp_preemptors_finish(out);

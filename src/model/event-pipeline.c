@@ -9,7 +9,6 @@
 #include "model/model-private.h"
 
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -194,10 +193,7 @@ bool rsp_event_pipeline_wanted(const rsp_reader *reader)
   /* A pipe-mode stream changes its attrs and header as it goes: read it on one thread. */
   if (rsp_reader_header(reader)->pipe_mode)
     return false;
-  const char *env = g_getenv("RSP_THREADS");
-  if (env && *env)
-    return atoi(env) > 1;
-  return g_get_num_processors() > 1;
+  return rsp_threads_wanted() > 1;
 }
 
 rsp_event_pipeline *rsp_event_pipeline_start(rsp_reader *reader)
