@@ -157,7 +157,7 @@ static const uint8_t *peek_mapped(rsp_source *src, size_t n, size_t *available, 
   return src->map + (src->pos - src->map_off);
 }
 
-const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GError **error)
+const uint8_t *rsp_source_peek_any(rsp_source *src, size_t n, size_t *available, GError **error)
 {
   if (src->seekable)
     return peek_mapped(src, n, available, error);
@@ -231,11 +231,6 @@ void rsp_source_consume(rsp_source *src, size_t n)
   g_assert(n <= src->end - src->start);
   src->start += n;
   src->pos += n;
-}
-
-bool rsp_source_lasting(const rsp_source *src, const void *p)
-{
-  return src->whole && (const uint8_t *)p >= src->map && (const uint8_t *)p < src->map + src->map_len;
 }
 
 bool rsp_source_release_due(const rsp_source *src)

@@ -31,6 +31,7 @@ void rsp_ftrace_merge_open(rsp_reader *r)
     } else {
       r->stats.ftrace_merged = true;
       r->ftrace_evsels = g_new0(rsp_evsel *, 1u << 16);
+      r->perf_twinnable = g_byte_array_new();
       r->la_cap = 1024;
       r->lookahead = g_new(rsp_lookahead, r->la_cap);
     }
@@ -145,6 +146,34 @@ static uint64_t tracepoint_key(const rsp_evsel *e, int32_t cpu, const uint8_t *r
   return h | 1; /* never 0: 0 marks events that cannot be twins */
 }
 
+/* Whether perf's events of evsel E may have a twin in the capture: its tracepoint is one of the capture's (by id or
+ * by name, as ftrace_evsel finds perf's evsel of an ftrace event). Most are not (sched_switch, the socket
+ * tracepoints): hashing their events for nothing was half of tracepoint_key's cost on deep3m. */
+static bool may_twin(rsp_reader *r, const rsp_evsel *e)
+{
+  if (e->index >= r->perf_twinnable->len) {
+    unsigned old = r->perf_twinnable->len;
+    g_byte_array_set_size(r->perf_twinnable, e->index + 1);
+    memset(r->perf_twinnable->data + old, 0, e->index + 1 - old);
+  }
+  uint8_t *v = &r->perf_twinnable->data[e->index];
+  if (!*v) {
+    struct tep_handle *tep = rsp_ftrace_tep(r->ftrace);
+    bool found = false;
+    for (int i = 0; i < tep_get_events_count(tep) && !found; i++) {
+      struct tep_event *te = tep_get_event(tep, i);
+      if ((uint64_t)te->id == e->attr.config) {
+        found = true;
+      } else if (e->name) {
+        size_t ls = strlen(te->system);
+        found = strncmp(e->name, te->system, ls) == 0 && e->name[ls] == ':' && strcmp(e->name + ls + 1, te->name) == 0;
+      }
+    }
+    *v = found ? 1 : 2;
+  }
+  return *v == 1;
+}
+
 static void lookahead_prune(rsp_reader *r, uint64_t horizon)
 {
   /* the horizon only moves forward: count on from where the last call stopped */
@@ -244,7 +273,7 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
         l.slot = la_slot_new(r);
         rsp_event *tmp = la_slot(r, l.slot);
         l.decoded = rsp_decode_record(l.record, h->size, e, q->offset, r->path, tmp, NULL);
-        if (l.decoded && tmp->raw)
+        if (l.decoded && tmp->raw && may_twin(r, e))
           l.key = tracepoint_key(e, tmp->cpu, tmp->raw, tmp->raw_size);
       }
       lookahead_append(r, &l);
@@ -431,5 +460,7 @@ void rsp_ftrace_merge_close(rsp_reader *r)
     g_free(r->la_ring);
   }
   g_free(r->ftrace_evsels);
+  if (r->perf_twinnable)
+    g_byte_array_unref(r->perf_twinnable);
   g_free(r->ftrace_copy);
 }

@@ -39,12 +39,22 @@ bool rsp_source_pread(rsp_source *src, void *dst, size_t len, uint64_t offset, c
                       GError **error);
 /* Makes N bytes available from the current position; returns NULL with *AVAILABLE set to what
  * is left when the stream ends first, or NULL with ERROR set on an I/O error. */
-const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GError **error);
+const uint8_t *rsp_source_peek_any(rsp_source *src, size_t n, size_t *available, GError **error);
+static inline const uint8_t *rsp_source_peek(rsp_source *src, size_t n, size_t *available, GError **error)
+{
+  /* the usual case, twice per record, inline: a whole mapping (map_off 0) with the N bytes inside it */
+  if (src->whole && src->pos + n <= src->limit && src->pos + n <= src->map_len)
+    return src->map + src->pos;
+  return rsp_source_peek_any(src, n, available, error);
+}
 void rsp_source_consume(rsp_source *src, size_t n);
 /* Positions the sequential stream at OFFSET (file mode) and stops it at LIMIT. */
 bool rsp_source_seek(rsp_source *src, uint64_t offset, uint64_t limit, GError **error);
 /* Whether P (from a peek) stays valid until the source is closed: it lies in a whole mapping. */
-bool rsp_source_lasting(const rsp_source *src, const void *p);
+static inline bool rsp_source_lasting(const rsp_source *src, const void *p)
+{
+  return src->whole && (const uint8_t *)p >= src->map && (const uint8_t *)p < src->map + src->map_len;
+}
 /* Whether the position has moved far enough since the last release for another to be worth a look. */
 bool rsp_source_release_due(const rsp_source *src);
 /* The bytes below offset BELOW (and below the position) are no longer needed: their pages are given back (a
@@ -284,6 +294,8 @@ struct rsp_reader {
   uint8_t *la_current;       /* the lookahead record handed out */
   bool la_current_orphan;    /* ...and no longer in the lookahead: ours to free */
   rsp_evsel **ftrace_evsels; /* by tracepoint id (65536): perf's, or one made for ftrace; NULL: not looked up yet */
+  GByteArray *perf_twinnable; /* by perf evsel index: 1 its tracepoint may have twins in the capture, 2 not,
+                                 0 not looked at yet (ftrace-merge.c, may_twin) */
   uint8_t *ftrace_copy;      /* the ftrace payload handed out */
   size_t ftrace_copy_cap;
   uint8_t *scratch;        /* aligned copy of a record that sits unaligned in the stream */
