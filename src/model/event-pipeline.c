@@ -19,8 +19,6 @@ enum {
 
 typedef struct event_batch {
   rsp_event *events;
-  guint *chain_hashes; /* each event's call chain hashed for the model (rsp_stacks_chain_hash) */
-  bool *chain_hashed;
   unsigned n;
   uint8_t *storage;
   size_t used, cap;
@@ -28,7 +26,6 @@ typedef struct event_batch {
   GError *error; /* the reader's error, when it stopped on one */
   uint64_t keep_from; /* the lowest file offset of a record its events point into (UINT64_MAX: none) */
   bool out;      /* handed to the model and not given back yet (the reader thread's own view) */
-  bool hash;     /* the reader hashes its events' call chains (else the model does) */
 } event_batch;
 
 /* A queue of batches between the two threads (plain pthreads, which ThreadSanitizer follows;
@@ -51,14 +48,6 @@ struct rsp_event_pipeline {
   event_batch *all[N_BATCHES];
 };
 
-/* Takes B's next slot, its event's call chain hashed when B is to carry the hashes (the model's stacks.c hashes
- * the others on its own thread: a tenth of its work on recordings with deep stacks). */
-static void hash_chain(event_batch *b)
-{
-  b->chain_hashed[b->n] = b->hash && rsp_stacks_chain_hash(&b->events[b->n], &b->chain_hashes[b->n]);
-  b->n++;
-}
-
 /* Moves EV (NEED bytes of storage; it may be B's next slot already) into B; false when B has
  * events and no room for it. */
 static bool batch_add(event_batch *b, const rsp_event *ev, size_t need)
@@ -72,7 +61,7 @@ static bool batch_add(event_batch *b, const rsp_event *ev, size_t need)
   }
   rsp_event_copy(&b->events[b->n], ev, b->storage + b->used);
   b->used += need;
-  hash_chain(b);
+  b->n++;
   return true;
 }
 
@@ -118,11 +107,6 @@ static gpointer read_ahead(gpointer data)
   size_t held_need = 0;
   for (;;) {
     event_batch *b = queue_pop(p, &p->free_batches, false);
-    /* the call chains are hashed by whichever thread is ahead: here while the model has batches waiting (it is
-     * the slower), there while it has none (it waits for this thread: deep3m's load, 0.1 s of the reader's 1 s) */
-    pthread_mutex_lock(&p->lock);
-    b->hash = p->full_batches.n >= 2;
-    pthread_mutex_unlock(&p->lock);
     b->out = false;
     b->n = 0;
     b->used = 0;
@@ -149,7 +133,7 @@ static gpointer read_ahead(gpointer data)
       }
       uint64_t at;
       if (rsp_reader_event_lasting(p->reader, ev, &at)) { /* already in its slot, and valid as it is */
-        hash_chain(b);
+        b->n++;
         if (at < b->keep_from) {
           b->keep_from = at;
           rsp_reader_keep_from(p->reader, MIN(others, at));
@@ -176,8 +160,6 @@ static event_batch *batch_new(void)
 {
   event_batch *b = g_new0(event_batch, 1);
   b->events = g_new(rsp_event, BATCH_EVENTS);
-  b->chain_hashes = g_new(guint, BATCH_EVENTS);
-  b->chain_hashed = g_new(bool, BATCH_EVENTS);
   b->cap = BATCH_STORAGE;
   b->storage = g_malloc(b->cap);
   return b;
@@ -188,8 +170,6 @@ static void batch_free(event_batch *b)
   if (b->error)
     g_error_free(b->error);
   g_free(b->events);
-  g_free(b->chain_hashes);
-  g_free(b->chain_hashed);
   g_free(b->storage);
   g_free(b);
 }
@@ -235,15 +215,6 @@ const rsp_event *rsp_event_pipeline_next(rsp_event_pipeline *p, GError **error)
     p->cur = queue_pop(p, &p->full_batches, false);
     p->next = 0;
   }
-}
-
-bool rsp_event_pipeline_chain_hash(const rsp_event_pipeline *p, guint *hash)
-{
-  const event_batch *b = p->cur;
-  if (!b || p->next == 0 || !b->chain_hashed[p->next - 1])
-    return false;
-  *hash = b->chain_hashes[p->next - 1];
-  return true;
 }
 
 void rsp_event_pipeline_finish(rsp_event_pipeline *p)

@@ -170,8 +170,6 @@ typedef struct rsp_model_builder {
   /* The context of the event being fed (model.c sets them before dispatching a sample). */
   rsp_task_id cur_task;  /* the task in whose context it fired, RSP_NO_ID: idle */
   rsp_stack_id cur_stack;/* its interned callchain, RSP_NO_ID: none or not wanted */
-  const rsp_event *chain_hash_of; /* the event whose call chain's hash (rsp_stacks_chain_hash) is chain_hash */
-  guint chain_hash;
   uint8_t cur_irq;       /* RSP_IRQ_CTX_* of its cpu */
   /* stacks.c */
   struct rsp_symbolizer *sym; /* not owned; NULL: no symbolization (tests may set fake_symbol) */
@@ -180,6 +178,7 @@ typedef struct rsp_model_builder {
   GHashTable *frame_ids; /* frame key -> id + 1 */
   GHashTable *stack_ids; /* frame-id sequence -> id + 1 */
   GHashTable *chain_ids; /* (pid, raw callchain) -> stack id + 1 */
+  struct rsp_last_chain *last_chains; /* each thread's last chain found in chain_ids, by tid (stacks.c) */
   GArray *scratch_ids;   /* uint32_t */
   GArray *frame_classes; /* uint32_t RSP_FRAMES_* by frame id */
   /* runs.c */
@@ -282,9 +281,6 @@ void rsp_stacks_init(rsp_model_builder *b);
 void rsp_stacks_free_builder(rsp_model_builder *b);
 /* The interned stack of EV's callchain (context task PID), or RSP_NO_ID. */
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev);
-/* The hash under which rsp_stacks_of_event looks EV's call chain up, worked out on any thread (the reader's: see
- * chain_hash_of); false when EV has no call chain. */
-bool rsp_stacks_chain_hash(const rsp_event *ev, guint *hash);
 /* Interns a stack of function names, innermost first (tests, and callers with no symbolizer). */
 rsp_stack_id rsp_stacks_intern_names(rsp_model_builder *b, const char *const *names, uint32_t n, bool kernel);
 /* The RSP_FRAMES_* classes of STACK's frames (0 for RSP_NO_ID). */
@@ -354,8 +350,5 @@ rsp_event_pipeline *rsp_event_pipeline_start(rsp_reader *reader);
 /* The next event, valid until the next call; NULL at the end, or on the reader's error (ERROR set,
  * after every event that came before it). */
 const rsp_event *rsp_event_pipeline_next(rsp_event_pipeline *pipeline, GError **error);
-/* The hash of the call chain of the event just handed out (rsp_stacks_chain_hash, worked out on the reader
- * thread); false when it has none. */
-bool rsp_event_pipeline_chain_hash(const rsp_event_pipeline *pipeline, guint *hash);
 /* Stops the reader thread (reading no further when the end was not reached) and frees. */
 void rsp_event_pipeline_finish(rsp_event_pipeline *pipeline);

@@ -635,7 +635,6 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   /* The reader runs on a thread of its own, a few thousand events ahead of the model. */
   rsp_event_pipeline *pipeline = rsp_event_pipeline_wanted(reader) ? rsp_event_pipeline_start(reader) : NULL;
   while ((ev = pipeline ? rsp_event_pipeline_next(pipeline, &local) : rsp_reader_next(reader, &local))) {
-    b->chain_hash_of = pipeline && rsp_event_pipeline_chain_hash(pipeline, &b->chain_hash) ? ev : NULL;
     rsp_model_builder_feed(b, ev);
     if (ev->offset > reached && ev->source == RSP_SOURCE_PERF)
       reached = ev->offset;
