@@ -274,6 +274,9 @@ struct rsp_reader {
   uint64_t *id_keys;       /* sorted ids and their evsels, for the per-record lookup */
   rsp_evsel **id_vals;
   size_t n_id;
+  rsp_evsel **id_flat;     /* the same by id - id_base when the ids span less than ID_FLAT_MAX (perf numbers them
+                              in a row): a lookup per record without a bisection; NULL otherwise */
+  uint64_t id_base, id_span;
   bool evsels_dirty;
   rsp_ftrace *ftrace;        /* the side stream, when merged */
   rsp_lookahead *lookahead;  /* perf events pulled ahead of delivery while merging: a ring of LA_CAP (a power of

@@ -12,6 +12,7 @@
 #define ORDERING_BUDGET (256u << 20)
 #define MAX_EVSELS 4096
 #define MAX_IDS (1u << 20)
+#define ID_FLAT_MAX (1u << 16) /* the span of ids looked up in a flat table (reader-private.h, id_flat) */
 
 G_DEFINE_QUARK(rsp-reader-error-quark, rsp_reader_error)
 
@@ -198,11 +199,22 @@ void rsp_reader_finish_evsels(rsp_reader *r)
     pairs[i] = pairs[2 * i];
   }
   r->n_id = k;
+  g_free(r->id_flat);
+  r->id_flat = NULL;
+  if (k && r->id_keys[k - 1] - r->id_keys[0] < ID_FLAT_MAX) {
+    r->id_base = r->id_keys[0];
+    r->id_span = r->id_keys[k - 1] - r->id_keys[0] + 1;
+    r->id_flat = g_new0(rsp_evsel *, r->id_span);
+    for (size_t i = k; i-- > 0;) /* an id held twice: the first, as the bisection finds it */
+      r->id_flat[r->id_keys[i] - r->id_base] = r->id_vals[i];
+  }
   rsp_compute_id_layout(&r->layout, (const rsp_evsel *const *)r->evsels->pdata, r->evsels->len);
 }
 
 static rsp_evsel *evsel_for_id(const rsp_reader *r, uint64_t id)
 {
+  if (r->id_flat)
+    return id - r->id_base < r->id_span ? r->id_flat[id - r->id_base] : NULL;
   size_t lo = 0, hi = r->n_id;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
@@ -665,8 +677,8 @@ static int read_one(rsp_reader *r, GError **error)
   }
   struct perf_event_header h;
   memcpy(&h, p, sizeof h);
-  const char *tname = rsp_record_type_name(h.type);
   if (h.size < sizeof h || h.type == 0) {
+    const char *tname = rsp_record_type_name(h.type);
     rsp_set_error(error, RSP_READER_ERROR_FORMAT, r->path, off,
                   "record of type %u (%s) with size %u: not a perf record", h.type,
                   tname ? tname : "unknown", h.size);
@@ -676,6 +688,7 @@ static int read_one(rsp_reader *r, GError **error)
   if (!p) {
     if (error && *error)
       return -1;
+    const char *tname = rsp_record_type_name(h.type);
     if (!tname && !is_kernel_type_known(h.type)) {
       junk_error(r, off, avail, error);
       return -1;
@@ -1247,6 +1260,7 @@ void rsp_reader_close(rsp_reader *r)
   g_free(r->tracing_kallsyms);
   g_free(r->id_keys);
   g_free(r->id_vals);
+  g_free(r->id_flat);
   g_free(r->group_rec);
   if (r->group_counts)
     g_hash_table_destroy(r->group_counts);
