@@ -274,6 +274,7 @@ struct rsp_reader {
   uint64_t *id_keys;       /* sorted ids and their evsels, for the per-record lookup */
   rsp_evsel **id_vals;
   size_t n_id;
+  bool defer_decoding;     /* rsp_reader_defer_decoding */
   rsp_evsel **id_flat;     /* the same by id - id_base when the ids span less than ID_FLAT_MAX (perf numbers them
                               in a row): a lookup per record without a bisection; NULL otherwise */
   uint64_t id_base, id_span;

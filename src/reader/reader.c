@@ -1028,9 +1028,39 @@ const rsp_event *rsp_reader_deliver(rsp_reader *r, const uint8_t *rec, uint64_t 
   const struct perf_event_header *h = (const struct perf_event_header *)rec;
   rsp_evsel *e = evsel < r->evsels->len ? g_ptr_array_index(r->evsels, evsel) : NULL;
   rsp_event *ev = r->out;
+  /* the decode left to the taker (rsp_reader_defer_decoding): what rsp_reader_delivered and the group reads look
+   * at is the header and the evsel, except for LOST records and group reads, which are decoded here */
+  if (r->defer_decoding && !r->opts.window && rsp_source_lasting(&r->src, rec) &&
+      ((h->type == PERF_RECORD_SAMPLE && e && !(e->attr.sample_type & PERF_SAMPLE_READ)) ||
+       h->type == PERF_RECORD_SWITCH || h->type == PERF_RECORD_SWITCH_CPU_WIDE)) {
+    ev->type = h->type;
+    ev->misc = h->misc;
+    ev->size = h->size;
+    ev->offset = offset;
+    ev->evsel = e;
+    ev->record = rec;
+    ev->source = RSP_SOURCE_PERF;
+    ev->decode_deferred = true;
+    ev->read_values = NULL;
+    return rsp_reader_delivered(r, ev);
+  }
   if (!rsp_decode_record(rec, h->size, e, offset, r->path, ev, error))
     return NULL;
   return rsp_reader_delivered(r, ev);
+}
+
+void rsp_reader_defer_decoding(rsp_reader *r, bool defer)
+{
+  r->defer_decoding = defer;
+}
+
+bool rsp_reader_decode_deferred(const rsp_reader *r, rsp_event *ev, GError **error)
+{
+  const uint8_t *rec = ev->record;
+  const rsp_evsel *e = ev->evsel;
+  uint64_t offset = ev->offset;
+  const struct perf_event_header *h = (const struct perf_event_header *)rec;
+  return rsp_decode_record(rec, h->size, e, offset, r->path, ev, error);
 }
 
 /* The counts of a decoded event handed out. */

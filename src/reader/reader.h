@@ -110,6 +110,8 @@ typedef struct rsp_event {
   uint8_t source;         /* RSP_SOURCE_PERF, or RSP_SOURCE_FTRACE for the merged side stream */
   bool outside_window;    /* a record kept for its names and maps though its time is outside the time
                              window the reader was asked for (rsp_reader_options.window) */
+  bool decode_deferred;   /* rsp_reader_defer_decoding: only type, misc, size, offset, evsel, record and
+                             source are set; rsp_reader_decode_deferred decodes the rest */
 
   /* Sample fields, and the sample_id_all trailer of other records. */
   uint64_t present; /* PERF_SAMPLE_* bits actually decoded for this event */
@@ -281,6 +283,14 @@ const rsp_event *rsp_reader_next(rsp_reader *reader, GError **error);
 const rsp_event *rsp_reader_next_to(rsp_reader *reader, rsp_event *out, GError **error);
 
 void rsp_reader_close(rsp_reader *reader);
+
+/* For a reader on a thread of its own: the plain samples and switch records that lie in the file's mapping are
+ * handed out undecoded (decode_deferred), for the thread that takes them to decode with
+ * rsp_reader_decode_deferred; the reader's counts are kept as for decoded ones. Not with a time window. */
+void rsp_reader_defer_decoding(rsp_reader *reader, bool defer);
+/* Decodes EV, handed out with decode_deferred, in place (on any thread: it reads only EV's record, its evsel and
+ * the reader's path); false with ERROR set, the reader's error for that record, when it does not decode. */
+bool rsp_reader_decode_deferred(const rsp_reader *reader, rsp_event *ev, GError **error);
 
 /* Whether EV, just handed out, stays valid as it is after the next call, without rsp_event_copy: a perf
  * record in the file's mapping, which lasts until the reader is closed. Then *FILE_OFFSET is the record's
