@@ -3,8 +3,11 @@
 (RSP_THREADS=1, the path every other oracle test checks against perf): on every fixture of tests/data and
 tests/model/data (ftrace side streams and zstd-compressed records included), model-json's whole model and
 rsp-summary's --tasks and --categories JSON are byte-identical, and so are stderr and the exit status; on files cut
-short (a truncated recording) the reader's error comes out the same way, after the same events."""
+short (a truncated recording) the reader's error comes out the same way, after the same events, and so does the error
+of a sample that does not decode (on two threads the model's thread decodes it: rsp_reader_defer_decoding)."""
 import glob
+import json
+import struct
 import os
 import subprocess
 import sys
@@ -13,6 +16,7 @@ import tempfile
 SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
 BUILD = os.environ.get('RSP_BUILD_ROOT', os.path.join(SRC, 'build'))
 SUMMARY = os.environ['RSP_SUMMARY']
+DUMP = os.environ['RSP_DUMP']
 MODEL_JSON = os.path.join(BUILD, 'tests', 'model', 'model-json')
 
 failures = []
@@ -64,6 +68,34 @@ def main():
                 compare([SUMMARY, '--tasks', '--format=json', cut], f'--tasks {rel} cut at {frac}')
                 if code == 0 and frac == 0.55:
                     failures.append(f'{rel} cut at {frac}: no error')
+        # a sample in the middle whose call chain runs past its record's end
+        src = os.path.join(SRC, 'tests', 'data', 'sched-block-irq-sock.data')
+        data = bytearray(open(src, 'rb').read())
+        dump = subprocess.run([DUMP, '--unordered', '--format=jsonl', src], capture_output=True, text=True,
+                              timeout=120).stdout.splitlines()
+        samples = [json.loads(line)['offset'] for line in dump if '"event":"PERF_RECORD' not in line]
+        patched = None
+        for off in samples[len(samples) // 2:]:
+            rtype, _, size = struct.unpack_from('<IHH', data, off)
+            words = [struct.unpack_from('<Q', data, off + at)[0] for at in range(8, size - 7, 8)]
+            # the chain's length: a small number followed by a PERF_CONTEXT_KERNEL or _USER marker
+            for i in range(len(words) - 1):
+                if rtype == 9 and 1 <= words[i] < 512 and words[i + 1] in (0xffffffffffffff80, 0xfffffffffffffe00):
+                    struct.pack_into('<Q', data, off + 8 + 8 * i, 100000)
+                    patched = off
+                    break
+            if patched is not None:
+                break
+        if patched is None:
+            failures.append('no sample with a call chain to break in sched-block-irq-sock.data')
+        else:
+            bad = os.path.join(tmp, 'bad-chain.data')
+            with open(bad, 'wb') as f:
+                f.write(data)
+            for args in ([SUMMARY, '--tasks', '--format=json', bad], [SUMMARY, '--categories', bad]):
+                code, _, err = compare(args, f'{args[1]} with a broken call chain at {patched}')
+                if code == 0 or b'CALLCHAIN runs past' not in err:
+                    failures.append(f'{args[1]} with a broken call chain: exit {code}, {err[:200]!r}')
     print(f'{len(fixtures)} fixtures, {nonempty} models compared')
     for f in failures:
         print('FAIL', f)
