@@ -276,7 +276,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   cuts[n_cuts++] = b;
   uint64_t chain_start = b, chain_end = a;
   for (uint32_t i = 0; i < n; i++) {
-    const rsp_path_elem *c = rsp_paths_elem(p, kids[i]);
+    const rsp_path_elem *c = rsp_paths_elem_fast(p, kids[i]);
     uint64_t ca = CLAMP(c->start, a, b), cb = CLAMP(c->end, a, b);
     cuts[n_cuts++] = ca;
     cuts[n_cuts++] = cb;
@@ -289,7 +289,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   rsp_elem_id *ops = todo->ops, *links = todo->links;
   uint32_t n_ops = 0, n_links = 0;
   for (uint32_t i = 0; i < n; i++) {
-    uint8_t kind = rsp_paths_elem(p, kids[i])->kind;
+    uint8_t kind = rsp_paths_elem_fast(p, kids[i])->kind;
     if (kind == RSP_ELEM_RUN || kind == RSP_ELEM_SLEEP)
       links[n_links++] = kids[i];
     else
@@ -316,7 +316,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
     rsp_elem_id best = RSP_NO_ID;
     int best_rank = 0;
     for (uint32_t i = 0; i < n_ops; i++) {
-      const rsp_path_elem *c = rsp_paths_elem(p, ops[i]);
+      const rsp_path_elem *c = rsp_paths_elem_fast(p, ops[i]);
       if (c->start <= x && c->end >= y && rank(c->kind) > best_rank) {
         best = ops[i];
         best_rank = rank(c->kind);
@@ -326,13 +326,13 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
       uint32_t lo = 0, hi = n_links; /* the last chain element starting at or before x */
       while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (rsp_paths_elem(p, links[mid])->start <= x)
+        if (rsp_paths_elem_fast(p, links[mid])->start <= x)
           lo = mid + 1;
         else
           hi = mid;
       }
       for (uint32_t j = lo; j-- > 0;) {
-        const rsp_path_elem *c = rsp_paths_elem(p, links[j]);
+        const rsp_path_elem *c = rsp_paths_elem_fast(p, links[j]);
         if (c->end >= y) {
           best = links[j];
           break;
@@ -365,7 +365,7 @@ static rsp_sleep_id guess_sleep(const rsp_model *m, const rsp_path_elem *e)
 static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out,
                           walk *todo)
 {
-  const rsp_path_elem *e = rsp_paths_elem(p, id);
+  const rsp_path_elem *e = rsp_paths_elem_fast(p, id);
   uint64_t a = MAX(e->start, lo), b = MIN(e->end, hi);
   if (b <= a)
     return;
@@ -440,7 +440,7 @@ static gpointer attribute_roots(gpointer data)
     if (i >= sh->n_roots)
       break;
     for (uint32_t j = i; j < MIN(sh->n_roots, i + ROOTS_PER_TAKE); j++) {
-      const rsp_path_elem *e = rsp_paths_elem(sh->paths, sh->roots[j]);
+      const rsp_path_elem *e = rsp_paths_elem_fast(sh->paths, sh->roots[j]);
       sh->out.total_ns += e->end - e->start;
       attribute(sh->paths, sh->roots[j], e->start, e->end, &sh->out, &sh->todo);
     }
@@ -474,7 +474,7 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
     const rsp_path *path = rsp_paths_path(p, pa);
     for (uint32_t i = 0; i < path->n_elems; i++) {
       rsp_elem_id id = rsp_paths_path_elem(p, pa, i);
-      if (rsp_paths_elem(p, id)->depth != 0)
+      if (rsp_paths_elem_fast(p, id)->depth != 0)
         break; /* (depth, start) order */
       g_array_append_val(roots, id);
     }

@@ -40,6 +40,7 @@ typedef struct timeline {
 } timeline;
 
 struct rsp_paths {
+  rsp_paths_head head; /* first (paths-private.h) */
   const rsp_model *model;
   int32_t pid;
   uint64_t tolerance, poll_gap, lo, hi;
@@ -979,6 +980,7 @@ rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_
   }
   index_elems(p);
   collect_tasks(p);
+  p->head = (rsp_paths_head){(const rsp_path_elem *)(const void *)p->elems->data, p->elems->len};
   return p;
 }
 
