@@ -178,7 +178,7 @@ typedef struct rsp_model_builder {
   GHashTable *frame_ids; /* frame key -> id + 1 */
   GHashTable *stack_ids; /* frame-id sequence -> id + 1 */
   GHashTable *chain_ids; /* (pid, raw callchain) -> stack id + 1 */
-  struct rsp_last_chain *last_chains; /* each thread's last chain found in chain_ids, by tid (stacks.c) */
+  struct rsp_last_chain *last_chains; /* each thread's last chain per evsel found in chain_ids (stacks.c) */
   GArray *scratch_ids;   /* uint32_t */
   GArray *frame_classes; /* uint32_t RSP_FRAMES_* by frame id */
   /* runs.c */

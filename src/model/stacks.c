@@ -342,7 +342,6 @@ static uint32_t chain_len(const rsp_event *ev)
   return ev->callchain_nr > MAX_FRAMES ? MAX_FRAMES : ev->callchain_nr;
 }
 
-
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
 {
   if (b->opts.no_stacks || (!b->sym && !b->fake_symbol))

@@ -43,6 +43,15 @@ void rsp_ftrace_merge_open(rsp_reader *r)
 #define NO_EVSEL ((rsp_evsel *)&ftrace_no_evsel)
 static const char ftrace_no_evsel;
 
+/* Whether E is perf's evsel of the capture's tracepoint TE: by its name, "system:name". */
+static bool names_tracepoint(const rsp_evsel *e, const struct tep_event *te)
+{
+  if (e->attr.type != PERF_TYPE_TRACEPOINT || !e->name)
+    return false;
+  size_t ls = strlen(te->system);
+  return strncmp(e->name, te->system, ls) == 0 && e->name[ls] == ':' && strcmp(e->name + ls + 1, te->name) == 0;
+}
+
 /* The evsel of an ftrace event: perf's own for the same tracepoint, or one made for it. Found once per id, then
  * read from a table indexed by the id (a hash table lookup, twice per ftrace event, was 77 M instructions on
  * deep3m). */
@@ -57,7 +66,7 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
     char *name = g_strdup_printf("%s:%s", te->system, te->name);
     for (unsigned i = 0; i < r->evsels->len && !found; i++) {
       rsp_evsel *e = g_ptr_array_index(r->evsels, i);
-      if (e->attr.type == PERF_TYPE_TRACEPOINT && e->name && strcmp(e->name, name) == 0)
+      if (names_tracepoint(e, te))
         found = e;
     }
     if (!found) {
@@ -173,13 +182,8 @@ static bool may_twin(rsp_reader *r, const rsp_evsel *e)
     struct tep_handle *tep = rsp_ftrace_tep(r->ftrace);
     bool found = false;
     for (int i = 0; i < tep_get_events_count(tep) && !found; i++) {
-      struct tep_event *te = tep_get_event(tep, i);
-      if ((uint64_t)te->id == e->attr.config) {
-        found = true;
-      } else if (e->name) {
-        size_t ls = strlen(te->system);
-        found = strncmp(e->name, te->system, ls) == 0 && e->name[ls] == ':' && strcmp(e->name + ls + 1, te->name) == 0;
-      }
+      const struct tep_event *te = tep_get_event(tep, i);
+      found = (uint64_t)te->id == e->attr.config || names_tracepoint(e, te);
     }
     *v = found ? 1 : 2;
   }
