@@ -115,14 +115,18 @@ static uint32_t poll_continues(const rsp_paths *p, rsp_task_id task, uint32_t si
   return 0;
 }
 
-static void build_timelines(rsp_paths *p)
+typedef struct timeline_range {
+  rsp_paths *p;
+  rsp_task_id first, end;
+} timeline_range;
+
+/* The timelines of tasks [FIRST, END): each writes its own, and the items of its own runs and sleeps. */
+static gpointer build_timeline_range(gpointer data)
 {
+  const timeline_range *range = data;
+  rsp_paths *p = range->p;
   const rsp_model *m = p->model;
-  uint32_t nt = rsp_model_n_tasks(m);
-  p->timelines = g_new0(timeline, nt ? nt : 1);
-  p->run_item = g_new(uint32_t, rsp_model_n_runs(m) ? rsp_model_n_runs(m) : 1);
-  p->sleep_item = g_new(uint32_t, rsp_model_n_sleeps(m) ? rsp_model_n_sleeps(m) : 1);
-  for (rsp_task_id t = 0; t < nt; t++) {
+  for (rsp_task_id t = range->first; t < range->end; t++) {
     const rsp_task *task = rsp_model_task(m, t);
     timeline *tl = &p->timelines[t];
     tl->items = g_new(tl_item, (size_t)task->n_runs + task->n_sleeps + 1);
@@ -159,6 +163,45 @@ static void build_timelines(rsp_paths *p)
       tl->n++;
     }
   }
+  return NULL;
+}
+
+enum { TIMELINE_ITEMS_FOR_TWO_THREADS = 65536 }; /* fewer: one thread (a second costs more than it saves) */
+
+static void build_timelines(rsp_paths *p)
+{
+  const rsp_model *m = p->model;
+  uint32_t nt = rsp_model_n_tasks(m);
+  p->timelines = g_new0(timeline, nt ? nt : 1);
+  p->run_item = g_new(uint32_t, rsp_model_n_runs(m) ? rsp_model_n_runs(m) : 1);
+  p->sleep_item = g_new(uint32_t, rsp_model_n_sleeps(m) ? rsp_model_n_sleeps(m) : 1);
+  uint64_t items = (uint64_t)rsp_model_n_runs(m) + rsp_model_n_sleeps(m);
+  timeline_range all = { p, 0, nt };
+  /* RSP_PATHS_THREAD_ITEMS lowers the bar, so that tests split small recordings too */
+  const char *bar = g_getenv("RSP_PATHS_THREAD_ITEMS");
+  uint64_t min_items = bar && *bar ? g_ascii_strtoull(bar, NULL, 10) : TIMELINE_ITEMS_FOR_TWO_THREADS;
+  if (items < MAX(min_items, 2) || rsp_threads_wanted() < 2) {
+    build_timeline_range(&all);
+    return;
+  }
+  /* two halves of the items, split between tasks: before the task that crosses the middle, or after it, whichever
+   * is nearer (a ping-pong's two threads may hold most of them) */
+  rsp_task_id split = 0;
+  uint64_t before = 0;
+  for (; split < nt; split++) {
+    uint64_t after = before + rsp_model_task(m, split)->n_runs + rsp_model_task(m, split)->n_sleeps;
+    if (after * 2 >= items) {
+      if (after * 2 - items < items - before * 2)
+        split++;
+      break;
+    }
+    before = after;
+  }
+  timeline_range second = { p, split, nt };
+  GThread *thread = g_thread_new("rsp-timelines", build_timeline_range, &second);
+  all.end = split;
+  build_timeline_range(&all);
+  g_thread_join(thread);
 }
 
 static rsp_elem_id add_elem(rsp_paths *p, const tl_item *it, uint64_t start, uint64_t end, rsp_task_id task,
@@ -774,17 +817,19 @@ static void process_sleep(rsp_paths *p, rsp_elem_id sid, GArray *queue)
 
 /* Sort keys beside the element ids, so that sorting compares neighbouring memory and calls no
  * function: the indirect qsort of ids took 0.59 G instructions of the 1.34 G of building the paths of a
- * 2.3M-event recording (deep3m). Both orders are total (the id breaks ties), so any sort gives the same. */
+ * 2.3M-event recording (deep3m). Both orders are total (the id breaks ties), so any sort gives the same.
+ * Each path's keys are sorted in a stretch of their own, so the path is not in them (16 bytes, not 24: the
+ * 16 MB of deep3m's are touched for the first time, at a few microseconds a page fault). */
 typedef struct order_key {
-  uint64_t path_depth; /* path << 32 | depth */
-  uint64_t start;
+  uint32_t depth;
   uint32_t id;
+  uint64_t start;
 } order_key;
 
 static inline bool order_before(const order_key *x, const order_key *y)
 {
-  if (x->path_depth != y->path_depth)
-    return x->path_depth < y->path_depth;
+  if (x->depth != y->depth)
+    return x->depth < y->depth;
   if (x->start != y->start)
     return x->start < y->start;
   return x->id < y->id;
@@ -847,7 +892,7 @@ static void index_elems(rsp_paths *p)
   uint32_t *fill_path = g_memdup2(path_first, sizeof(uint32_t) * ((size_t)n_paths + 1));
   for (uint32_t i = 0; i < n; i++) {
     const rsp_path_elem *e = &g_array_index(p->elems, rsp_path_elem, i);
-    keys[fill_path[e->path]++] = (order_key){ (uint64_t)e->path << 32 | e->depth, e->start, i };
+    keys[fill_path[e->path]++] = (order_key){ e->depth, i, e->start };
   }
   g_free(fill_path);
   for (uint32_t i = 0; i < n_paths; i++)
@@ -876,13 +921,12 @@ static void index_elems(rsp_paths *p)
   for (uint32_t i = 0; i < n; i++)
     p->child_first[i + 1] = p->child_first[i] + p->child_n[i];
   p->children = g_new(uint32_t, p->child_first[n] ? p->child_first[n] : 1);
-  uint32_t *fill = g_new0(uint32_t, n ? n : 1);
+  memset(p->child_n, 0, sizeof(uint32_t) * n); /* counted again as they are placed */
   for (uint32_t i = 0; i < n; i++) {
     const rsp_path_elem *e = &g_array_index(p->elems, rsp_path_elem, i);
     if (e->parent != RSP_NO_ID)
-      p->children[p->child_first[e->parent] + fill[e->parent]++] = i;
+      p->children[p->child_first[e->parent] + p->child_n[e->parent]++] = i;
   }
-  g_free(fill);
   GArray *scratch = g_array_new(FALSE, FALSE, sizeof(start_key));
   for (uint32_t i = 0; i < n; i++)
     if (p->child_n[i] > 1)

@@ -615,7 +615,9 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   rsp_symbolizer *sym = NULL;
   if (!b->opts.no_stacks) {
     GError *serr = NULL;
-    sym = rsp_symbolizer_new(reader, b->opts.symbolizer, &serr);
+    rsp_symbolizer_options so = b->opts.symbolizer ? *b->opts.symbolizer : (rsp_symbolizer_options){ 0 };
+    so.open_ahead = rsp_threads_wanted() > 1;
+    sym = rsp_symbolizer_new(reader, &so, &serr);
     if (!sym) {
       /* No symbols: stacks stay unresolved rather than failing the model. */
       g_clear_error(&serr);

@@ -19,10 +19,14 @@
 #include <string.h>
 #include <unistd.h>
 
+enum { ELF_NOT_OPENED, ELF_OPENING, ELF_OPENED }; /* rsp_elf.state */
+
 struct rsp_elf {
   char *path;
   uint8_t expected[20];
   uint8_t expected_size;
+  int state;            /* ELF_*, atomic: the fields below are the opener's until it is ELF_OPENED */
+  bool used;            /* a lookup asked for it (the lookups' thread's own) */
   bool tried, usable, mismatch;
   bool missing;         /* not readable where looked for */
   bool full_symtab;     /* a .symtab in the file, or separate debug info found */
@@ -32,7 +36,7 @@ struct rsp_elf {
   GElf_Addr bias;
   GArray *loads;        /* load_seg: the PT_LOAD headers */
   GArray *syms;         /* esym sorted by start: functions of the best symbol table found */
-  GStringChunk *strings;
+  rsp_elf_shared *shared;
   rsp_dwarf_inlines *inlines; /* per compile unit, made on the first lookup of inlined frames */
 };
 
@@ -56,7 +60,7 @@ static const Dwfl_Callbacks offline_callbacks = {
 };
 
 rsp_elf *rsp_elf_new(const char *path, const uint8_t *expected_build_id, uint8_t build_id_size,
-                     GStringChunk *strings)
+                     rsp_elf_shared *shared)
 {
   rsp_elf *e = g_new0(rsp_elf, 1);
   e->path = g_strdup(path);
@@ -64,8 +68,20 @@ rsp_elf *rsp_elf_new(const char *path, const uint8_t *expected_build_id, uint8_t
     e->expected_size = MIN(build_id_size, 20);
     memcpy(e->expected, expected_build_id, e->expected_size);
   }
-  e->strings = strings;
+  e->shared = shared;
   return e;
+}
+
+/* STR interned in the chunk all the files share */
+static const char *intern(rsp_elf *e, const char *str)
+{
+  rsp_elf_shared *sh = e->shared;
+  if (!sh->threaded)
+    return g_string_chunk_insert_const(sh->strings, str);
+  pthread_mutex_lock(&sh->lock);
+  const char *r = g_string_chunk_insert_const(sh->strings, str);
+  pthread_mutex_unlock(&sh->lock);
+  return r;
 }
 
 void rsp_elf_free(rsp_elf *e)
@@ -91,7 +107,7 @@ static const char *sym_name(rsp_elf *e, esym *s)
     return s->name;
   const char *name = s->name;
   char *demangled = name[0] == '_' && name[1] == 'Z' ? cplus_demangle(name, DMGL_NO_OPTS) : NULL;
-  s->name = g_string_chunk_insert_const(e->strings, demangled ? demangled : name);
+  s->name = intern(e, demangled ? demangled : name);
   s->final = true;
   free(demangled);
   return s->name;
@@ -268,7 +284,7 @@ static void add_plt_symbols(rsp_elf *e, Elf *elf)
       else
         plt_name = g_strdup_printf("offset_%#" G_GINT64_MODIFIER "x@plt", at);
     }
-    esym es = {at, at + step, g_string_chunk_insert_const(e->strings, plt_name), STB_GLOBAL, true};
+    esym es = {at, at + step, intern(e, plt_name), STB_GLOBAL, true};
     g_free(plt_name);
     g_array_append_val(e->syms, es);
   }
@@ -330,9 +346,67 @@ static bool open_elf(rsp_elf *e)
   return true;
 }
 
+/* Marks E opened (or failed) for the threads waiting for it. */
+static void publish(rsp_elf *e)
+{
+  rsp_elf_shared *sh = e->shared;
+  if (!sh->threaded) {
+    e->state = ELF_OPENED;
+    return;
+  }
+  pthread_mutex_lock(&sh->lock);
+  __atomic_store_n(&e->state, ELF_OPENED, __ATOMIC_RELEASE);
+  pthread_cond_broadcast(&sh->opened);
+  pthread_mutex_unlock(&sh->lock);
+}
+
+/* Takes the opening of E on this thread: true when it is this thread's to do, false when it is done (by another
+ * thread, which this one waited for when it was at it). */
+static bool claim(rsp_elf *e, bool wait)
+{
+  rsp_elf_shared *sh = e->shared;
+  if (!sh->threaded) {
+    if (e->state != ELF_NOT_OPENED)
+      return false;
+    e->state = ELF_OPENING;
+    return true;
+  }
+  pthread_mutex_lock(&sh->lock);
+  while (wait && __atomic_load_n(&e->state, __ATOMIC_RELAXED) == ELF_OPENING)
+    pthread_cond_wait(&sh->opened, &sh->lock);
+  bool mine = __atomic_load_n(&e->state, __ATOMIC_RELAXED) == ELF_NOT_OPENED;
+  if (mine)
+    __atomic_store_n(&e->state, ELF_OPENING, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&sh->lock);
+  return mine;
+}
+
+/* E opened for a lookup: whether it is usable. */
+static bool ensure_open(rsp_elf *e)
+{
+  e->used = true;
+  if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != ELF_OPENED && claim(e, true)) {
+    e->usable = open_elf(e);
+    publish(e);
+  }
+  return e->usable;
+}
+
+void rsp_elf_open_ahead(rsp_elf *e, bool dwarf)
+{
+  if (!claim(e, false))
+    return;
+  e->usable = open_elf(e);
+  if (e->usable && dwarf) {
+    Dwarf_Addr bias;
+    dwfl_module_getdwarf(e->mod, &bias); /* found and decompressed now; libdw keeps it, or that it has none */
+  }
+  publish(e);
+}
+
 rsp_dso_status rsp_elf_status(const rsp_elf *e)
 {
-  if (!e->tried)
+  if (!e->used || !e->tried)
     return RSP_DSO_NOT_READ;
   if (e->mismatch)
     return RSP_DSO_BUILD_ID_MISMATCH;
@@ -350,14 +424,12 @@ const char *rsp_elf_path(const rsp_elf *e)
 
 bool rsp_elf_build_id_mismatch(const rsp_elf *e)
 {
-  return e->mismatch;
+  return e->used && e->mismatch;
 }
 
 bool rsp_elf_lookup(rsp_elf *e, uint64_t file_offset, rsp_sym *sym)
 {
-  if (!e->tried)
-    e->usable = open_elf(e);
-  if (!e->usable)
+  if (!ensure_open(e))
     return false;
   for (guint i = 0; i < e->loads->len; i++) {
     const load_seg *seg = &g_array_index(e->loads, load_seg, i);
@@ -385,13 +457,13 @@ static const char *inline_name(rsp_elf *e, Dwarf_Die *die)
   if (linkage && linkage[0] == '_' && linkage[1] == 'Z') {
     char *demangled = cplus_demangle(linkage, DMGL_NO_OPTS);
     if (demangled) {
-      const char *name = g_string_chunk_insert_const(e->strings, demangled);
+      const char *name = intern(e, demangled);
       free(demangled);
       return name;
     }
   }
   const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-  return name ? g_string_chunk_insert_const(e->strings, name) : NULL;
+  return name ? intern(e, name) : NULL;
 }
 
 static const char *inline_name_of(void *data, Dwarf_Die *die)
@@ -401,9 +473,7 @@ static const char *inline_name_of(void *data, Dwarf_Die *die)
 
 unsigned rsp_elf_inlines(rsp_elf *e, uint64_t file_offset, const char **names, unsigned max)
 {
-  if (!e->tried)
-    e->usable = open_elf(e);
-  if (!e->usable || e->no_dwarf)
+  if (!ensure_open(e) || e->no_dwarf)
     return 0;
   uint64_t vaddr = 0;
   bool mapped = false;

@@ -8,6 +8,7 @@
 #include "symbols/symbols.h"
 
 #include <elfutils/libdw.h>
+#include <pthread.h>
 
 /* A resolved symbol: the interned name and its start address (in the resolver's space). */
 typedef struct rsp_sym {
@@ -54,10 +55,23 @@ uint64_t rsp_kallsyms_reference(const rsp_kallsyms *k, const char *name);
 
 /* ---- elf-symbolizer.c --------------------------------------------------------------------- */
 typedef struct rsp_elf rsp_elf;
+/* What all the ELF files share: the chunk their functions' names are interned in and, when some are opened ahead on a
+ * thread of their own (rsp_elf_open_ahead), the lock that guards the chunk and their opening. Plain pthreads, which
+ * ThreadSanitizer follows. */
+typedef struct rsp_elf_shared {
+  GStringChunk *strings;
+  bool threaded; /* set before a second thread starts and kept until it is joined: lock */
+  pthread_mutex_t lock;
+  pthread_cond_t opened; /* a file opened ahead is ready */
+} rsp_elf_shared;
 /* Opens PATH lazily; EXPECTED_BUILD_ID (may be NULL) must match the file's. */
 rsp_elf *rsp_elf_new(const char *path, const uint8_t *expected_build_id, uint8_t build_id_size,
-                     GStringChunk *strings);
+                     rsp_elf_shared *shared);
 void rsp_elf_free(rsp_elf *e);
+/* Opens the file, and with DWARF its debug info (libdw decompresses it then), unless it is open or being opened.
+ * Called on another thread than the lookups (SHARED->threaded): a lookup of a file being opened waits for it. What
+ * it finds counts (rsp_elf_status) only once a lookup has asked for the file, as without the opening ahead. */
+void rsp_elf_open_ahead(rsp_elf *e, bool dwarf);
 /* Resolves FILE_OFFSET (ip - map start + pgoff) to a symbol; SYM->start is a file offset too.
  * Opens the file on first use. No cache here: the symbolizer caches every frame. */
 bool rsp_elf_lookup(rsp_elf *e, uint64_t file_offset, rsp_sym *sym);

@@ -35,6 +35,7 @@ typedef struct rsp_symbolizer_options {
   const char *kallsyms_path; /* overrides the search for a kallsyms snapshot */
   bool no_host_fallback;     /* never use this host's /proc/kallsyms or files */
   bool no_inline;            /* no frames for inlined functions (perf script --no-inline) */
+  bool open_ahead;           /* open the files of the build-id list on a thread of their own (same answers) */
 } rsp_symbolizer_options;
 
 typedef struct rsp_symbolizer_stats {

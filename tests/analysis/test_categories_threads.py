@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""The categories walk split over two threads adds up exactly what one thread adds up.
+"""The categories walk split over two threads adds up exactly what one thread adds up, on paths whose timelines
+were built on two threads (split between tasks).
 
 rsp_categories_compute hands the depth-0 elements of the control paths to two threads when there are many
 (a shared counter: which thread takes which element varies from run to run) and merges their sums and
 preemptor tallies. The oracle is the same walk on one thread (RSP_THREADS=1): every number of
 `rsp-summary --categories --waits --format=json` must be the same, on every recording of the fixtures, with the
-bar for two threads lowered to 2 elements so that small recordings are split too, and run several times.
+bar for two threads lowered to 2 elements (and to 2 runs and sleeps for the timelines) so that small recordings
+are split too, and run several times; and `--categories --paths` prints the same paths.
 """
 import glob
 import os
@@ -22,10 +24,12 @@ failures = 0
 
 
 def run(path, threads):
-    env = dict(os.environ, RSP_THREADS=str(threads), RSP_CATEGORIES_THREAD_ROOTS='2')
+    env = dict(os.environ, RSP_THREADS=str(threads), RSP_CATEGORIES_THREAD_ROOTS='2', RSP_PATHS_THREAD_ITEMS='2')
     p = subprocess.run([SUMMARY, '--categories', '--waits', '--format=json', path], capture_output=True,
                        text=True, timeout=300, env=env)
-    return p.returncode, p.stdout
+    q = subprocess.run([SUMMARY, '--categories', '--paths', path], capture_output=True, text=True, timeout=300,
+                       env=env)
+    return p.returncode, p.stdout + q.stdout
 
 
 if not FILES:

@@ -211,7 +211,7 @@ static void check_elf(uintptr_t fn, unsigned delta, const char *name, const char
   g_assert_true(symtest_map_of(fn + delta, &map));
   g_assert_true(g_str_has_suffix(map.path, path_suffix));
   uint64_t off = fn + delta - map.start + map.pgoff;
-  GStringChunk *s = g_string_chunk_new(256);
+  rsp_elf_shared shared = { .strings = g_string_chunk_new(256) }, *s = &shared;
   rsp_sym sym;
 
   rsp_elf *e = rsp_elf_new(map.path, NULL, 0, s);
@@ -238,7 +238,64 @@ static void check_elf(uintptr_t fn, unsigned delta, const char *name, const char
   g_assert_false(rsp_elf_lookup(e, off, &sym));
   g_assert_true(rsp_elf_build_id_mismatch(e));
   rsp_elf_free(e);
-  g_string_chunk_free(s);
+  g_string_chunk_free(shared.strings);
+}
+
+typedef struct ahead_job {
+  rsp_elf *elfs[3];
+} ahead_job;
+
+static gpointer open_ahead_main(gpointer data)
+{
+  ahead_job *j = data;
+  for (int i = 0; i < 3; i++)
+    rsp_elf_open_ahead(j->elfs[i], true);
+  return NULL;
+}
+
+/* Files opened ahead on another thread, while lookups run on this one: the same answers as opened by the lookups;
+ * a file opened ahead counts (its status, a build-id mismatch) only once a lookup asked for it. */
+static void test_elf_open_ahead(void)
+{
+  uintptr_t fn = (uintptr_t)rsp_test_target_beta;
+  symtest_map map;
+  g_assert_true(symtest_map_of(fn + 3, &map));
+  uint64_t off = fn + 3 - map.start + map.pgoff;
+  uint8_t id[20], wrong[20];
+  g_assert_cmpuint(symtest_build_id_of(fn, id), ==, 20);
+  memcpy(wrong, id, 20);
+  wrong[0] ^= 0xff;
+  for (int round = 0; round < 20; round++) {
+    rsp_elf_shared shared = { .strings = g_string_chunk_new(256), .threaded = true };
+    pthread_mutex_init(&shared.lock, NULL);
+    pthread_cond_init(&shared.opened, NULL);
+    ahead_job j = { { rsp_elf_new(map.path, id, 20, &shared), rsp_elf_new(map.path, wrong, 20, &shared),
+                      rsp_elf_new("/nonexistent/libgone.so", NULL, 0, &shared) } };
+    GThread *t = g_thread_new("open-ahead", open_ahead_main, &j);
+    rsp_sym sym;
+    if (round % 2) { /* the lookups first, or the opening ahead first */
+      g_thread_join(t);
+      t = NULL;
+      g_assert_cmpint(rsp_elf_status(j.elfs[1]), ==, RSP_DSO_NOT_READ);
+      g_assert_false(rsp_elf_build_id_mismatch(j.elfs[1]));
+      g_assert_cmpint(rsp_elf_status(j.elfs[2]), ==, RSP_DSO_NOT_READ);
+    }
+    g_assert_true(rsp_elf_lookup(j.elfs[0], off, &sym));
+    g_assert_cmpstr(sym.name, ==, "rsp_test_target_beta");
+    g_assert_cmpuint(off - sym.start, ==, 3);
+    g_assert_false(rsp_elf_lookup(j.elfs[1], off, &sym));
+    g_assert_true(rsp_elf_build_id_mismatch(j.elfs[1]));
+    g_assert_cmpint(rsp_elf_status(j.elfs[1]), ==, RSP_DSO_BUILD_ID_MISMATCH);
+    g_assert_false(rsp_elf_lookup(j.elfs[2], 0x1000, &sym));
+    g_assert_cmpint(rsp_elf_status(j.elfs[2]), ==, RSP_DSO_MISSING);
+    if (t)
+      g_thread_join(t);
+    for (int i = 0; i < 3; i++)
+      rsp_elf_free(j.elfs[i]);
+    pthread_mutex_destroy(&shared.lock);
+    pthread_cond_destroy(&shared.opened);
+    g_string_chunk_free(shared.strings);
+  }
 }
 
 void _fini(void); /* crti's, zero-sized, the last function of the executable */
@@ -266,7 +323,7 @@ static void test_elf_library(void)
 
 static void test_elf_missing(void)
 {
-  GStringChunk *s = g_string_chunk_new(256);
+  rsp_elf_shared shared = { .strings = g_string_chunk_new(256) }, *s = &shared;
   rsp_sym sym;
   rsp_elf *e = rsp_elf_new("/nonexistent/libgone.so", NULL, 0, s);
   g_assert_false(rsp_elf_lookup(e, 0x1000, &sym));
@@ -279,7 +336,7 @@ static void test_elf_missing(void)
   rsp_elf_free(e);
   remove(path);
   g_free(path);
-  g_string_chunk_free(s);
+  g_string_chunk_free(shared.strings);
 }
 
 int main(int argc, char **argv)
@@ -291,5 +348,6 @@ int main(int argc, char **argv)
   g_test_add_func("/symbols/elf-executable", test_elf_executable);
   g_test_add_func("/symbols/elf-library", test_elf_library);
   g_test_add_func("/symbols/elf-missing", test_elf_missing);
+  g_test_add_func("/symbols/elf-open-ahead", test_elf_open_ahead);
   return g_test_run();
 }
