@@ -4,6 +4,7 @@
 #include "model/model.h"
 
 struct rsp_model {
+  GThread *releasing;    /* frees what building it needed and it does not (joined by rsp_model_free) */
   GStringChunk *strings; /* interned strings: comms, evsel names */
   GArray *tasks;         /* rsp_task */
   GArray *runs;          /* rsp_run, in start order */

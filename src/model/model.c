@@ -554,7 +554,8 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
   }
 }
 
-rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
+/* The model's last steps, once every event is in. */
+static rsp_model *finish_model(rsp_model_builder *b)
 {
   rsp_runs_finish(b);
   rsp_irq_finish(b);
@@ -565,6 +566,15 @@ rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
   rsp_links_finish(b);
   rsp_workload_finish(b);
   rsp_sample_source_finish(b);
+  if (!m->n_switch_events)
+    m->source = RSP_RUNS_FROM_NOTHING;
+  rsp_loss_finish(m);
+  return m;
+}
+
+/* Frees B (not its model): what it kept while the events came. */
+static void release_builder(rsp_model_builder *b)
+{
   g_ptr_array_free(b->sample_candidates, TRUE);
   rsp_stacks_free_builder(b);
   g_array_free(b->sleep_facts, TRUE);
@@ -572,16 +582,33 @@ rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
   g_array_free(b->sleep_remap, TRUE);
   g_hash_table_destroy(b->disk_pending);
   g_array_free(b->net_events, TRUE);
-  if (!m->n_switch_events)
-    m->source = RSP_RUNS_FROM_NOTHING;
-  rsp_loss_finish(m);
   g_array_free(b->tstate, TRUE);
   g_hash_table_destroy(b->tid_task);
   g_free(b->tid_task_flat);
   g_array_free(b->cpus, TRUE);
   g_ptr_array_free(b->evsels, TRUE);
   g_free(b);
+}
+
+rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
+{
+  rsp_model *m = finish_model(b);
+  release_builder(b);
   return m;
+}
+
+typedef struct release_job {
+  rsp_model_builder *builder;
+  rsp_symbolizer *symbolizer;
+} release_job;
+
+static gpointer release_main(gpointer data)
+{
+  release_job *job = data;
+  release_builder(job->builder);
+  rsp_symbolizer_free(job->symbolizer);
+  g_free(job);
+  return NULL;
 }
 
 /* The model's arrays (runs, sleeps, links, stacks) grow by doubling, as GArray does, to tens of MB.
@@ -652,9 +679,16 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
     }
   }
   rsp_event_pipeline_finish(pipeline);
-  rsp_model *m = rsp_model_builder_finish(b);
+  rsp_model *m = finish_model(b);
   rsp_dso_status_collect(m, sym);
-  rsp_symbolizer_free(sym);
+  /* The builder's tables and the symbolizer's files are freed beside what comes next (deep3m: 35 ms of hash
+   * tables, arrays and libdw's debug info), on a thread when there are two. */
+  release_job *job = g_new(release_job, 1);
+  *job = (release_job){ b, sym };
+  if (rsp_threads_wanted() > 1)
+    m->releasing = g_thread_new("rsp-release", release_main, job);
+  else
+    release_main(job);
   if (cancelled && !local)
     local = g_error_new(G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: building the model was cancelled",
                         rsp_reader_path(reader));
@@ -736,6 +770,8 @@ void rsp_model_free(rsp_model *m)
 {
   if (!m)
     return;
+  if (m->releasing)
+    g_thread_join(m->releasing);
   g_string_chunk_free(m->strings);
   g_array_free(m->tasks, TRUE);
   g_array_free(m->runs, TRUE);
