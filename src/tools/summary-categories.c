@@ -281,6 +281,49 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   rsp_json_end_object(&json);
 }
 
+/* The kernel work done for the processes (pkprof) depends on the model alone: worked out on a second thread while
+ * the paths and categories are (deep3m: 40 M instructions). */
+typedef struct kernel_work_job {
+  const rsp_model *model;
+  rsp_kernel_work *kw;
+  GThread *thread;
+} kernel_work_job;
+
+static gpointer kernel_work_main(gpointer data)
+{
+  kernel_work_job *job = data;
+  job->kw = rsp_kernel_work_compute(job->model);
+  return NULL;
+}
+
+static void kernel_work_start(kernel_work_job *job, const rsp_model *model, bool wanted)
+{
+  *job = (kernel_work_job){ .model = model };
+  if (wanted && rsp_threads_wanted() > 1)
+    job->thread = g_thread_new("rsp-kernel-work", kernel_work_main, job);
+}
+
+/* The result, the job's to free. */
+static const rsp_kernel_work *kernel_work_get(kernel_work_job *job)
+{
+  if (job->thread) {
+    g_thread_join(job->thread);
+    job->thread = NULL;
+  } else if (!job->kw) {
+    kernel_work_main(job);
+  }
+  return job->kw;
+}
+
+static void kernel_work_clear(kernel_work_job *job)
+{
+  if (job->thread)
+    g_thread_join(job->thread);
+  rsp_kernel_work_free(job->kw);
+  job->kw = NULL;
+  job->thread = NULL;
+}
+
 int summary_categories_print(const rsp_model *model, const char *path, const summary_categories_options *o,
                              FILE *out)
 {
@@ -298,10 +341,13 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
                            .tolerance_set = o->tolerance_set, .poll_merge_gap_set = o->poll_gap_set };
   uint64_t tolerance = o->tolerance_set ? o->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS;
   uint64_t poll_gap = o->poll_gap_set ? o->poll_gap_ns : RSP_POLL_MERGE_GAP_NS;
+  kernel_work_job kernel_work;
+  kernel_work_start(&kernel_work, model, o->json || o->categories); /* (what prints it) */
   rsp_paths *p = rsp_paths_build(model, pid, &po, &error);
   if (!p) {
     fprintf(stderr, "rsp-summary: %s: %s\n", path, error->message);
     g_error_free(error);
+    kernel_work_clear(&kernel_work);
     rsp_process_choice_clear(&choice);
     return 1;
   }
@@ -340,7 +386,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     bool first = true;
     /* kernel work done for each process by interrupts and kernel threads (kernel-work.c): extra
      * information, not a share of the table's wall time */
-    rsp_kernel_work *kw = rsp_kernel_work_compute(model);
+    const rsp_kernel_work *kw = kernel_work_get(&kernel_work);
     for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
       const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
       if (!g_hash_table_add(seen, GINT_TO_POINTER(t->pid)))
@@ -383,7 +429,6 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     }
     g_hash_table_destroy(seen);
     fprintf(out, "], \"kernel_work_ms\": %.6f", ms(rsp_kernel_work_paths_ns(kw, p)));
-    rsp_kernel_work_free(kw);
     fprintf(out, ", \"paths\": %u, \"wall_ms\": %.6f, \"total_ms\": %.6f, \"categories\": {", c.n_paths,
             ms(c.wall_ns), ms(c.total_ns));
     for (int k = 0; k < RSP_N_CATEGORIES; k++)
@@ -487,10 +532,8 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       fprintf(out, "%-34s %12.3f ms\n", "Unaccounted", ms(c.ns[RSP_CAT_UNACCOUNTED]));
       fprintf(out, "%-34s %12.1f %%\n", "Percent accounted", pct);
       /* pkprof: what interrupts and kernel threads did for the processes on the paths, beside their time */
-      rsp_kernel_work *kw = rsp_kernel_work_compute(model);
       fprintf(out, "%-34s %12.3f ms (interrupts and kernel threads; beside the total, not in it)\n",
-              "Kernel work done for them", ms(rsp_kernel_work_paths_ns(kw, p)));
-      rsp_kernel_work_free(kw);
+              "Kernel work done for them", ms(rsp_kernel_work_paths_ns(kernel_work_get(&kernel_work), p)));
       fprintf(out, "%-34s %s\n", "Run samples from", rsp_model_sample_event(model) ? rsp_model_sample_event(model)
                                                                                 : "(no sampling event)");
       text_details(model, &c, out);
@@ -509,6 +552,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   }
   rsp_wait_sites_free(waits);
   rsp_explanation_free(story);
+  kernel_work_clear(&kernel_work);
   rsp_process_choice_clear(&choice);
   g_hash_table_destroy(run_ns);
   g_strfreev(warnings);

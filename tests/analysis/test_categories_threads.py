@@ -6,7 +6,7 @@ rsp_categories_compute hands the depth-0 elements of the control paths to two th
 (a shared counter: which thread takes which element varies from run to run) and merges their sums and
 preemptor tallies. The oracle is the same walk on one thread (RSP_THREADS=1): every number of
 `rsp-summary --categories --waits --format=json` must be the same, on every recording of the fixtures, with the
-bar for two threads lowered to 2 elements (and to 2 runs and sleeps for the timelines) so that small recordings
+bar for two threads lowered to 2 elements (and to 2 for the paths' timelines and children index) so that small recordings
 are split too, and run several times; and `--categories --paths` prints the same paths.
 """
 import glob
