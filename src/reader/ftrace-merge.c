@@ -283,13 +283,14 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
       rsp_lookahead l = {.record = lasting ? q->record : g_memdup2(q->record, h->size), .owned = !lasting,
                          .time = q->time, .offset = q->offset, .evsel = q->evsel};
       rsp_evsel *e = q->evsel < r->evsels->len ? g_ptr_array_index(r->evsels, q->evsel) : NULL;
-      if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT) {
+      if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT && may_twin(r, e)) {
         /* decoded once, for its key and its delivery (where a record that does not decode is decoded again,
-         * for the error) */
+         * for the error). A tracepoint the capture does not hold (sched_switch: half of them) has no twin and
+         * no key: it is decoded at its delivery, or on the model's thread (rsp_reader_defer_decoding). */
         l.slot = la_slot_new(r);
         rsp_event *tmp = la_slot(r, l.slot);
         l.decoded = rsp_decode_record(l.record, h->size, e, q->offset, r->path, tmp, NULL);
-        if (l.decoded && tmp->raw && may_twin(r, e))
+        if (l.decoded && tmp->raw)
           l.key = tracepoint_key(e, tmp->cpu, tmp->raw, tmp->raw_size);
       }
       lookahead_append(r, &l);
