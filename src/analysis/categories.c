@@ -16,6 +16,7 @@
 #include "reader/natural-merge-sort.h"
 
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 static const char *const keys[RSP_N_CATEGORIES] = {
@@ -401,26 +402,25 @@ static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint6
 }
 
 /* [LO, HI) of element ID and everything nested under it. */
-static void attribute(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out,
-                      walk *todo)
-{
-  push(todo, id, lo, hi, 0);
-  while (todo->n_todo) {
-    pending w = todo->todo[--todo->n_todo];
-    out->work_->guessing = w.guessing;
-    attribute_one(p, w.id, w.lo, w.hi, out, todo);
-  }
-  out->work_->guessing = 0;
-}
+/* The stretches the workers hand each other: one element's subtree may hold most of the work (deep3m: 398k of
+ * the walk's 1.2M stretches under one depth-0 sleep, 2.1M on deep4g), so a worker whose stack is deep gives half of
+ * it here when the other waits. Plain pthreads, which ThreadSanitizer follows. */
+typedef struct pool {
+  pthread_mutex_t lock;
+  pthread_cond_t more;
+  pending *items;
+  uint32_t n, cap;
+  int waiting; /* workers waiting for items (atomic reads outside the lock) */
+  int workers;
+  bool done;
+} pool;
 
-/* One thread's share of the walk: the depth-0 elements it takes, chunk by chunk, from a counter shared
- * with the other, and what it adds up (sums, and the preemptors' tallies, merged afterwards: the
- * result does not depend on which thread took which element). */
 typedef struct share {
   const rsp_paths *paths;
   const rsp_elem_id *roots;
   uint32_t n_roots;
   uint32_t *next; /* the next root not taken (atomic) */
+  pool *pool;     /* NULL: one worker */
   rsp_categories out;
   rsp_categories_work work;
   walk todo;
@@ -429,26 +429,92 @@ typedef struct share {
 enum {
   ROOTS_PER_TAKE = 64,
   ROOTS_FOR_TWO_THREADS = 4096, /* fewer: one thread (a second costs more than it saves) */
+  SHARE_FROM = 32,              /* a stack this deep gives half of it to a waiting worker */
+  ELEMS_FOR_TWO_THREADS = 65536,
 };
 
+/* Moves the older half of SH's stack to the pool, for the worker waiting there. */
+static void give_half(share *sh)
+{
+  pool *po = sh->pool;
+  walk *todo = &sh->todo;
+  uint32_t n = todo->n_todo / 2;
+  pthread_mutex_lock(&po->lock);
+  if (po->n + n > po->cap) {
+    po->cap = MAX(po->cap * 2, po->n + n);
+    po->items = g_renew(pending, po->items, po->cap);
+  }
+  memcpy(po->items + po->n, todo->todo, n * sizeof(pending));
+  po->n += n;
+  pthread_cond_broadcast(&po->more);
+  pthread_mutex_unlock(&po->lock);
+  memmove(todo->todo, todo->todo + n, (todo->n_todo - n) * sizeof(pending));
+  todo->n_todo -= n;
+}
+
+/* Fills SH's empty stack: depth-0 elements not taken yet, else the stretches of the pool (waiting for some while
+ * another worker is at work); false once there is nothing left anywhere. */
+static bool refill(share *sh)
+{
+  uint32_t i = __atomic_fetch_add(sh->next, ROOTS_PER_TAKE, __ATOMIC_RELAXED);
+  if (i < sh->n_roots) {
+    for (uint32_t j = MIN(sh->n_roots, i + ROOTS_PER_TAKE); j-- > i;) {
+      const rsp_path_elem *e = rsp_paths_elem_fast(sh->paths, sh->roots[j]);
+      sh->out.total_ns += e->end - e->start;
+      push(&sh->todo, sh->roots[j], e->start, e->end, 0);
+    }
+    return true;
+  }
+  pool *po = sh->pool;
+  if (!po)
+    return false;
+  pthread_mutex_lock(&po->lock);
+  for (;;) {
+    if (po->n) {
+      walk *todo = &sh->todo;
+      if (po->n > todo->cap_todo) {
+        todo->cap_todo = po->n;
+        todo->todo = g_renew(pending, todo->todo, todo->cap_todo);
+      }
+      memcpy(todo->todo, po->items, po->n * sizeof(pending));
+      todo->n_todo = po->n;
+      po->n = 0;
+      pthread_mutex_unlock(&po->lock);
+      return true;
+    }
+    if (po->done)
+      break;
+    if (po->waiting + 1 == po->workers) { /* every other worker waits too: nothing is left */
+      po->done = true;
+      pthread_cond_broadcast(&po->more);
+      break;
+    }
+    __atomic_store_n(&po->waiting, po->waiting + 1, __ATOMIC_RELAXED);
+    pthread_cond_wait(&po->more, &po->lock);
+    __atomic_store_n(&po->waiting, po->waiting - 1, __ATOMIC_RELAXED);
+  }
+  pthread_mutex_unlock(&po->lock);
+  return false;
+}
+
+/* A worker: walks the stretches of its stack, each element's own time and its children's stretches pushed back. */
 static gpointer attribute_roots(gpointer data)
 {
   share *sh = data;
   sh->out.work_ = &sh->work;
-  for (;;) {
-    uint32_t i = __atomic_fetch_add(sh->next, ROOTS_PER_TAKE, __ATOMIC_RELAXED);
-    if (i >= sh->n_roots)
-      break;
-    for (uint32_t j = i; j < MIN(sh->n_roots, i + ROOTS_PER_TAKE); j++) {
-      const rsp_path_elem *e = rsp_paths_elem_fast(sh->paths, sh->roots[j]);
-      sh->out.total_ns += e->end - e->start;
-      attribute(sh->paths, sh->roots[j], e->start, e->end, &sh->out, &sh->todo);
-    }
+  walk *todo = &sh->todo;
+  while (todo->n_todo || refill(sh)) {
+    pending w = todo->todo[--todo->n_todo];
+    sh->work.guessing = w.guessing;
+    attribute_one(sh->paths, w.id, w.lo, w.hi, &sh->out, todo);
+    if (sh->pool && todo->n_todo >= SHARE_FROM && __atomic_load_n(&sh->pool->waiting, __ATOMIC_RELAXED))
+      give_half(sh);
   }
-  g_free(sh->todo.todo);
-  g_free(sh->todo.cuts);
-  g_free(sh->todo.ops);
-  g_free(sh->todo.links);
+  sh->work.guessing = 0;
+  g_free(todo->todo);
+  g_free(todo->cuts);
+  g_free(todo->ops);
+  g_free(todo->links);
   return NULL;
 }
 
@@ -486,10 +552,16 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
   /* RSP_CATEGORIES_THREAD_ROOTS lowers the bar, so that tests split small recordings too */
   const char *bar = g_getenv("RSP_CATEGORIES_THREAD_ROOTS");
   uint32_t min_roots = bar && *bar ? (uint32_t)strtoul(bar, NULL, 10) : ROOTS_FOR_TWO_THREADS;
-  bool two = roots->len >= MAX(min_roots, 2) && rsp_threads_wanted() > 1;
+  /* many depth-0 elements, or many elements under a few */
+  bool two = roots->len >= 2 && (roots->len >= min_roots || rsp_paths_n_elems(p) >= ELEMS_FOR_TWO_THREADS) &&
+             rsp_threads_wanted() > 1;
+  pool po = { .workers = 2 };
   share other = mine;
   GThread *thread = NULL;
   if (two) {
+    pthread_mutex_init(&po.lock, NULL);
+    pthread_cond_init(&po.more, NULL);
+    mine.pool = other.pool = &po;
     rsp_preemptors_init_share(&other.work, &mine.work);
     thread = g_thread_new("rsp-categories", attribute_roots, &other);
   }
@@ -498,6 +570,9 @@ void rsp_categories_compute(const rsp_paths *p, rsp_categories *out)
   out->work_ = &mine.work;
   if (thread) {
     g_thread_join(thread);
+    pthread_mutex_destroy(&po.lock);
+    pthread_cond_destroy(&po.more);
+    g_free(po.items);
     add_sums(out, &other.out);
     rsp_preemptors_merge(&mine.work, &other.work);
     other.out.work_ = &other.work;

@@ -329,9 +329,13 @@ int main(int argc, char **argv)
     opts.progress = show_progress;
     opts.progress_data = &progress;
   }
+  bool timings = g_getenv("RSP_TIMINGS") != NULL;
+  int64_t load_start = g_get_monotonic_time();
   rsp_model *model = rsp_model_load(argv[1], &opts, &error);
   if (progress.shown)
     fprintf(stderr, "\r\033[K");
+  if (timings)
+    fprintf(stderr, "rsp-summary: timings: model %.3f s\n", (double)(g_get_monotonic_time() - load_start) / 1e6);
   if (!model) {
     fprintf(stderr, "rsp-summary: %s\n", error->message);
     g_error_free(error);
@@ -359,7 +363,7 @@ int main(int argc, char **argv)
                                       .poll_gap_ns = poll_gap_set ? (uint64_t)poll_gap_us * 1000 : 0,
                                       .tolerance_set = tolerance_set, .poll_gap_set = poll_gap_set,
                                       .categories = categories, .waits = waits, .paths = paths,
-                                      .explain = explain, .json = json };
+                                      .explain = explain, .json = json, .timings = timings };
     int status = summary_categories_print(model, argv[1], &co, stdout);
     if (status == 0 && !json && categories)
       print_loss_check(argv[1], stdout); /* after the lost-event notes: what rsp-record counted */

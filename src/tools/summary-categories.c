@@ -343,7 +343,9 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   uint64_t poll_gap = o->poll_gap_set ? o->poll_gap_ns : RSP_POLL_MERGE_GAP_NS;
   kernel_work_job kernel_work;
   kernel_work_start(&kernel_work, model, o->json || o->categories); /* (what prints it) */
+  int64_t paths_start = g_get_monotonic_time();
   rsp_paths *p = rsp_paths_build(model, pid, &po, &error);
+  int64_t paths_end = g_get_monotonic_time();
   if (!p) {
     fprintf(stderr, "rsp-summary: %s: %s\n", path, error->message);
     g_error_free(error);
@@ -353,6 +355,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   }
   rsp_categories c;
   rsp_categories_compute(p, &c);
+  int64_t categories_end = g_get_monotonic_time();
   GHashTable *run_ns = run_ns_by_pid(p);
   char **warnings = rsp_model_loss_warnings(model);
   rsp_wait_sites *waits = o->waits ? rsp_wait_sites_compute(p) : NULL;
@@ -553,6 +556,10 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   rsp_wait_sites_free(waits);
   rsp_explanation_free(story);
   kernel_work_clear(&kernel_work);
+  if (o->timings)
+    fprintf(stderr, "rsp-summary: timings: control paths %.3f s, categories %.3f s, the rest (output included) %.3f s\n",
+            (double)(paths_end - paths_start) / 1e6, (double)(categories_end - paths_end) / 1e6,
+            (double)(g_get_monotonic_time() - categories_end) / 1e6);
   rsp_process_choice_clear(&choice);
   g_hash_table_destroy(run_ns);
   g_strfreev(warnings);

@@ -12,6 +12,7 @@ typedef struct summary_categories_options {
   uint64_t tolerance_ns, poll_gap_ns; /* when *_set (0 is zero), else the paper's */
   bool tolerance_set, poll_gap_set;
   bool categories, waits, paths, explain, json;
+  bool timings;         /* RSP_TIMINGS: the wall time of each step on stderr */
 } summary_categories_options;
 
 /* Prints to OUT; the exit status (errors on stderr, naming PATH). */

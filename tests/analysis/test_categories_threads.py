@@ -49,4 +49,15 @@ for path in FILES:
             break
     else:
         print('ok: %s: one thread and two agree' % os.path.relpath(path, ROOT))
+# RSP_TIMINGS (the steps' wall times on stderr, for bench/) changes nothing on stdout
+path = FILES[0]
+plain = subprocess.run([SUMMARY, '--categories', path], capture_output=True, text=True, timeout=300)
+timed = subprocess.run([SUMMARY, '--categories', path], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, RSP_TIMINGS='1'))
+if timed.stdout != plain.stdout or 'timings: model' not in timed.stderr or 'control paths' not in timed.stderr \
+        or 'timings' in plain.stderr:
+    print('FAIL: RSP_TIMINGS: same output, and the timings on stderr only when set')
+    failures += 1
+else:
+    print('ok: RSP_TIMINGS prints the timings on stderr and changes nothing else')
 sys.exit(1 if failures else 0)
