@@ -401,10 +401,9 @@ static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint6
   }
 }
 
-/* [LO, HI) of element ID and everything nested under it. */
 /* The stretches the workers hand each other: one element's subtree may hold most of the work (deep3m: 398k of
- * the walk's 1.2M stretches under one depth-0 sleep, 2.1M on deep4g), so a worker whose stack is deep gives half of
- * it here when the other waits. Plain pthreads, which ThreadSanitizer follows. */
+ * the walk's 1.2M stretches under one depth-0 sleep, 3.2M of deep4g's), so a worker whose stack is deep gives half
+ * of it here when the other waits. Plain pthreads, which ThreadSanitizer follows. */
 typedef struct pool {
   pthread_mutex_t lock;
   pthread_cond_t more;
@@ -415,6 +414,9 @@ typedef struct pool {
   bool done;
 } pool;
 
+/* One worker's share of the walk: the depth-0 elements it takes, chunk by chunk, from a counter shared with the
+ * other, the stretches it takes from the pool, and what it adds up (sums, and the preemptors' tallies, merged
+ * afterwards: the result does not depend on which worker took which stretch). */
 typedef struct share {
   const rsp_paths *paths;
   const rsp_elem_id *roots;

@@ -63,7 +63,6 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
   rsp_evsel *found = NULL;
   struct tep_event *te = tep_find_event(rsp_ftrace_tep(r->ftrace), id);
   if (te) {
-    char *name = g_strdup_printf("%s:%s", te->system, te->name);
     for (unsigned i = 0; i < r->evsels->len && !found; i++) {
       rsp_evsel *e = g_ptr_array_index(r->evsels, i);
       if (names_tracepoint(e, te))
@@ -75,10 +74,11 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
                                                     PERF_SAMPLE_CPU | PERF_SAMPLE_RAW,
                                      .sample_period = 1};
       found = rsp_reader_add_evsel(r, &attr, sizeof attr, NULL, 0);
+      char *name = g_strdup_printf("%s:%s", te->system, te->name);
       found->name = g_string_chunk_insert_const(r->strings, name);
+      g_free(name);
       rsp_evsel_bind_tracepoint(found, rsp_ftrace_tep(r->ftrace), r->strings);
     }
-    g_free(name);
   }
   r->ftrace_evsels[id] = found ? found : NO_EVSEL;
   return found;
