@@ -161,6 +161,80 @@ static void test_kallsyms_files(void)
   g_string_chunk_free(s);
 }
 
+/* Names of every length up to 40, ended by a newline, a tab and a module, a space and more, or the text's end
+ * (the name is read eight bytes a step while they lie in the line); and a compressed file in two frames, or
+ * with no size in its frame header, read the streaming way. */
+static void test_kallsyms_names(void)
+{
+  GStringChunk *s = g_string_chunk_new(256);
+  GString *text = g_string_new(NULL);
+  const char *ends[] = {"\n", "\t[mod_a]\n", " trailing words\n", "\t[mod_b] x\n"};
+  unsigned n = 0;
+  for (unsigned len = 1; len <= 40; len++)
+    for (unsigned e = 0; e < G_N_ELEMENTS(ends); e++, n++) {
+      g_string_append_printf(text, "%016" G_GINT64_MODIFIER "x t ", (guint64)(0xffffffff81000000ull + 0x100 * n));
+      for (unsigned i = 0; i < len; i++)
+        g_string_append_c(text, (char)('a' + (i + n) % 26));
+      g_string_append(text, ends[e]);
+    }
+  g_string_append(text, "ffffffff8200ff00 T name_at_the_very_end_of_the_text"); /* no newline */
+  for (int pass = 0; pass < 3; pass++) {
+    rsp_kallsyms *k = NULL;
+    char *path = NULL;
+    GError *error = NULL;
+    if (pass == 0) {
+      k = rsp_kallsyms_parse(text->str, text->len, s);
+    } else {
+      /* pass 1: two frames (the first's size is not the whole); pass 2: one frame that does not say its size */
+      size_t cap = ZSTD_compressBound(text->len) + 64;
+      uint8_t *z = g_malloc(cap);
+      size_t zlen;
+      if (pass == 1) {
+        size_t half = text->len / 2;
+        size_t a = ZSTD_compress(z, cap, text->str, half, 3);
+        g_assert_false(ZSTD_isError(a));
+        size_t b = ZSTD_compress(z + a, cap - a, text->str + half, text->len - half, 3);
+        g_assert_false(ZSTD_isError(b));
+        zlen = a + b;
+      } else {
+        ZSTD_CCtx *c = ZSTD_createCCtx();
+        g_assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0)));
+        ZSTD_outBuffer out = {z, cap, 0};
+        ZSTD_inBuffer in = {text->str, text->len, 0};
+        g_assert_cmpuint(ZSTD_compressStream2(c, &out, &in, ZSTD_e_end), ==, 0);
+        ZSTD_freeCCtx(c);
+        zlen = out.pos;
+        g_assert_true(ZSTD_getFrameContentSize(z, zlen) == ZSTD_CONTENTSIZE_UNKNOWN);
+      }
+      path = write_temp(pass == 1 ? "kallsyms-frames.zst" : "kallsyms-nosize.zst", z, zlen);
+      g_free(z);
+      k = rsp_kallsyms_load(path, s, &error);
+      g_assert_no_error(error);
+    }
+    g_assert_nonnull(k);
+    g_assert_cmpuint(rsp_kallsyms_count(k), ==, n + 1);
+    n = 0;
+    for (unsigned len = 1; len <= 40; len++)
+      for (unsigned e = 0; e < G_N_ELEMENTS(ends); e++, n++) {
+        char name[41];
+        for (unsigned i = 0; i < len; i++)
+          name[i] = (char)('a' + (i + n) % 26);
+        name[len] = 0;
+        const char *dso = e == 1 ? "[mod_a]" : e == 3 ? "[mod_b]" : "[kernel.kallsyms]";
+        uint64_t at = 0xffffffff81000000ull + 0x100 * n;
+        assert_ksym(k, at + 0x10, name, at, dso);
+      }
+    assert_ksym(k, 0xffffffff8200ff10, "name_at_the_very_end_of_the_text", 0xffffffff8200ff00, "[kernel.kallsyms]");
+    rsp_kallsyms_free(k);
+    if (path) {
+      remove(path);
+      g_free(path);
+    }
+  }
+  g_string_free(text, TRUE);
+  g_string_chunk_free(s);
+}
+
 static void test_perfmap(void)
 {
   static const char text[] = "7f0000001000 40 jit_one\n"
@@ -344,6 +418,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/symbols/kallsyms", test_kallsyms);
   g_test_add_func("/symbols/kallsyms-files", test_kallsyms_files);
+  g_test_add_func("/symbols/kallsyms-names", test_kallsyms_names);
   g_test_add_func("/symbols/perfmap", test_perfmap);
   g_test_add_func("/symbols/elf-executable", test_elf_executable);
   g_test_add_func("/symbols/elf-library", test_elf_library);
