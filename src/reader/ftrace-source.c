@@ -147,6 +147,26 @@ static bool cpu_advance_page(rsp_ftrace *ft, ftrace_cpu *c, GError **error)
   }
 }
 
+/* N of a file named cpuN.raw, N in 0..4095 written without leading zeros; -1 for any other name. */
+static int cpu_of_name(const char *name)
+{
+  if (strncmp(name, "cpu", 3) != 0)
+    return -1;
+  const char *p = name + 3;
+  int cpu = 0, digits = 0;
+  for (; *p >= '0' && *p <= '9' && digits < 5; p++, digits++)
+    cpu = cpu * 10 + (*p - '0');
+  if (digits == 0 || (digits > 1 && name[3] == '0') || cpu >= 4096 || strcmp(p, ".raw") != 0)
+    return -1;
+  return cpu;
+}
+
+static gint cmp_int(gconstpointer a, gconstpointer b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
 rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error)
 {
   rsp_ftrace *ft = g_new0(rsp_ftrace, 1);
@@ -171,15 +191,26 @@ rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error)
     return NULL;
   }
   GArray *cpus = g_array_new(FALSE, TRUE, sizeof(ftrace_cpu));
-  for (int cpu = 0; cpu < 4096; cpu++) {
+  /* the cpuN.raw files the directory holds, N in 0..4095 written as "%d" does, in cpu order: trying every N was
+   * 4096 failed opens, 10-15 ms before the first event */
+  GArray *numbers = g_array_new(FALSE, FALSE, sizeof(int));
+  GDir *d = g_dir_open(dir, 0, NULL);
+  for (const char *entry; d && (entry = g_dir_read_name(d));) {
+    int cpu = cpu_of_name(entry);
+    if (cpu >= 0)
+      g_array_append_val(numbers, cpu);
+  }
+  if (d)
+    g_dir_close(d);
+  g_array_sort(numbers, cmp_int);
+  for (guint i = 0; i < numbers->len; i++) {
+    int cpu = g_array_index(numbers, int, i);
     char name[32];
     g_snprintf(name, sizeof name, "cpu%d.raw", cpu);
     char *path = g_build_filename(dir, name, NULL);
     FILE *f = fopen(path, "rb");
     if (!f) {
       g_free(path);
-      if (errno == ENOENT && cpu > 0)
-        continue; /* offline CPUs leave holes */
       continue;
     }
     ftrace_cpu c = {.f = f, .path = path, .cpu = cpu};
@@ -187,6 +218,7 @@ rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error)
     c.kbuf = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
     g_array_append_val(cpus, c);
   }
+  g_array_unref(numbers);
   ft->n_cpus = cpus->len;
   ft->cpus = (ftrace_cpu *)g_array_free(cpus, FALSE);
   for (unsigned i = 0; i < ft->n_cpus; i++) {

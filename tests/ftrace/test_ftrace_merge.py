@@ -13,8 +13,10 @@ record keeps almost no block_rq_complete or interrupt-context wakeups. Truths us
 import collections
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 RSP_DUMP = os.environ.get('RSP_DUMP', 'build/src/tools/rsp-dump')
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,8 +30,8 @@ def check(cond, what):
         failures.append(what)
 
 
-def dump(*args):
-    out = subprocess.run([RSP_DUMP, *args, DATA], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def dump(*args, data=DATA):
+    out = subprocess.run([RSP_DUMP, *args, data], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if out.returncode != 0:
         print(out.stderr)
         sys.exit(1)
@@ -70,6 +72,21 @@ def main():
     check(abs(wakings - wakeups) <= 2, 'every sched_waking has its sched_wakeup (%d vs %d)' % (wakings, wakeups))
     added = sum(1 for e in events if e.get('source') == 'ftrace')
     check(added == merged['ftrace']['added'] and added > 0, '%d events came from ftrace' % added)
+
+    # the capture's files are found by listing its directory: a cpu without a file (offline) is a hole, an empty
+    # file holds nothing, and only names cpuN.raw as the kernel writes N count (a cpu01.raw copy of cpu1.raw
+    # would add every event of cpu 1 twice)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, 'coldgrep.data')
+        os.symlink(DATA, copy)
+        shutil.copytree(DATA + '.ftrace', copy + '.ftrace')
+        d = copy + '.ftrace'
+        for decoy in ('cpu01.raw', 'cpu1.raw.bak', 'cpux.raw', 'cpu4096.raw', 'xcpu1.raw'):
+            shutil.copy(os.path.join(d, 'cpu1.raw'), os.path.join(d, decoy))
+        open(os.path.join(d, 'cpu7.raw'), 'wb').close()
+        again = json.loads(dump('--stats', '--format=json', data=copy))
+        check(again['ftrace'] == merged['ftrace'] and again['events'] == merged['events'],
+              'a hole, an empty cpu file and files not named cpuN.raw change nothing: %s' % again['ftrace'])
     print('%d passed, %d failed' % (0 if failures else 1, 1 if failures else 0))
     return 1 if failures else 0
 
