@@ -1,5 +1,5 @@
 /* rsp-record: record the whole system with perf while a command runs, for rsp.
- * Options and help here; the collector is src/record/record.c. */
+ * Options and help here; the collector is src/record/ (record.c puts its pieces together). */
 #include "record/record.h"
 
 #include <locale.h>
