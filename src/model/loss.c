@@ -118,8 +118,8 @@ char **rsp_model_loss_warnings(const rsp_model *m)
   if (l->sleeps_end_inferred)
     g_ptr_array_add(w, g_strdup_printf(
         "%" PRIu64 " sleeps had their end cause guessed (a disk completion or network data just before the "
-        "wakeup or switch-in, a timed sleep, a child's exit) because their wakeup was not recorded or had no "
-        "call stack",
+        "wakeup or switch-in, the timer of a timed sleep or of a futex wait, a child's exit) because their wakeup "
+        "was not recorded or had no call stack",
         l->sleeps_end_inferred));
   if (l->wakeups_without_run)
     g_ptr_array_add(w, g_strdup_printf(

@@ -76,6 +76,7 @@ enum {
   RSP_FRAMES_HARDIRQ = 1 << 8,     /* a hardware interrupt's entry or exit: common_interrupt, sysvec_* */
   RSP_FRAMES_BH_ENABLE = 1 << 9,   /* a task ran pending softirqs itself: __local_bh_enable_ip, do_softirq */
   RSP_FRAMES_LOOP_CUT = 1 << 11,   /* the raw chain looped on itself and was cut (per stack) */
+  RSP_FRAMES_FUTEX_WAIT = 1 << 12, /* a futex wait (pthread_cond_wait, sem_wait...): futex_wait, futex_do_wait... */
   RSP_FRAMES_IN_TASK_SOFTIRQ = 1 << 10, /* IN_IRQ, but the softirq runs in the task's own context, reached from
                                       its syscall when it re-enabled bottom halves (no hardware interrupt
                                       on the stack): on loopback, the sender delivering its own packet */

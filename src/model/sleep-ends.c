@@ -181,8 +181,12 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
       if (waker != RSP_NO_ID && ctx->waker_run == RSP_NO_ID && !in_irq)
         m->loss.wakeups_without_run++;
       /* Fired from an interrupt (or on an idle cpu): a wait for hardware, or for a timer when the
-       * sleep was a timed one and no callchain says otherwise. */
-      if (ws == RSP_NO_ID && waker == RSP_NO_ID && stack_has(m, sl->stack, RSP_FRAMES_TIMED_SLEEP)) {
+       * sleep was a timed one and no callchain says otherwise. A futex wait ends by a task's futex_wake
+       * (in task context, with its callchain), by its timeout or by a signal, never by a device: from
+       * an interrupt with no callchain, its timer (xz -T2's main thread wakes every 300 ms so). */
+      bool timed = stack_has(m, sl->stack, RSP_FRAMES_TIMED_SLEEP) && waker == RSP_NO_ID;
+      bool futex = stack_has(m, sl->stack, RSP_FRAMES_FUTEX_WAIT) && (waker == RSP_NO_ID || in_irq);
+      if (ws == RSP_NO_ID && (timed || futex)) {
         sl->end_cause = RSP_SLEEP_END_TIMEOUT;
         sl->end_inferred = true;
         m->loss.sleeps_end_inferred++;

@@ -45,6 +45,12 @@ static const char *const timed_sleep_names[] = {
   "nanosleep", "clock_nanosleep", "__clock_nanosleep", "usleep", "sleep", "__nanosleep",
   NULL,
 };
+/* A futex wait's kernel frames (5.x to 6.18 names): it ends by a task's futex_wake, its timeout or a signal,
+ * never by a device. */
+static const char *const futex_wait_names[] = {
+  "futex_wait", "__futex_wait", "futex_do_wait", "futex_wait_queue", "futex_wait_queue_me", "futex_wait_multiple",
+  NULL,
+};
 static const char *const wait_names[] = {
   "do_wait", "kernel_wait4", "__do_sys_wait4", "__x64_sys_wait4", "kernel_waitid", "__do_sys_waitid",
   "__x64_sys_waitid", "wait4", "waitpid", "__waitpid", "waitid",
@@ -70,6 +76,7 @@ static GHashTable *class_table(void)
     static const struct { const char *const *names; uint32_t cls; } sets[] = {
       { timer_names, RSP_FRAMES_TIMER }, { irq_names, RSP_FRAMES_IRQ }, { signal_names, RSP_FRAMES_SIGNAL },
       { timed_sleep_names, RSP_FRAMES_TIMED_SLEEP }, { wait_names, RSP_FRAMES_WAIT },
+      { futex_wait_names, RSP_FRAMES_FUTEX_WAIT },
       { disk_wake_names, RSP_FRAMES_DISK_WAKE }, { task_path_names, RSP_FRAMES_TASK_PATH },
       { hardirq_names, RSP_FRAMES_HARDIRQ }, { bh_enable_names, RSP_FRAMES_BH_ENABLE },
     };

@@ -669,11 +669,65 @@ static void test_interrupt_context(void)
   rsp_model_free(m);
 }
 
+/* Futex waits (pthread_cond_timedwait): they end by another task's futex_wake, which fires in task context with its
+ * callchain, by their timer, or by a signal, never by a device. A wakeup with no callchain (the ftrace capture's,
+ * which perf lost in interrupt context on an idle cpu) from idle, or inside a device's interrupt per the irq
+ * tracepoints, is their timer: a guessed timeout (xz -T2's main thread wakes so every 300 ms: strace saw 45
+ * ETIMEDOUT and 2 wakes where this said 43 waits for hardware). A pipe read woken so stays a wait for hardware. */
+static void test_futex_timeout(void)
+{
+  tb *t = tb_new(false);
+  const char *futex = "schedule,futex_do_wait,__futex_wait,futex_wait,do_futex,__x64_sys_futex|"
+                      "__futex_abstimed_wait_common";
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", B);
+  /* 1. woken from idle, no callchain */
+  tb_next_stack(t, futex);
+  sw(t, 200, 0, A, "S", IDLE);
+  tb_waking(t, 500 * US, 0, IDLE, A, 0);
+  sw(t, 505, 0, IDLE, "R", A);
+  /* 2. B signals the condition variable: woken by B */
+  tb_next_stack(t, futex);
+  sw(t, 600, 0, A, "S", IDLE);
+  tb_next_stack(t, "try_to_wake_up,wake_up_q,futex_wake,do_futex,__x64_sys_futex|pthread_cond_signal");
+  tb_waking(t, 650 * US, 1, B, A, 0);
+  sw(t, 655, 0, IDLE, "R", A);
+  /* 3. woken inside a device's interrupt that hit B, no callchain: its timer all the same */
+  tb_next_stack(t, futex);
+  sw(t, 700, 0, A, "S", IDLE);
+  tb_irq(t, TB_IRQ_ENTRY, 750 * US, 1, B, 11);
+  tb_waking(t, 752 * US, 1, B, A, 0);
+  tb_irq(t, TB_IRQ_EXIT, 755 * US, 1, B, 11);
+  sw(t, 760, 0, IDLE, "R", A);
+  /* 4. a pipe read woken from idle with no callchain: a wait for hardware, as before */
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 800, 0, A, "S", IDLE);
+  tb_waking(t, 900 * US, 0, IDLE, A, 0);
+  sw(t, 905, 0, IDLE, "R", A);
+  sw(t, 1000, 0, A, "S", IDLE);
+  sw(t, 1000, 1, B, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0), b = find_task(m, B, 0);
+  CHECK_EQ(sleep_at_us(m, a, 300)->end_cause, RSP_SLEEP_END_TIMEOUT);
+  CHECK(sleep_at_us(m, a, 300)->end_inferred);
+  LINK_IN(m, a, 505, RSP_LINK_INTERRUPT, a, 150, true);
+  CHECK_EQ(sleep_at_us(m, a, 620)->end_cause, RSP_SLEEP_END_WOKEN);
+  CHECK(!sleep_at_us(m, a, 620)->end_inferred);
+  LINK_IN(m, a, 655, RSP_LINK_WAKEUP, b, 650, false);
+  CHECK_EQ(sleep_at_us(m, a, 720)->end_cause, RSP_SLEEP_END_TIMEOUT);
+  CHECK(sleep_at_us(m, a, 720)->end_inferred);
+  CHECK_EQ(sleep_at_us(m, a, 850)->end_cause, RSP_SLEEP_END_INTERRUPT);
+  CHECK(!sleep_at_us(m, a, 850)->end_inferred);
+  CHECK_EQ(rsp_model_loss_get(m)->sleeps_end_inferred, 2);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_wakeup_signal_preempt();
   test_interrupt_timeout_lost();
   test_interrupt_context();
+  test_futex_timeout();
   test_fork_exec_exit();
   test_disk();
   test_disk_flush_other_issuer();
