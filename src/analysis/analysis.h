@@ -661,6 +661,12 @@ typedef struct rsp_explain_hop {
   uint32_t dev;   /* RSP_ELEM_DISK: the device (MAJOR << 20 | MINOR) */
   uint64_t ns;    /* the hop's wait (or run, disk, network) element's length; a running hop: its runs */
   uint64_t preempted_ns; /* a running hop: its preemptions among them */
+  /* the first hop when the chain ends with it (nothing under the wait: a thread of the process itself, or a timer,
+   * ended it): the task whose run woke its last sleep (tid 0: none), and how many of its merged sleeps timed out */
+  int32_t woken_by_pid, woken_by_tid;
+  const char *woken_by_comm;
+  uint32_t timeouts;
+  bool ended_by_timeout; /* its last sleep timed out */
 } rsp_explain_hop;
 /* A process's running time on the paths, and the function most of its samples there name. */
 typedef struct rsp_explain_work {

@@ -146,6 +146,34 @@ static int32_t pid_of(const rsp_task *t)
  * below it take the most time; when that one mostly ran (runs, and preemptions that interrupted them),
  * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
  * than any process's part ends it too. */
+/* For a wait nothing under it explains (the chain stops at it): what ended it. Its last merged sleep's waker, and how
+ * many of its sleeps timed out (a poll: xz -T2's main thread waits in 300 ms timeouts until a worker thread wakes it). */
+static void note_end(const rsp_model *m, const rsp_path_elem *e, rsp_explain_hop *h)
+{
+  rsp_sleep_id last = e->id;
+  for (rsp_sleep_id s = e->id, seen = 0; seen < e->n_merged && s < rsp_model_n_sleeps(m); s++) {
+    const rsp_sleep *sl = rsp_model_sleep(m, s);
+    if (sl->task != e->task)
+      continue;
+    last = s;
+    seen++;
+    h->timeouts += sl->end_cause == RSP_SLEEP_END_TIMEOUT;
+  }
+  const rsp_sleep *sl = rsp_model_sleep(m, last);
+  h->ended_by_timeout = sl->end_cause == RSP_SLEEP_END_TIMEOUT;
+  if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
+    return;
+  const rsp_link *l = rsp_model_link(m, sl->wake_link);
+  if (l->kind != RSP_LINK_WAKEUP || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m))
+    return;
+  const rsp_task *t = rsp_model_task(m, rsp_model_run(m, l->from_run)->task);
+  if (t == rsp_model_task(m, e->task))
+    return;
+  h->woken_by_pid = pid_of(t);
+  h->woken_by_tid = t->tid;
+  h->woken_by_comm = t->comm;
+}
+
 static void follow_chain(const rsp_paths *p, rsp_explanation *x)
 {
   const rsp_model *m = rsp_paths_model(p);
@@ -160,6 +188,7 @@ static void follow_chain(const rsp_paths *p, rsp_explanation *x)
         (cur == RSP_NO_ID || e->end - e->start > rsp_paths_elem(p, cur)->end - rsp_paths_elem(p, cur)->start))
       cur = id;
   }
+  rsp_elem_id first = cur;
   while (cur != RSP_NO_ID && x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
     const rsp_path_elem *e = rsp_paths_elem(p, cur);
     const rsp_task *t = rsp_model_task(m, e->task);
@@ -231,6 +260,8 @@ static void follow_chain(const rsp_paths *p, rsp_explanation *x)
     g_hash_table_destroy(by);
     cur = next;
   }
+  if (x->n_chain == 1)
+    note_end(m, rsp_paths_elem(p, first), &x->chain[0]);
 }
 
 static void say(GPtrArray *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -369,6 +400,19 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     const rsp_explain_hop *h0 = &x->chain[0];
     g_string_append_printf(g, "Its longest wait, %.1f ms (%.0f%% of the wall time), was in %s", ms(h0->ns),
                            pct(h0->ns, x->wall_ns), h0->site);
+    /* nothing under it: what ended it (a thread of its own, another task, its timer) */
+    if (x->n_chain == 1 && (h0->woken_by_tid > 0 || h0->timeouts)) {
+      if (h0->timeouts > 1 || (h0->timeouts == 1 && !h0->ended_by_timeout))
+        g_string_append_printf(g, ", %u waits in a row that timed out", h0->timeouts);
+      if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid)
+        g_string_append_printf(g, "%s its thread %s [%d/%d] woke it", h0->timeouts ? " before" : ", until",
+                               name_or(h0->woken_by_comm), h0->woken_by_pid, h0->woken_by_tid);
+      else if (h0->woken_by_tid > 0)
+        g_string_append_printf(g, "%s %s [%d] woke it", h0->timeouts ? " before" : ", until",
+                               name_or(h0->woken_by_comm), h0->woken_by_pid);
+      else if (h0->ended_by_timeout && h0->timeouts == 1)
+        g_string_append(g, ", which timed out");
+    }
     for (uint32_t i = 1; i < x->n_chain; i++) {
       const rsp_explain_hop *h = &x->chain[i];
       if (h->kind == RSP_ELEM_DISK)

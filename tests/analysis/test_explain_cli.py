@@ -9,6 +9,8 @@
   which perf script shows imap blocking in (sched_switch call stacks);
 - make (tests/model/data/wl-make.data): the process named first for the work is the one of make's descendants with
   the most CPU time in perf's switch records, and the chain ends at a compiler (cc1, as, ld, collect2);
+- a wait with nothing under it says what ended it: profsleep's 220 nanosleeps (its design) are "220 waits in a row that
+  timed out"; wl-sqlite's longest wait names a task that perf script shows waking the process;
 - JSON: the text is the same sentences; each work entry's run_ms is that process's paths_run_ms in the categories
   (the same paths); a pid that does not exist is an error naming it."""
 import collections
@@ -145,6 +147,23 @@ def main():
            f'its paths\' processes in perf\'s switch records ({busiest}: {cpu[busiest]:.1f} ms)')
         last = x['chain'][-1]['comm'] if x['chain'] else None
         ok(last in ('cc1', 'as', 'ld', 'collect2', 'cc'), f'make: the chain ends at a compiler ({last})')
+    # a wait nothing under it explains says what ended it. profsleep (tests/profiles/data/record.sh) sleeps 600 us 200
+    # times, then 12 ms 20 times, with nanosleep: its one merged wait timed out 220 times
+    x = (explain(os.path.join(SRC, 'tests', 'profiles', 'data', 'sleeps.data')) or {}).get('explanation')
+    text = ' '.join(x['text']) if x else ''
+    ok('220 waits in a row that timed out' in text, 'profsleep: its wait timed out 220 times, as it was written to')
+    # wl-sqlite: the longest wait, a read, was ended by a task that perf script shows waking it
+    sqlite = os.path.join(SRC, 'tests', 'model', 'data', 'wl-sqlite.data')
+    x = (explain(sqlite) or {}).get('explanation')
+    text = ' '.join(x['text']) if x else ''
+    named = text.split('until ')[1].split(' woke it')[0] if ' woke it' in text and 'until ' in text else None
+    tid = x['chain'][0]['pid'] if x and x['chain'] else None
+    script = subprocess.run(['perf', 'script', '-i', sqlite, '-F', 'comm,pid,event,trace'], capture_output=True,
+                            text=True).stdout
+    wakers = {f'{line.split()[0]} [{line.split()[1]}]' for line in script.splitlines()
+              if 'sched_waking' in line and f' pid={tid} ' in line + ' '}
+    ok(named is not None and named in wakers, f'wl-sqlite: the task named as ending the longest wait ({named}) '
+       f'woke the process of interest in perf script ({sorted(wakers)[:5]})')
     p = subprocess.run([SUMMARY, '--explain', '--pid', '999999', make], capture_output=True, text=True)
     ok(p.returncode != 0 and '999999' in p.stderr, f'--pid 999999: an error naming it ({p.stderr.strip()[:100]})')
     print(f'{len(failures)} failed')
