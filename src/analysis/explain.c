@@ -402,8 +402,10 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
                            pct(h0->ns, x->wall_ns), h0->site);
     /* nothing under it: what ended it (a thread of its own, another task, its timer) */
     if (x->n_chain == 1 && (h0->woken_by_tid > 0 || h0->timeouts)) {
-      if (h0->timeouts > 1 || (h0->timeouts == 1 && !h0->ended_by_timeout))
+      if (h0->timeouts > 1)
         g_string_append_printf(g, ", %u waits in a row that timed out", h0->timeouts);
+      else if (h0->timeouts == 1 && !h0->ended_by_timeout)
+        g_string_append(g, ", which timed out once");
       if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid)
         g_string_append_printf(g, "%s its thread %s [%d/%d] woke it", h0->timeouts ? " before" : ", until",
                                name_or(h0->woken_by_comm), h0->woken_by_pid, h0->woken_by_tid);
