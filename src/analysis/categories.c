@@ -351,18 +351,6 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   }
 }
 
-/* The sleep whose end says how element E (a sleep, or merged polls) ended: the last merged one. */
-static rsp_sleep_id guess_sleep(const rsp_model *m, const rsp_path_elem *e)
-{
-  rsp_sleep_id last = e->id;
-  for (rsp_sleep_id s = e->id + 1, seen = 1; seen < e->n_merged && s < rsp_model_n_sleeps(m); s++)
-    if (rsp_model_sleep(m, s)->task == e->task) {
-      last = s;
-      seen++;
-    }
-  return last;
-}
-
 static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out,
                           walk *todo)
 {
@@ -391,8 +379,10 @@ static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint6
     add(out, RSP_CAT_NETWORK, a, b);
     break;
   default: {
-    /* a sleep whose end cause was guessed: its own time, and what its children take of it */
-    bool guessed = sleep_cause_guessed(m, rsp_model_sleep(m, guess_sleep(m, e)));
+    /* a sleep whose end cause was guessed (the last of merged polls says how the whole ended): its own time, and
+     * what its children take of it */
+    rsp_sleep_id last = rsp_paths_elem_sleep(p, id, e->n_merged ? e->n_merged - 1 : 0);
+    bool guessed = sleep_cause_guessed(m, rsp_model_sleep(m, last));
     out->work_->guessing += guessed;
     attribute_sleep(p, id, e, a, b, out, todo);
     out->work_->guessing -= guessed;

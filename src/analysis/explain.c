@@ -142,23 +142,19 @@ static int32_t pid_of(const rsp_task *t)
   return t->pid >= 0 ? t->pid : t->tid;
 }
 
-/* The chain under the process of interest's longest wait: at each wait, the process whose elements
- * below it take the most time; when that one mostly ran (runs, and preemptions that interrupted them),
- * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
- * than any process's part ends it too. */
-/* For a wait nothing under it explains (the chain stops at it): what ended it. Its last merged sleep's waker, and how
- * many of its sleeps timed out (a poll: xz -T2's main thread waits in 300 ms timeouts until a worker thread wakes it). */
-static void note_end(const rsp_model *m, const rsp_path_elem *e, rsp_explain_hop *h)
+/* For a wait nothing under it explains (the chain stops at it): what ended it. Its last merged sleep's waker, and
+ * how many of its sleeps timed out (a poll: xz -T2's main thread waits in 300 ms timeouts until a thread wakes it). */
+static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
 {
-  rsp_sleep_id last = e->id;
-  for (rsp_sleep_id s = e->id, seen = 0; seen < e->n_merged && s < rsp_model_n_sleeps(m); s++) {
-    const rsp_sleep *sl = rsp_model_sleep(m, s);
-    if (sl->task != e->task)
-      continue;
-    last = s;
-    seen++;
-    h->timeouts += sl->end_cause == RSP_SLEEP_END_TIMEOUT;
+  const rsp_model *m = rsp_paths_model(p);
+  const rsp_path_elem *e = rsp_paths_elem(p, id);
+  rsp_sleep_id last = RSP_NO_ID;
+  for (uint32_t i = 0; i < e->n_merged; i++) {
+    last = rsp_paths_elem_sleep(p, id, i);
+    h->timeouts += rsp_model_sleep(m, last)->end_cause == RSP_SLEEP_END_TIMEOUT;
   }
+  if (last == RSP_NO_ID)
+    return;
   const rsp_sleep *sl = rsp_model_sleep(m, last);
   h->ended_by_timeout = sl->end_cause == RSP_SLEEP_END_TIMEOUT;
   if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
@@ -174,6 +170,10 @@ static void note_end(const rsp_model *m, const rsp_path_elem *e, rsp_explain_hop
   h->woken_by_comm = t->comm;
 }
 
+/* The chain under the process of interest's longest wait: at each wait, the process whose elements
+ * below it take the most time; when that one mostly ran (runs, and preemptions that interrupted them),
+ * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
+ * than any process's part ends it too. */
 static void follow_chain(const rsp_paths *p, rsp_explanation *x)
 {
   const rsp_model *m = rsp_paths_model(p);
@@ -261,7 +261,7 @@ static void follow_chain(const rsp_paths *p, rsp_explanation *x)
     cur = next;
   }
   if (x->n_chain == 1)
-    note_end(m, rsp_paths_elem(p, first), &x->chain[0]);
+    note_end(p, first, &x->chain[0]);
 }
 
 static void say(GPtrArray *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);

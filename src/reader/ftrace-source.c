@@ -5,7 +5,6 @@
  * reader merges them by timestamp. This file only reads the side stream, in time order. */
 #include "reader/reader-private.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
