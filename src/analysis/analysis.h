@@ -552,9 +552,9 @@ void rsp_characteristic_times_measure(const rsp_model *model, rsp_characteristic
 
 /* ---- Per-process accounting (LTT; accounting.c) ----------------------------------------------- */
 typedef enum rsp_accounting_column {
-  RSP_ACCT_USER,              /* running, the samples in user mode (the run's share of them) */
+  RSP_ACCT_USER,              /* running, the samples in user mode (the task's running time by their share) */
   RSP_ACCT_KERNEL,            /* running, the samples in kernel mode */
-  RSP_ACCT_RUNNING_UNSAMPLED, /* running, no sample (or none with a stack) to tell the mode */
+  RSP_ACCT_RUNNING_UNSAMPLED, /* running, no sample (or none with a stack) of the task to tell the mode */
   RSP_ACCT_IO_WAIT,           /* a D sleep until its wakeup */
   RSP_ACCT_WAITING,           /* any other blocked sleep until its wakeup: waiting for other processes */
   RSP_ACCT_RUNNABLE,          /* preempted, or woken and not yet on a cpu */
@@ -666,6 +666,7 @@ typedef struct rsp_explain_hop {
   int32_t woken_by_pid, woken_by_tid;
   const char *woken_by_comm;
   uint32_t timeouts;
+  uint32_t timeouts_guessed; /* of those, timeouts guessed (the wakeup had no call stack: end_inferred) */
   bool ended_by_timeout; /* its last sleep timed out */
 } rsp_explain_hop;
 /* A process's running time on the paths, and the function most of its samples there name. */

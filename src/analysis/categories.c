@@ -243,10 +243,16 @@ static void elem_own(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e,
     bool last = i + 1 == e->n_merged;
     uint64_t s0 = CLAMP(s->start, a, b), s1 = last ? b : CLAMP(s->end, a, b);
     folded_runs(m, e->task, a, s0, out);
-    if (last)
+    if (last) {
       sleep_own(out, last_sleep, own, ready, s0, s1);
-    else
+    } else {
+      /* a piece whose own end was guessed (a futex wait's timeout read from a wakeup with no call stack) is a
+       * guess, whatever ended the last */
+      bool guessed = sleep_cause_guessed(m, s);
+      out->work_->guessing += guessed;
       sleep_own(out, s, rsp_category_of_sleep(m, sid), s->wake_time, s0, s1);
+      out->work_->guessing -= guessed;
+    }
     a = MAX(a, s1);
   }
 }

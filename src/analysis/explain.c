@@ -151,7 +151,9 @@ static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
   rsp_sleep_id last = RSP_NO_ID;
   for (uint32_t i = 0; i < e->n_merged; i++) {
     last = rsp_paths_elem_sleep(p, id, i);
-    h->timeouts += rsp_model_sleep(m, last)->end_cause == RSP_SLEEP_END_TIMEOUT;
+    const rsp_sleep *s = rsp_model_sleep(m, last);
+    h->timeouts += s->end_cause == RSP_SLEEP_END_TIMEOUT;
+    h->timeouts_guessed += s->end_cause == RSP_SLEEP_END_TIMEOUT && s->end_inferred;
   }
   if (last == RSP_NO_ID)
     return;
@@ -414,6 +416,14 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
                                name_or(h0->woken_by_comm), h0->woken_by_pid);
       else if (h0->ended_by_timeout && h0->timeouts == 1)
         g_string_append(g, ", which timed out");
+      /* a timeout read from a wakeup without a call stack (a timer on an idle cpu, which perf loses) is a guess */
+      if (h0->timeouts_guessed == h0->timeouts && h0->timeouts == 1)
+        g_string_append(g, " (a guess: its wakeup had no call stack)");
+      else if (h0->timeouts_guessed == h0->timeouts && h0->timeouts)
+        g_string_append(g, " (a guess: their wakeups had no call stack)");
+      else if (h0->timeouts_guessed)
+        g_string_append_printf(g, " (%u of the timeouts a guess: their wakeups had no call stack)",
+                               h0->timeouts_guessed);
     }
     for (uint32_t i = 1; i < x->n_chain; i++) {
       const rsp_explain_hop *h = &x->chain[i];
@@ -502,8 +512,12 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   if (c->n_preemptors) {
     const rsp_preemptor *pr = &c->top_preemptors[0];
     const rsp_task *t = rsp_model_task(m, pr->task);
-    say(s, "It was preempted most by %s [%d] (%.1f ms, %s).", name_or(t->comm), t->pid, ms(pr->ns),
-        pr->on_path ? "a process on its own paths" : "not on its paths: contention");
+    if (t->pid == x->pid && t->tid != t->pid)
+      say(s, "It was preempted most by its own thread %s [%d/%d] (%.1f ms).", name_or(t->comm), t->pid, t->tid,
+          ms(pr->ns));
+    else
+      say(s, "It was preempted most by %s [%d] (%.1f ms, %s).", name_or(t->comm), t->pid, ms(pr->ns),
+          pr->on_path ? "a process on its own paths" : "not on its paths: contention");
   }
 
   /* 5. what is not known */

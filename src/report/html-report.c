@@ -93,7 +93,11 @@ static void categories_table(FILE *out, const rsp_model *m, const rsp_categories
     for (uint32_t i = 0; i < c->n_preemptors && i < RSP_TOP_PREEMPTORS; i++) {
       const rsp_preemptor *pr = &c->top_preemptors[i];
       const rsp_task *t = rsp_model_task(m, pr->task);
-      fprintf(out, "<tr><td>%s</td><td class=\"num\">%" PRId32 "</td><td>", pr->on_path ? "*" : "", t->pid);
+      if (t->pid > 0 && t->tid != t->pid)
+        fprintf(out, "<tr><td>%s</td><td class=\"num\">%" PRId32 "/%" PRId32 "</td><td>", pr->on_path ? "*" : "",
+                t->pid, t->tid);
+      else
+        fprintf(out, "<tr><td>%s</td><td class=\"num\">%" PRId32 "</td><td>", pr->on_path ? "*" : "", t->pid);
       rsp_html_escape(out, *t->comm ? t->comm : "?");
       fprintf(out, "</td><td class=\"num\">%.3f ms</td></tr>\n", ms(pr->ns));
     }

@@ -125,12 +125,17 @@ static void json_guessed_and_unknown(const rsp_categories *c, FILE *out)
 static void text_details(const rsp_model *m, const rsp_categories *c, FILE *out)
 {
   if (c->n_preemptors) {
-    fprintf(out, "Top preemptors (pid comm: ms of the paths' preempted time, * on the paths):\n");
+    fprintf(out, "Top preemptors (pid[/tid] comm: ms of the paths' preempted time, * on the paths):\n");
     for (uint32_t i = 0; i < c->n_preemptors && i < RSP_TOP_PREEMPTORS; i++) {
       const rsp_preemptor *pr = &c->top_preemptors[i];
       const rsp_task *t = rsp_model_task(m, pr->task);
-      fprintf(out, "  %c %7" PRId32 " %-24s %12.3f ms\n", pr->on_path ? '*' : ' ', t->pid, *t->comm ? t->comm : "?",
-              ms(pr->ns));
+      /* a thread other than its process's main one with its tid: three threads of xz -T2 are three rows */
+      char id[32];
+      if (t->pid > 0 && t->tid != t->pid)
+        g_snprintf(id, sizeof id, "%" PRId32 "/%" PRId32, t->pid, t->tid);
+      else
+        g_snprintf(id, sizeof id, "%" PRId32, t->pid);
+      fprintf(out, "  %c %13s %-24s %12.3f ms\n", pr->on_path ? '*' : ' ', id, *t->comm ? t->comm : "?", ms(pr->ns));
     }
     if (c->n_preemptors > RSP_TOP_PREEMPTORS)
       fprintf(out, "  (%u more)\n", c->n_preemptors - RSP_TOP_PREEMPTORS);

@@ -1293,8 +1293,70 @@ static void test_poll_merge_loaded(void)
   rsp_model_free(m);
 }
 
+/* xz -T2's main thread: futex waits with a timeout (pthread_cond_timedwait) until a worker thread wakes it. A (main
+ * thread) waits 110-200, 210-300 and 310-400 on one futex stack; the first two wakeups come from an idle cpu with no
+ * call stack (the timer fired: the model guesses a timeout, end_inferred); the third is B's futex_wake (B, a thread
+ * of A's process, on cpu 1 from 305). One merged element 110-400. Truth: the two timed-out pieces' 90 us each
+ * (85 timed out, then 5 scheduler) are guesses, whatever ended the last piece; the last piece's cause is recorded.
+ * The explanation's longest wait counts 3 sleeps, 2 timeouts, both guessed, and names B as the waker. */
+static void test_guessed_merged_polls(void)
+{
+  static const char *const FUTEX = "schedule,futex_wait_queue,__futex_wait,futex_wait,do_futex,__x64_sys_futex|"
+                                   "__futex_abstimed_wait_common64,pthread_cond_timedwait";
+  tb *t = tb_new(false);
+  tb_thread(t, A, B);
+  sw(t, 100, 0, IDLE, "R", A);
+  for (unsigned i = 0; i < 2; i++) {
+    tb_next_stack(t, FUTEX);
+    sw(t, 110 + 100 * i, 0, A, "S", IDLE);
+    tb_waking(t, (195 + 100 * i) * US, 0, IDLE, A, 0);
+    sw(t, 200 + 100 * i, 0, IDLE, "R", A);
+  }
+  tb_next_stack(t, FUTEX);
+  sw(t, 310, 0, A, "S", IDLE);
+  sw(t, 305, 1, IDLE, "R", B);
+  tb_next_stack(t, "try_to_wake_up,wake_up_q,futex_wake,do_futex,__x64_sys_futex|pthread_cond_signal");
+  tb_waking(t, 395 * US, 1, B, A, 0);
+  sw(t, 400, 0, IDLE, "R", A);
+  sw(t, 450, 1, B, "S", IDLE);
+  sw(t, 500, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0);
+  for (uint32_t i = 0; i < 2; i++) {
+    const rsp_sleep *s = rsp_model_sleep(m, rsp_model_task_sleep(m, a, i));
+    CHECK_EQ(s->end_cause, RSP_SLEEP_END_TIMEOUT);
+    CHECK(s->end_inferred);
+  }
+  CHECK_EQ(rsp_model_sleep(m, rsp_model_task_sleep(m, a, 2))->end_cause, RSP_SLEEP_END_WOKEN);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id merged = ELEM(p, RSP_ELEM_SLEEP, A, 110, 400);
+  CHECK_EQ(el(p, merged)->n_merged, 3);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.guessed_ns[RSP_CAT_TIMED_OUT], 2 * 85 * US);
+  CHECK_EQ(c.guessed_ns[RSP_CAT_SCHEDULER], 2 * 5 * US);
+  CHECK_EQ(c.guessed_total_ns, 2 * 90 * US);
+  check_sum(&c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK(x->n_chain >= 1);
+  if (x->n_chain >= 1) {
+    CHECK_EQ(x->chain[0].ns, 290 * US);
+    CHECK_EQ(x->chain[0].timeouts, 2);
+    CHECK_EQ(x->chain[0].timeouts_guessed, 2);
+    CHECK_EQ(x->chain[0].woken_by_tid, B);
+  }
+  bool said = false;
+  for (char **sn = x->sentences; sn && *sn; sn++)
+    said |= strstr(*sn, "2 waits in a row that timed out") && strstr(*sn, "a guess");
+  CHECK(said);
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_guessed_merged_polls();
   test_poll_merge_loaded();
   test_deep_relay();
   test_waker_forked_during_wait();

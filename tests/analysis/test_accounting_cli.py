@@ -63,6 +63,35 @@ def main():
         off = [r['pid'] for r in rows
                if abs(r['user_ms'] + r['kernel_ms'] + r['running_unsampled_ms'] - runtime[r['pid']]) > 0.001]
         check(not off, f'{name}: running columns = --tasks runtime per process (off: {off[:4]})')
+        # each task's running time split by perf's shares of its samples in each mode (a sample stands for a sampling
+        # period, not for the run it fell in: short runs hold none most of the time). A task is perf script's
+        # (pid, tid, comm); a process is checked when each of its tasks has a comm of its own
+        out = oracle.perf(['script', '-F', 'comm,pid,tid,event,ip', '-G'], path)
+        tu, tk = collections.Counter(), collections.Counter()
+        for l in out.splitlines():
+            mt = re.match(r'^\s*(.*?)\s+(\d+)/(\d+)\s+(\S+):\s+([0-9a-f]+)', l)
+            if mt and mt.group(4).startswith('cpu-clock') and mt.group(2) != '0':
+                key = (int(mt.group(2)), int(mt.group(3)), mt.group(1))
+                (tk if int(mt.group(5), 16) >= KERNEL_START else tu)[key] += 1
+        by_task = collections.defaultdict(list)
+        for t in tasks:
+            by_task[(t['pid'] if t['pid'] >= 0 else t['tid'], t['tid'], t['comm'])].append(t['runtime_ms'])
+        want = collections.Counter()
+        single = set(r['pid'] for r in rows)
+        for key, rts in by_task.items():
+            if len(rts) > 1:
+                single.discard(key[0])
+            n = tu[key] + tk[key]
+            if n:
+                want[key[0]] += rts[0] * tu[key] / n
+        for key in set(tu) | set(tk):
+            if key not in by_task:  # perf names a task's samples by a comm rsp does not give it: not comparable
+                single.discard(key[0])
+        split = [(r['pid'], r['comm'], round(r['user_ms'], 3), round(want[r['pid']], 3)) for r in rows
+                 if r['pid'] in single and user[r['pid']] + kernel[r['pid']] >= 3]
+        bad = [x for x in split if abs(x[2] - x[3]) > 0.002 + 1e-6 * x[3]]
+        check(len(split) >= 3 and not bad, f'{name}: {len(split)} processes with samples: user time = each task\'s '
+              f'runtime x perf\'s user-mode share of its samples (off: {bad[:3]})')
         times = [oracle.parse_time(t) for t in re.findall(r'\b(\d+\.\d{9}):', oracle.perf(
             ['script', '--show-switch-events', '-F', 'time', '--ns'], path))]
         span = (max(times) - min(times)) / 1e6
