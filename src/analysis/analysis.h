@@ -668,6 +668,13 @@ typedef struct rsp_explain_hop {
   uint32_t timeouts;
   uint32_t timeouts_guessed; /* of those, timeouts guessed (the wakeup had no call stack: end_inferred) */
   bool ended_by_timeout; /* its last sleep timed out */
+  /* a running hop that also waited, in many waits none of which stands for the rest (tar's 28,000 disk reads under
+   * its shell's wait4): its blocked waits there, how many, and the wait site with the most of that time */
+  uint64_t waited_ns;
+  uint32_t n_waits;
+  const char *wait_site;
+  uint64_t wait_site_ns;
+  uint32_t wait_site_waits;
 } rsp_explain_hop;
 /* A process's running time on the paths, and the function most of its samples there name. */
 typedef struct rsp_explain_work {

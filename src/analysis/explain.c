@@ -172,6 +172,34 @@ static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
   h->woken_by_comm = t->comm;
 }
 
+/* H's blocked waits among the N elements KIDS of process PID, and the wait site with the most time in them. */
+static void scattered_waits(const rsp_paths *p, const rsp_elem_id *kids, uint32_t n, int32_t pid, rsp_explain_hop *h)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  GHashTable *sites = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free); /* site -> {ns, count} */
+  for (uint32_t k = 0; k < n; k++) {
+    const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
+    if (!blocked(m, c) || pid_of(rsp_model_task(m, c->task)) != pid)
+      continue;
+    const char *site = site_of(m, c);
+    uint64_t *acc = g_hash_table_lookup(sites, site);
+    if (!acc) {
+      acc = g_new0(uint64_t, 2);
+      g_hash_table_insert(sites, (gpointer)site, acc);
+    }
+    acc[0] += c->end - c->start;
+    acc[1]++;
+    h->waited_ns += c->end - c->start;
+    h->n_waits++;
+    if (acc[0] > h->wait_site_ns || (acc[0] == h->wait_site_ns && strcmp(site, h->wait_site) < 0)) {
+      h->wait_site = site;
+      h->wait_site_ns = acc[0];
+      h->wait_site_waits = (uint32_t)acc[1];
+    }
+  }
+  g_hash_table_destroy(sites);
+}
+
 /* The chain under the process of interest's longest wait: at each wait, the process whose elements
  * below it take the most time; when that one mostly ran (runs, and preemptions that interrupted them),
  * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
@@ -214,15 +242,16 @@ static void follow_chain(const rsp_paths *p, rsp_explanation *x)
         continue;
       }
       int32_t pid = pid_of(rsp_model_task(m, c->task));
-      /* runs, waits, its longest wait, that wait's id, preemptions */
+      /* runs, waits, its longest wait, that wait's id, preemptions, the number of waits */
       uint64_t *acc = g_hash_table_lookup(by, GINT_TO_POINTER(pid));
       if (!acc) {
-        acc = g_new0(uint64_t, 5);
+        acc = g_new0(uint64_t, 6);
         acc[3] = RSP_NO_ID;
         g_hash_table_insert(by, GINT_TO_POINTER(pid), acc);
       }
       if (blocked(m, c)) {
         acc[1] += len;
+        acc[5]++;
         if (len > acc[2]) {
           acc[2] = len;
           acc[3] = kids[k];
@@ -246,15 +275,28 @@ static void follow_chain(const rsp_paths *p, rsp_explanation *x)
       x->chain[x->n_chain++] = h;
     } else if (best_pid >= 0) {
       const uint64_t *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));
-      if (acc[0] + acc[4] >= acc[1] || acc[3] == RSP_NO_ID) {
-        /* it did the work: the chain ends with it running */
+      /* its waits there are many and short when the longest is under a quarter of them: following that one would
+       * name a small part as the cause (tar under its shell's wait4: 6.6 s of waits, the longest 58 ms) */
+      bool scattered = acc[1] > acc[0] + acc[4] && acc[3] != RSP_NO_ID && 4 * acc[2] < acc[1];
+      if (acc[0] + acc[4] >= acc[1] || acc[3] == RSP_NO_ID || scattered) {
+        /* it did the work: the chain ends with it running (and waiting, when scattered) */
+        /* named by its task with the longest element there (tar, not the shell it was forked as before its exec) */
         const rsp_task *bt = NULL;
-        for (uint32_t k = 0; k < n && !bt; k++)
-          if (pid_of(rsp_model_task(m, rsp_paths_elem(p, kids[k])->task)) == best_pid)
-            bt = rsp_model_task(m, rsp_paths_elem(p, kids[k])->task);
-        if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN)
-          x->chain[x->n_chain++] = (rsp_explain_hop){ .pid = best_pid, .comm = bt ? bt->comm : NULL,
-                                                      .kind = RSP_ELEM_RUN, .ns = acc[0], .preempted_ns = acc[4] };
+        uint64_t bt_len = 0;
+        for (uint32_t k = 0; k < n; k++) {
+          const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
+          if (pid_of(rsp_model_task(m, c->task)) == best_pid && (!bt || c->end - c->start > bt_len)) {
+            bt = rsp_model_task(m, c->task);
+            bt_len = c->end - c->start;
+          }
+        }
+        if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
+          rsp_explain_hop h = { .pid = best_pid, .comm = bt ? bt->comm : NULL, .kind = RSP_ELEM_RUN, .ns = acc[0],
+                                .preempted_ns = acc[4] };
+          if (scattered)
+            scattered_waits(p, kids, n, best_pid, &h);
+          x->chain[x->n_chain++] = h;
+        }
       } else {
         next = (rsp_elem_id)acc[3];
       }
@@ -408,7 +450,10 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
         g_string_append_printf(g, ", %u waits in a row that timed out", h0->timeouts);
       else if (h0->timeouts == 1 && !h0->ended_by_timeout)
         g_string_append(g, ", which timed out once");
-      if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid)
+      if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid && h0->woken_by_tid == h0->woken_by_pid)
+        g_string_append_printf(g, "%s its main thread %s [%d] woke it", h0->timeouts ? " before" : ", until",
+                               name_or(h0->woken_by_comm), h0->woken_by_pid);
+      else if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid)
         g_string_append_printf(g, "%s its thread %s [%d/%d] woke it", h0->timeouts ? " before" : ", until",
                                name_or(h0->woken_by_comm), h0->woken_by_pid, h0->woken_by_tid);
       else if (h0->woken_by_tid > 0)
@@ -432,7 +477,13 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       else if (h->kind == RSP_ELEM_NET)
         g_string_append_printf(g, ", for the network (%.1f ms)", ms(h->ns));
       else if (h->kind == RSP_ELEM_SLEEP)
-        g_string_append_printf(g, " for %s [%d], which waited in %s", name_or(h->comm), h->pid, h->site);
+        g_string_append_printf(g, " for %s [%d], which waited %.1f ms in %s", name_or(h->comm), h->pid, ms(h->ns),
+                               h->site);
+      else if (h->n_waits) /* many short waits: it ran, and waited here and there */
+        g_string_append_printf(g, " for %s [%d], which ran %.1f ms of it%s and waited %.1f ms in %u waits, none long "
+                               "(the most in %s: %.1f ms in %u)", name_or(h->comm), h->pid, ms(h->ns),
+                               h->preempted_ns ? " on a cpu" : "", ms(h->waited_ns), h->n_waits, h->wait_site,
+                               ms(h->wait_site_ns), h->wait_site_waits);
       else if (h->preempted_ns)
         g_string_append_printf(g, " for %s [%d], which ran %.1f ms of it on a cpu and was preempted %.1f ms",
                                name_or(h->comm), h->pid, ms(h->ns), ms(h->preempted_ns));

@@ -247,6 +247,18 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
     rsp_json_string(&json, h->site);
     rsp_json_key(&json, "ms");
     rsp_json_double(&json, 6, ms(h->ns));
+    if (h->n_waits) { /* a running hop whose waits were many and short */
+      rsp_json_key(&json, "waited_ms");
+      rsp_json_double(&json, 6, ms(h->waited_ns));
+      rsp_json_key(&json, "waits");
+      rsp_json_u64(&json, h->n_waits);
+      rsp_json_key(&json, "wait_site");
+      rsp_json_string(&json, h->wait_site);
+      rsp_json_key(&json, "wait_site_ms");
+      rsp_json_double(&json, 6, ms(h->wait_site_ns));
+      rsp_json_key(&json, "wait_site_waits");
+      rsp_json_u64(&json, h->wait_site_waits);
+    }
     rsp_json_end_object(&json);
   }
   rsp_json_end_array(&json);

@@ -1354,8 +1354,56 @@ static void test_guessed_merged_polls(void)
   rsp_model_free(m);
 }
 
+/* tar under its shell's wait4: the process it waited for ran, and waited in many short waits, none of which stands
+ * for the rest. A waits in wait4 110-1000; B runs 100-200, then waits 60 us eight times (200-260, 300-360...: reads
+ * woken from an idle cpu, a device's doing) with 40 us runs between, and wakes A at 990. B's elements under A's wait:
+ * runs of 100 + 7 x 40 + 35 = 415 us, waits of 480 us; its longest wait (60 us) is an eighth of those: the chain
+ * ends with B, running and waiting, not with one of its 60 us waits named as the cause. */
+static void test_explain_scattered_waits(void)
+{
+  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
+  static const char *const READ = "schedule,pipe_read|read";
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", B);
+  tb_next_stack(t, WAIT);
+  sw(t, 110, 0, A, "S", IDLE);
+  for (unsigned i = 0; i < 8; i++) {
+    tb_next_stack(t, READ);
+    sw(t, 200 + 100 * i, 1, B, "S", IDLE);
+    tb_waking(t, (258 + 100 * i) * US, 1, IDLE, B, 1);
+    sw(t, 260 + 100 * i, 1, IDLE, "R", B);
+  }
+  tb_waking(t, 990 * US, 1, B, A, 0);
+  sw(t, 995, 1, B, "S", IDLE);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 110, 1000);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_SLEEP, B, 200, 260))->parent, as);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->n_chain, 2);
+  if (x->n_chain == 2) {
+    const rsp_explain_hop *h = &x->chain[1];
+    CHECK_EQ(h->pid, B);
+    CHECK_EQ(h->kind, RSP_ELEM_RUN);
+    CHECK_EQ(h->ns, 415 * US);
+    CHECK_EQ(h->waited_ns, 480 * US);
+    CHECK_EQ(h->n_waits, 8);
+    CHECK_EQ(h->wait_site_waits, 8);
+    CHECK(h->wait_site && strcmp(h->wait_site, "read") == 0);
+  }
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_explain_scattered_waits();
   test_guessed_merged_polls();
   test_poll_merge_loaded();
   test_deep_relay();
