@@ -651,6 +651,7 @@ void rsp_kernel_work_paths_parts(const rsp_kernel_work *kw, const rsp_paths *pat
 /* ---- The answer in words (explain.c) ------------------------------------------------------------ */
 #define RSP_EXPLAIN_MAX_CHAIN 16
 #define RSP_EXPLAIN_MAX_WORK 8
+#define RSP_EXPLAIN_MAX_THREADS 4
 /* A hop of the chain under the process of interest's longest wait: a process and where it waited (SITE,
  * NULL when it was running), or the disk (DEV) or network that ended the chain. */
 typedef struct rsp_explain_hop {
@@ -693,6 +694,9 @@ typedef struct rsp_explanation {
   uint32_t n_work;                      /* the processes with the most running time, the most first */
   rsp_explain_work work[RSP_EXPLAIN_MAX_WORK];
   rsp_explain_work lever;               /* the function with the most time on the paths (function NULL: none) */
+  /* its own threads' running time on the paths, the most first (pid: the tid), when more than one of them ran */
+  uint32_t n_threads;                   /* all of them; the first min(n, RSP_EXPLAIN_MAX_THREADS) in threads */
+  rsp_explain_work threads[RSP_EXPLAIN_MAX_THREADS];
   char **sentences;                     /* the answer, NULL-terminated, largest first */
   GStringChunk *names_;                 /* private: the names made here */
 } rsp_explanation;

@@ -81,6 +81,41 @@ static int by_run(const void *a, const void *b)
   return x->run_ns != y->run_ns ? (x->run_ns < y->run_ns ? 1 : -1) : (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/* X's own threads' running time on P's paths (xz -T2: its two workers did the compressing), the most first; none
+ * when one thread did all of it. */
+static void own_threads(const rsp_paths *p, rsp_explanation *x)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  GHashTable *by_tid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  for (rsp_elem_id id = 0; id < rsp_paths_n_elems(p); id++) {
+    const rsp_path_elem *e = rsp_paths_elem(p, id);
+    const rsp_task *t = rsp_model_task(m, e->task);
+    if (e->kind != RSP_ELEM_RUN || e->end <= e->start || (t->pid >= 0 ? t->pid : t->tid) != x->pid)
+      continue;
+    rsp_explain_work *w = g_hash_table_lookup(by_tid, GINT_TO_POINTER(t->tid));
+    if (!w) {
+      w = g_new0(rsp_explain_work, 1);
+      w->pid = t->tid;
+      g_hash_table_insert(by_tid, GINT_TO_POINTER(t->tid), w);
+    }
+    w->comm = t->comm; /* its latest name */
+    w->run_ns += e->end - e->start;
+  }
+  if (g_hash_table_size(by_tid) > 1) {
+    GArray *all = g_array_new(FALSE, FALSE, sizeof(rsp_explain_work));
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init(&it, by_tid);
+    while (g_hash_table_iter_next(&it, NULL, &v))
+      g_array_append_val(all, *(rsp_explain_work *)v);
+    g_array_sort(all, by_run);
+    x->n_threads = all->len;
+    memcpy(x->threads, all->data, MIN(all->len, RSP_EXPLAIN_MAX_THREADS) * sizeof(rsp_explain_work));
+    g_array_free(all, TRUE);
+  }
+  g_hash_table_destroy(by_tid);
+}
+
 /* Each process's runs on the paths, with the time of each function its samples there name (a run's
  * time on the paths divided equally among its samples). */
 static GHashTable *work_by_process(const rsp_paths *p, GStringChunk *names)
@@ -435,8 +470,25 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       own = x->work[i].run_ns;
   say(s, "%s [%d] took %.1f ms (wall time); its control paths add up to %.1f ms over %u processes.",
       name_or(x->comm), x->pid, ms(x->wall_ns), ms(c->total_ns), c->n_processes);
-  if (own)
+  own_threads(p, x);
+  if (own && x->n_threads > 1) {
+    GString *g = g_string_new(NULL);
+    g_string_printf(g, "It ran %.1f ms itself (%.0f%% of the paths), in its threads ", ms(own), pct(own, c->total_ns));
+    for (uint32_t i = 0; i < x->n_threads && i < RSP_EXPLAIN_MAX_THREADS; i++) {
+      const rsp_explain_work *w = &x->threads[i];
+      if (w->pid == x->pid)
+        g_string_append_printf(g, "%s%s [%d] %.1f ms", i ? ", " : "", name_or(w->comm), x->pid, ms(w->run_ns));
+      else
+        g_string_append_printf(g, "%s%s [%d/%d] %.1f ms", i ? ", " : "", name_or(w->comm), x->pid, w->pid,
+                               ms(w->run_ns));
+    }
+    if (x->n_threads > RSP_EXPLAIN_MAX_THREADS)
+      g_string_append_printf(g, " and %u more", x->n_threads - RSP_EXPLAIN_MAX_THREADS);
+    g_string_append_c(g, '.');
+    g_ptr_array_add(s, g_string_free(g, FALSE));
+  } else if (own) {
     say(s, "It ran %.1f ms itself (%.0f%% of the paths).", ms(own), pct(own, c->total_ns));
+  }
 
   /* 2. the longest wait and the chain below it */
   if (x->n_chain) {

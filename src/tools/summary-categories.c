@@ -280,6 +280,21 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
     rsp_json_end_object(&json);
   }
   rsp_json_end_array(&json);
+  rsp_json_key(&json, "threads"); /* its own threads' running time on the paths, when more than one ran */
+  rsp_json_begin_array(&json);
+  for (uint32_t i = 0; i < x->n_threads && i < RSP_EXPLAIN_MAX_THREADS; i++) {
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "tid");
+    rsp_json_i64(&json, x->threads[i].pid);
+    rsp_json_key(&json, "comm");
+    rsp_json_string(&json, x->threads[i].comm);
+    rsp_json_key(&json, "run_ms");
+    rsp_json_double(&json, 6, ms(x->threads[i].run_ns));
+    rsp_json_end_object(&json);
+  }
+  rsp_json_end_array(&json);
+  rsp_json_key(&json, "n_threads");
+  rsp_json_u64(&json, x->n_threads);
   rsp_json_key(&json, "lever");
   if (x->lever.function) {
     rsp_json_begin_object(&json);

@@ -1345,6 +1345,13 @@ static void test_guessed_merged_polls(void)
     CHECK_EQ(x->chain[0].timeouts_guessed, 2);
     CHECK_EQ(x->chain[0].woken_by_tid, B);
   }
+  /* its own threads' running on the paths: B 305-450, A 100-110 and 400-500 (its runs between the merged polls are
+   * folded into the wait, no elements) */
+  CHECK_EQ(x->n_threads, 2);
+  CHECK_EQ(x->threads[0].pid, B);
+  CHECK_EQ(x->threads[0].run_ns, 145 * US);
+  CHECK_EQ(x->threads[1].pid, A);
+  CHECK_EQ(x->threads[1].run_ns, 110 * US);
   bool said = false;
   for (char **sn = x->sentences; sn && *sn; sn++)
     said |= strstr(*sn, "2 waits in a row that timed out") && strstr(*sn, "a guess");
