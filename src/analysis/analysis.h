@@ -676,6 +676,11 @@ typedef struct rsp_explain_hop {
   const char *wait_site;
   uint64_t wait_site_ns;
   uint32_t wait_site_waits;
+  /* what those waits had under them (disk requests, network operations), and the other process that woke the most of
+   * the rest (for_pid -1: none) */
+  uint64_t waits_disk_ns, waits_net_ns, waits_for_ns;
+  int32_t waits_for_pid;
+  const char *waits_for_comm;
 } rsp_explain_hop;
 /* A process's running time on the paths, and the function most of its samples there name. */
 typedef struct rsp_explain_work {

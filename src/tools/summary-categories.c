@@ -258,6 +258,16 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
       rsp_json_double(&json, 6, ms(h->wait_site_ns));
       rsp_json_key(&json, "wait_site_waits");
       rsp_json_u64(&json, h->wait_site_waits);
+      rsp_json_key(&json, "waits_disk_ms");
+      rsp_json_double(&json, 6, ms(h->waits_disk_ns));
+      rsp_json_key(&json, "waits_network_ms");
+      rsp_json_double(&json, 6, ms(h->waits_net_ns));
+      rsp_json_key(&json, "waits_for_pid");
+      rsp_json_i64(&json, h->waits_for_pid);
+      rsp_json_key(&json, "waits_for_comm");
+      rsp_json_string(&json, h->waits_for_comm);
+      rsp_json_key(&json, "waits_for_ms");
+      rsp_json_double(&json, 6, ms(h->waits_for_ns));
     }
     rsp_json_end_object(&json);
   }
