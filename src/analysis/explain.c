@@ -307,26 +307,15 @@ static void scattered_waits(const rsp_paths *p, const rsp_elem_id *kids, uint32_
  * below it take the most time; when that one mostly ran (runs, and preemptions that interrupted them),
  * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
  * than any process's part ends it too. */
-static void follow_chain(const rsp_paths *p, rsp_explanation *x)
+static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
 {
   const rsp_model *m = rsp_paths_model(p);
-  const rsp_path *base = rsp_paths_path(p, 0);
-  rsp_elem_id cur = RSP_NO_ID;
-  for (uint32_t i = 0; base && i < base->n_elems; i++) {
-    rsp_elem_id id = rsp_paths_path_elem(p, 0, i);
-    const rsp_path_elem *e = rsp_paths_elem(p, id);
-    if (e->depth != 0)
-      break;
-    if (blocked(m, e) &&
-        (cur == RSP_NO_ID || e->end - e->start > rsp_paths_elem(p, cur)->end - rsp_paths_elem(p, cur)->start))
-      cur = id;
-  }
-  rsp_elem_id first = cur;
   while (cur != RSP_NO_ID && x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
     const rsp_path_elem *e = rsp_paths_elem(p, cur);
     const rsp_task *t = rsp_model_task(m, e->task);
-    x->chain[x->n_chain++] = (rsp_explain_hop){ .pid = pid_of(t), .comm = t->comm, .kind = RSP_ELEM_SLEEP,
-                                                .site = site_of(m, e), .ns = e->end - e->start };
+    x->chain[x->n_chain++] = (rsp_explain_hop){ .pid = pid_of(t), .tid = t->tid, .comm = t->comm,
+                                                .kind = RSP_ELEM_SLEEP, .site = site_of(m, e),
+                                                .ns = e->end - e->start };
     uint32_t n;
     const rsp_elem_id *kids = rsp_paths_children(p, cur, &n);
     /* per process below: running (runs and preemptions), waiting (blocked sleeps), its longest wait */
@@ -407,8 +396,79 @@ static void follow_chain(const rsp_paths *p, rsp_explanation *x)
     g_hash_table_destroy(by);
     cur = next;
   }
-  if (x->n_chain == 1)
+}
+
+/* The first wait FIRST had nothing under it and another thread of the process ended it (its work is on a path of its
+ * own: xz -T2's worker, python's pool result thread): what that thread did over the wait. Running more than waiting:
+ * the chain ends with it running; else it goes on from its longest wait there. */
+static void through_waker_thread(const rsp_paths *p, rsp_explanation *x, rsp_elem_id first)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  const rsp_explain_hop *h0 = &x->chain[0];
+  const rsp_path_elem *w = rsp_paths_elem(p, first);
+  uint64_t run = 0, preempted = 0, waited = 0, longest = 0;
+  rsp_elem_id wait = RSP_NO_ID;
+  const rsp_task *thread = NULL;
+  GArray *ids = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
+  for (rsp_elem_id id = 0; id < rsp_paths_n_elems(p); id++) {
+    const rsp_path_elem *c = rsp_paths_elem(p, id);
+    const rsp_task *t = rsp_model_task(m, c->task);
+    if (t->tid != h0->woken_by_tid || pid_of(t) != x->pid || c->end <= w->start || c->start >= w->end ||
+        (c->kind != RSP_ELEM_RUN && c->kind != RSP_ELEM_SLEEP))
+      continue;
+    uint64_t len = MIN(c->end, w->end) - MAX(c->start, w->start);
+    thread = t;
+    g_array_append_val(ids, id);
+    if (blocked(m, c)) {
+      waited += len;
+      if (len > longest) {
+        longest = len;
+        wait = id;
+      }
+    } else if (c->kind == RSP_ELEM_SLEEP) {
+      preempted += len;
+    } else {
+      run += len;
+    }
+  }
+  /* its waits many and short (python's pool result thread: a read per finished chunk): as in chain_from */
+  bool scattered = waited > run + preempted && wait != RSP_NO_ID && 4 * longest < waited;
+  if (thread && (run + preempted >= waited || wait == RSP_NO_ID || scattered)) {
+    rsp_explain_hop h = { .pid = x->pid, .tid = thread->tid, .comm = thread->comm, .kind = RSP_ELEM_RUN, .ns = run,
+                          .preempted_ns = preempted, .via_waker = true };
+    if (scattered)
+      scattered_waits(p, (const rsp_elem_id *)(void *)ids->data, ids->len, x->pid, &h);
+    x->chain[x->n_chain++] = h;
+  } else if (thread) {
+    chain_from(p, x, wait);
+    if (x->n_chain > 1)
+      x->chain[1].via_waker = true;
+  }
+  g_array_free(ids, TRUE);
+}
+
+/* The chain under the process of interest's longest wait (chain_from), or through the thread of its own that ended it
+ * when nothing under the wait explains it. */
+static void follow_chain(const rsp_paths *p, rsp_explanation *x)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  const rsp_path *base = rsp_paths_path(p, 0);
+  rsp_elem_id first = RSP_NO_ID;
+  for (uint32_t i = 0; base && i < base->n_elems; i++) {
+    rsp_elem_id id = rsp_paths_path_elem(p, 0, i);
+    const rsp_path_elem *e = rsp_paths_elem(p, id);
+    if (e->depth != 0)
+      break;
+    if (blocked(m, e) &&
+        (first == RSP_NO_ID || e->end - e->start > rsp_paths_elem(p, first)->end - rsp_paths_elem(p, first)->start))
+      first = id;
+  }
+  chain_from(p, x, first);
+  if (x->n_chain == 1) {
     note_end(p, first, &x->chain[0]);
+    if (x->chain[0].woken_by_tid > 0 && x->chain[0].woken_by_pid == x->pid)
+      through_waker_thread(p, x, first);
+  }
 }
 
 static const char *name_or(const char *comm);
@@ -417,10 +477,11 @@ static const char *name_or(const char *comm);
  * write: 3227.0 ms in 3280): 3349.4 ms of them for the disk, 3395.3 ms until gzip [2705] woke it" (parts over 1%). */
 static void scattered_clause(GString *g, const rsp_explain_hop *h)
 {
-  g_string_append_printf(g, " for %s [%d], which ran %.1f ms of it%s and waited %.1f ms in %u waits, none long "
-                         "(the most in %s: %.1f ms in %u)", name_or(h->comm), h->pid, ms(h->ns),
-                         h->preempted_ns ? " on a cpu" : "", ms(h->waited_ns), h->n_waits, h->wait_site,
-                         ms(h->wait_site_ns), h->wait_site_waits);
+  if (!h->via_waker) /* (the waker thread was just named) */
+    g_string_append_printf(g, " for %s [%d]", name_or(h->comm), h->pid);
+  g_string_append_printf(g, ", which ran %.1f ms of it%s and waited %.1f ms in %u waits, none long (the most in %s: "
+                         "%.1f ms in %u)", ms(h->ns), h->preempted_ns ? " on a cpu" : "",
+                         ms(h->waited_ns), h->n_waits, h->wait_site, ms(h->wait_site_ns), h->wait_site_waits);
   const char *sep = ": ";
   if (100 * h->waits_disk_ns >= h->waited_ns && h->waits_disk_ns) {
     g_string_append_printf(g, "%s%.1f ms of them for the disk", sep, ms(h->waits_disk_ns));
@@ -589,21 +650,13 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     g_string_append_printf(g, "Its longest wait, %.1f ms (%.0f%% of the wall time), was in %s", ms(h0->ns),
                            pct(h0->ns, x->wall_ns), h0->site);
     /* nothing under it: what ended it (a thread of its own, another task, its timer) */
-    if (x->n_chain == 1 && (h0->woken_by_tid > 0 || h0->timeouts)) {
+    bool via = x->n_chain > 1 && x->chain[1].via_waker;
+    if ((x->n_chain == 1 || via) && (h0->woken_by_tid > 0 || h0->timeouts)) {
       if (h0->timeouts > 1)
         g_string_append_printf(g, ", %u waits in a row that timed out", h0->timeouts);
       else if (h0->timeouts == 1 && !h0->ended_by_timeout)
         g_string_append(g, ", which timed out once");
-      if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid && h0->woken_by_tid == h0->woken_by_pid)
-        g_string_append_printf(g, "%s its main thread %s [%d] woke it", h0->timeouts ? " before" : ", until",
-                               name_or(h0->woken_by_comm), h0->woken_by_pid);
-      else if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid)
-        g_string_append_printf(g, "%s its thread %s [%d/%d] woke it", h0->timeouts ? " before" : ", until",
-                               name_or(h0->woken_by_comm), h0->woken_by_pid, h0->woken_by_tid);
-      else if (h0->woken_by_tid > 0)
-        g_string_append_printf(g, "%s %s [%d] woke it", h0->timeouts ? " before" : ", until",
-                               name_or(h0->woken_by_comm), h0->woken_by_pid);
-      else if (h0->ended_by_timeout && h0->timeouts == 1)
+      else if (h0->ended_by_timeout && h0->timeouts == 1 && h0->woken_by_tid <= 0)
         g_string_append(g, ", which timed out");
       /* a timeout read from a wakeup without a call stack (a timer on an idle cpu, which perf loses) is a guess */
       if (h0->timeouts_guessed == h0->timeouts && h0->timeouts == 1)
@@ -613,18 +666,34 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       else if (h0->timeouts_guessed)
         g_string_append_printf(g, " (%u of the timeouts a guess: their wakeups had no call stack)",
                                h0->timeouts_guessed);
+      if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid && h0->woken_by_tid == h0->woken_by_pid)
+        g_string_append_printf(g, "%s its main thread %s [%d] woke it", h0->timeouts ? " before" : ", until",
+                               name_or(h0->woken_by_comm), h0->woken_by_pid);
+      else if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid)
+        g_string_append_printf(g, "%s its thread %s [%d/%d] woke it", h0->timeouts ? " before" : ", until",
+                               name_or(h0->woken_by_comm), h0->woken_by_pid, h0->woken_by_tid);
+      else if (h0->woken_by_tid > 0)
+        g_string_append_printf(g, "%s %s [%d] woke it", h0->timeouts ? " before" : ", until",
+                               name_or(h0->woken_by_comm), h0->woken_by_pid);
     }
     for (uint32_t i = 1; i < x->n_chain; i++) {
       const rsp_explain_hop *h = &x->chain[i];
-      if (h->kind == RSP_ELEM_DISK)
+      if (h->n_waits) /* many short waits: it ran, and waited here and there */
+        scattered_clause(g, h);
+      else if (h->via_waker && h->kind == RSP_ELEM_SLEEP) /* the thread just named as the waker */
+        g_string_append_printf(g, ", which waited %.1f ms in %s", ms(h->ns), h->site);
+      else if (h->via_waker && h->preempted_ns)
+        g_string_append_printf(g, ", which ran %.1f ms of it on a cpu and was preempted %.1f ms", ms(h->ns),
+                               ms(h->preempted_ns));
+      else if (h->via_waker)
+        g_string_append_printf(g, ", which ran %.1f ms of it", ms(h->ns));
+      else if (h->kind == RSP_ELEM_DISK)
         g_string_append_printf(g, ", for the disk (%u:%u, %.1f ms)", h->dev >> 20, h->dev & 0xfffff, ms(h->ns));
       else if (h->kind == RSP_ELEM_NET)
         g_string_append_printf(g, ", for the network (%.1f ms)", ms(h->ns));
       else if (h->kind == RSP_ELEM_SLEEP)
         g_string_append_printf(g, " for %s [%d], which waited %.1f ms in %s", name_or(h->comm), h->pid, ms(h->ns),
                                h->site);
-      else if (h->n_waits) /* many short waits: it ran, and waited here and there */
-        scattered_clause(g, h);
       else if (h->preempted_ns)
         g_string_append_printf(g, " for %s [%d], which ran %.1f ms of it on a cpu and was preempted %.1f ms",
                                name_or(h->comm), h->pid, ms(h->ns), ms(h->preempted_ns));

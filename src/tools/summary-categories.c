@@ -247,6 +247,12 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
     rsp_json_string(&json, h->site);
     rsp_json_key(&json, "ms");
     rsp_json_double(&json, 6, ms(h->ns));
+    if (h->via_waker) { /* the thread of the process that ended the first wait */
+      rsp_json_key(&json, "via_waker");
+      rsp_json_bool(&json, true);
+      rsp_json_key(&json, "tid");
+      rsp_json_i64(&json, h->tid);
+    }
     if (h->n_waits) { /* a running hop whose waits were many and short */
       rsp_json_key(&json, "waited_ms");
       rsp_json_double(&json, 6, ms(h->waited_ns));
