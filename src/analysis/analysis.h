@@ -652,6 +652,14 @@ void rsp_kernel_work_paths_parts(const rsp_kernel_work *kw, const rsp_paths *pat
 #define RSP_EXPLAIN_MAX_CHAIN 16
 #define RSP_EXPLAIN_MAX_WORK 8
 #define RSP_EXPLAIN_MAX_THREADS 4
+/* A process's running time on the paths, and the function most of its samples there name. */
+typedef struct rsp_explain_work {
+  int32_t pid;
+  const char *comm;
+  uint64_t run_ns;
+  const char *function;
+  uint64_t function_ns;
+} rsp_explain_work;
 /* A hop of the chain under the process of interest's longest wait: a process and where it waited (SITE,
  * NULL when it was running), or the disk (DEV) or network that ended the chain. */
 typedef struct rsp_explain_hop {
@@ -680,20 +688,12 @@ typedef struct rsp_explain_hop {
   const char *wait_site;
   uint64_t wait_site_ns;
   uint32_t wait_site_waits;
-  /* what those waits had under them (disk requests, network operations), and the other process that woke the most of
-   * the rest (for_pid -1: none) */
-  uint64_t waits_disk_ns, waits_net_ns, waits_for_ns;
-  int32_t waits_for_pid;
-  const char *waits_for_comm;
+  /* what those waits had under them (disk requests, network operations), and the other processes that woke the most
+   * of the rest, the most first (pid: the process, run_ns: the time of the waits it ended) */
+  uint64_t waits_disk_ns, waits_net_ns;
+  uint32_t n_wakers; /* all of them; the first min(n, 2) in wakers */
+  rsp_explain_work wakers[2];
 } rsp_explain_hop;
-/* A process's running time on the paths, and the function most of its samples there name. */
-typedef struct rsp_explain_work {
-  int32_t pid;
-  const char *comm;
-  uint64_t run_ns;
-  const char *function;
-  uint64_t function_ns;
-} rsp_explain_work;
 typedef struct rsp_explanation {
   int32_t pid;
   const char *comm;

@@ -287,18 +287,16 @@ static void scattered_waits(const rsp_paths *p, const rsp_elem_id *kids, uint32_
     }
     under_wait(p, kids[k], h, others);
   }
-  h->waits_for_pid = -1;
+  GArray *all = g_array_new(FALSE, FALSE, sizeof(rsp_explain_work));
   GHashTableIter it;
   gpointer v;
   g_hash_table_iter_init(&it, others);
-  while (g_hash_table_iter_next(&it, NULL, &v)) {
-    const rsp_explain_work *o = v;
-    if (o->run_ns > h->waits_for_ns || (o->run_ns == h->waits_for_ns && o->pid < h->waits_for_pid)) {
-      h->waits_for_pid = o->pid;
-      h->waits_for_comm = o->comm;
-      h->waits_for_ns = o->run_ns;
-    }
-  }
+  while (g_hash_table_iter_next(&it, NULL, &v))
+    g_array_append_val(all, *(rsp_explain_work *)v);
+  g_array_sort(all, by_run);
+  h->n_wakers = all->len;
+  memcpy(h->wakers, all->data, MIN(all->len, G_N_ELEMENTS(h->wakers)) * sizeof(rsp_explain_work));
+  g_array_free(all, TRUE);
   g_hash_table_destroy(others);
   g_hash_table_destroy(sites);
 }
@@ -474,7 +472,8 @@ static void follow_chain(const rsp_paths *p, rsp_explanation *x)
 static const char *name_or(const char *comm);
 
 /* " for tar [2704], which ran 4078.2 ms of it on a cpu and waited 7019.5 ms in 29427 waits, none long (the most in
- * write: 3227.0 ms in 3280): 3349.4 ms of them for the disk, 3395.3 ms until gzip [2705] woke it" (parts over 1%). */
+ * write: 3227.0 ms in 3280): 3349.4 ms of them for the disk, 3039.9 ms until gzip [2705] woke it" (parts over 1%;
+ * the two processes that woke the most). */
 static void scattered_clause(GString *g, const rsp_explain_hop *h)
 {
   if (!h->via_waker) /* (the waker thread was just named) */
@@ -491,9 +490,14 @@ static void scattered_clause(GString *g, const rsp_explain_hop *h)
     g_string_append_printf(g, "%s%.1f ms %sfor the network", sep, ms(h->waits_net_ns), *sep == ':' ? "of them " : "");
     sep = ", ";
   }
-  if (h->waits_for_pid >= 0 && 100 * h->waits_for_ns >= h->waited_ns)
-    g_string_append_printf(g, "%s%.1f ms %suntil %s [%d] woke it", sep, ms(h->waits_for_ns),
-                           *sep == ':' ? "of them " : "", name_or(h->waits_for_comm), h->waits_for_pid);
+  for (uint32_t i = 0; i < h->n_wakers && i < G_N_ELEMENTS(h->wakers); i++) {
+    const rsp_explain_work *w = &h->wakers[i];
+    if (100 * w->run_ns < h->waited_ns)
+      break;
+    g_string_append_printf(g, "%s%.1f ms %suntil %s [%d] woke it", sep, ms(w->run_ns), *sep == ':' ? "of them " : "",
+                           name_or(w->comm), w->pid);
+    sep = ", ";
+  }
 }
 
 static void say(GPtrArray *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);

@@ -268,12 +268,19 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
       rsp_json_double(&json, 6, ms(h->waits_disk_ns));
       rsp_json_key(&json, "waits_network_ms");
       rsp_json_double(&json, 6, ms(h->waits_net_ns));
-      rsp_json_key(&json, "waits_for_pid");
-      rsp_json_i64(&json, h->waits_for_pid);
-      rsp_json_key(&json, "waits_for_comm");
-      rsp_json_string(&json, h->waits_for_comm);
-      rsp_json_key(&json, "waits_for_ms");
-      rsp_json_double(&json, 6, ms(h->waits_for_ns));
+      rsp_json_key(&json, "waits_woken_by"); /* the two processes that ended the most of those waits */
+      rsp_json_begin_array(&json);
+      for (uint32_t k = 0; k < h->n_wakers && k < G_N_ELEMENTS(h->wakers); k++) {
+        rsp_json_begin_object(&json);
+        rsp_json_key(&json, "pid");
+        rsp_json_i64(&json, h->wakers[k].pid);
+        rsp_json_key(&json, "comm");
+        rsp_json_string(&json, h->wakers[k].comm);
+        rsp_json_key(&json, "ms");
+        rsp_json_double(&json, 6, ms(h->wakers[k].run_ns));
+        rsp_json_end_object(&json);
+      }
+      rsp_json_end_array(&json);
     }
     rsp_json_end_object(&json);
   }

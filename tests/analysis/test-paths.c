@@ -1371,10 +1371,10 @@ static void test_guessed_merged_polls(void)
 
 /* tar under its shell's wait4: the process it waited for ran, and waited in many short waits, none of which stands
  * for the rest. A waits in wait4 110-1000; B runs 100-200, then waits 60 us eight times (200-260, 300-360...: reads
- * woken from an idle cpu, a device's doing, or, every other one, by C) with 40 us runs between, and wakes A at 990.
- * B's elements under A's wait: runs of 100 + 7 x 40 + 35 = 415 us, waits of 480 us; its longest wait (60 us) is an
- * eighth of those: the chain ends with B, running and waiting (240 us of it until C woke it), not with one of its
- * 60 us waits named as the cause. */
+ * woken from an idle cpu, a device's doing, or, every other one, by C, the last by D) with 40 us runs between, and
+ * wakes A at 990. B's elements under A's wait: runs of 100 + 7 x 40 + 35 = 415 us, waits of 480 us; its longest wait
+ * (60 us) is an eighth of those: the chain ends with B, running and waiting (180 us of it until C woke it, 60 until
+ * D did), not with one of its 60 us waits named as the cause. */
 static void test_explain_scattered_waits(void)
 {
   static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
@@ -1387,10 +1387,11 @@ static void test_explain_scattered_waits(void)
   for (unsigned i = 0; i < 8; i++) {
     tb_next_stack(t, READ);
     sw(t, 200 + 100 * i, 1, B, "S", IDLE);
-    if (i % 2) { /* C (cpu 2, 250-257) wakes it */
-      sw(t, 250 + 100 * i, 2, IDLE, "R", C);
-      tb_waking(t, (256 + 100 * i) * US, 2, C, B, 1);
-      sw(t, 257 + 100 * i, 2, C, "S", IDLE);
+    if (i % 2) { /* C (cpu 2, 250-257) wakes it, the last time D */
+      int32_t waker = i == 7 ? 400 : C;
+      sw(t, 250 + 100 * i, 2, IDLE, "R", waker);
+      tb_waking(t, (256 + 100 * i) * US, 2, waker, B, 1);
+      sw(t, 257 + 100 * i, 2, waker, "S", IDLE);
     } else {
       tb_waking(t, (258 + 100 * i) * US, 1, IDLE, B, 1);
     }
@@ -1417,9 +1418,12 @@ static void test_explain_scattered_waits(void)
     CHECK_EQ(h->n_waits, 8);
     CHECK_EQ(h->wait_site_waits, 8);
     CHECK(h->wait_site && strcmp(h->wait_site, "read") == 0);
-    /* the four C woke, no disk or network under them */
-    CHECK_EQ(h->waits_for_pid, C);
-    CHECK_EQ(h->waits_for_ns, 4 * 60 * US);
+    /* the three C woke, the one D woke, no disk or network under them */
+    CHECK_EQ(h->n_wakers, 2);
+    CHECK_EQ(h->wakers[0].pid, C);
+    CHECK_EQ(h->wakers[0].run_ns, 3 * 60 * US);
+    CHECK_EQ(h->wakers[1].pid, 400);
+    CHECK_EQ(h->wakers[1].run_ns, 60 * US);
     CHECK_EQ(h->waits_disk_ns + h->waits_net_ns, 0);
   }
   rsp_explanation_free(x);
