@@ -1,0 +1,321 @@
+/* The chain under the process of interest's longest wait, for the explanation (explain.c): at each wait, the process
+ * whose elements below it take the most time, down to the process that ran, a process whose waits were many and
+ * short, or a disk or network operation; through the thread of the process that ended a wait nothing under it
+ * explains; what ended the first wait when the chain stops at it. */
+#include "explain-private.h"
+
+#include <string.h>
+
+/* What a sleep waited in: the innermost user function of its stack (else a kernel one). */
+static const char *site_of(const rsp_model *m, const rsp_path_elem *e)
+{
+  const rsp_sleep *s = rsp_model_sleep(m, e->id);
+  const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(m, s->stack) : NULL;
+  return f && f->function ? f->function : "an unknown place";
+}
+
+static bool blocked(const rsp_model *m, const rsp_path_elem *e)
+{
+  if (e->kind != RSP_ELEM_SLEEP)
+    return false;
+  const rsp_sleep *s = rsp_model_sleep(m, e->id);
+  return !s->preempted && s->end_cause != RSP_SLEEP_END_PREEMPTED;
+}
+
+static int32_t pid_of(const rsp_task *t)
+{
+  return t->pid >= 0 ? t->pid : t->tid;
+}
+
+/* For a wait nothing under it explains (the chain stops at it): what ended it. Its last merged sleep's waker, and
+ * how many of its sleeps timed out (a poll: xz -T2's main thread waits in 300 ms timeouts until a thread wakes it). */
+static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  const rsp_path_elem *e = rsp_paths_elem(p, id);
+  rsp_sleep_id last = RSP_NO_ID;
+  for (uint32_t i = 0; i < e->n_merged; i++) {
+    last = rsp_paths_elem_sleep(p, id, i);
+    const rsp_sleep *s = rsp_model_sleep(m, last);
+    h->timeouts += s->end_cause == RSP_SLEEP_END_TIMEOUT;
+    h->timeouts_guessed += s->end_cause == RSP_SLEEP_END_TIMEOUT && s->end_inferred;
+  }
+  if (last == RSP_NO_ID)
+    return;
+  const rsp_sleep *sl = rsp_model_sleep(m, last);
+  h->ended_by_timeout = sl->end_cause == RSP_SLEEP_END_TIMEOUT;
+  if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
+    return;
+  const rsp_link *l = rsp_model_link(m, sl->wake_link);
+  if (l->kind != RSP_LINK_WAKEUP || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m))
+    return;
+  const rsp_task *t = rsp_model_task(m, rsp_model_run(m, l->from_run)->task);
+  if (t == rsp_model_task(m, e->task))
+    return;
+  h->woken_by_pid = pid_of(t);
+  h->woken_by_tid = t->tid;
+  h->woken_by_comm = t->comm;
+}
+
+/* The process whose run woke sleep element E's last sleep (-1: none recorded, or E's own process). */
+static int32_t waker_of(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, const rsp_task **waker)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  rsp_sleep_id last = rsp_paths_elem_sleep(p, id, e->n_merged ? e->n_merged - 1 : 0);
+  if (last == RSP_NO_ID)
+    return -1;
+  const rsp_sleep *sl = rsp_model_sleep(m, last);
+  if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
+    return -1;
+  const rsp_link *l = rsp_model_link(m, sl->wake_link);
+  if (l->kind != RSP_LINK_WAKEUP || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m))
+    return -1;
+  *waker = rsp_model_task(m, rsp_model_run(m, l->from_run)->task);
+  int32_t pid = pid_of(*waker);
+  return pid == pid_of(rsp_model_task(m, e->task)) ? -1 : pid;
+}
+
+/* What wait ID had under it: its disk and network time (at most its length each); else the process that woke it. */
+static void under_wait(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h, GHashTable *wakers)
+{
+  const rsp_path_elem *w = rsp_paths_elem(p, id);
+  uint32_t n;
+  const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
+  uint64_t disk = 0, net = 0, len = w->end - w->start;
+  for (uint32_t k = 0; k < n; k++) {
+    const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
+    uint64_t a = MAX(c->start, w->start), b = MIN(c->end, w->end), part = b > a ? b - a : 0;
+    if (c->kind == RSP_ELEM_DISK)
+      disk += part;
+    else if (c->kind == RSP_ELEM_NET)
+      net += part;
+  }
+  h->waits_disk_ns += MIN(disk, len);
+  h->waits_net_ns += MIN(net, len);
+  if (disk || net)
+    return;
+  const rsp_task *t = NULL;
+  int32_t pid = waker_of(p, id, w, &t);
+  if (pid < 0)
+    return;
+  rsp_explain_work *o = g_hash_table_lookup(wakers, GINT_TO_POINTER(pid));
+  if (!o) {
+    o = g_new0(rsp_explain_work, 1);
+    o->pid = pid;
+    g_hash_table_insert(wakers, GINT_TO_POINTER(pid), o);
+  }
+  if (!o->comm || t->tid == pid)
+    o->comm = t->comm;
+  o->run_ns += len;
+}
+
+/* H's blocked waits among the N elements KIDS of process PID, the wait site with the most time in them, what they had
+ * under them, and who woke the others. */
+static void scattered_waits(const rsp_paths *p, const rsp_elem_id *kids, uint32_t n, int32_t pid, rsp_explain_hop *h)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  GHashTable *sites = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free); /* site -> {ns, count} */
+  GHashTable *others = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free); /* waker pid -> ns */
+  for (uint32_t k = 0; k < n; k++) {
+    const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
+    if (!blocked(m, c) || pid_of(rsp_model_task(m, c->task)) != pid)
+      continue;
+    const char *site = site_of(m, c);
+    uint64_t *acc = g_hash_table_lookup(sites, site);
+    if (!acc) {
+      acc = g_new0(uint64_t, 2);
+      g_hash_table_insert(sites, (gpointer)site, acc);
+    }
+    acc[0] += c->end - c->start;
+    acc[1]++;
+    h->waited_ns += c->end - c->start;
+    h->n_waits++;
+    if (acc[0] > h->wait_site_ns || (acc[0] == h->wait_site_ns && strcmp(site, h->wait_site) < 0)) {
+      h->wait_site = site;
+      h->wait_site_ns = acc[0];
+      h->wait_site_waits = (uint32_t)acc[1];
+    }
+    under_wait(p, kids[k], h, others);
+  }
+  GArray *all = g_array_new(FALSE, FALSE, sizeof(rsp_explain_work));
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init(&it, others);
+  while (g_hash_table_iter_next(&it, NULL, &v))
+    g_array_append_val(all, *(rsp_explain_work *)v);
+  g_array_sort(all, rsp_explain_by_run);
+  h->n_wakers = all->len;
+  memcpy(h->wakers, all->data, MIN(all->len, G_N_ELEMENTS(h->wakers)) * sizeof(rsp_explain_work));
+  g_array_free(all, TRUE);
+  g_hash_table_destroy(others);
+  g_hash_table_destroy(sites);
+}
+
+/* The chain under the process of interest's longest wait: at each wait, the process whose elements
+ * below it take the most time; when that one mostly ran (runs, and preemptions that interrupted them),
+ * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
+ * than any process's part ends it too. */
+static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  while (cur != RSP_NO_ID && x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
+    const rsp_path_elem *e = rsp_paths_elem(p, cur);
+    const rsp_task *t = rsp_model_task(m, e->task);
+    x->chain[x->n_chain++] = (rsp_explain_hop){ .pid = pid_of(t), .tid = t->tid, .comm = t->comm,
+                                                .kind = RSP_ELEM_SLEEP, .site = site_of(m, e),
+                                                .ns = e->end - e->start };
+    uint32_t n;
+    const rsp_elem_id *kids = rsp_paths_children(p, cur, &n);
+    /* per process below: running (runs and preemptions), waiting (blocked sleeps), its longest wait */
+    GHashTable *by = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    uint64_t best_total = 0, best_op = 0;
+    int32_t best_pid = -1;
+    rsp_elem_id op = RSP_NO_ID;
+    for (uint32_t k = 0; k < n; k++) {
+      const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
+      uint64_t len = c->end - c->start;
+      if (c->kind == RSP_ELEM_DISK || c->kind == RSP_ELEM_NET) {
+        if (len > best_op) {
+          best_op = len;
+          op = kids[k];
+        }
+        continue;
+      }
+      int32_t pid = pid_of(rsp_model_task(m, c->task));
+      /* runs, waits, its longest wait, that wait's id, preemptions, the number of waits */
+      uint64_t *acc = g_hash_table_lookup(by, GINT_TO_POINTER(pid));
+      if (!acc) {
+        acc = g_new0(uint64_t, 6);
+        acc[3] = RSP_NO_ID;
+        g_hash_table_insert(by, GINT_TO_POINTER(pid), acc);
+      }
+      if (blocked(m, c)) {
+        acc[1] += len;
+        acc[5]++;
+        if (len > acc[2]) {
+          acc[2] = len;
+          acc[3] = kids[k];
+        }
+      } else if (c->kind == RSP_ELEM_SLEEP) {
+        acc[4] += len;
+      } else {
+        acc[0] += len;
+      }
+      if (acc[0] + acc[1] + acc[4] > best_total || (acc[0] + acc[1] + acc[4] == best_total && pid < best_pid)) {
+        best_total = acc[0] + acc[1] + acc[4];
+        best_pid = pid;
+      }
+    }
+    rsp_elem_id next = RSP_NO_ID;
+    if (op != RSP_NO_ID && best_op >= best_total) {
+      const rsp_path_elem *c = rsp_paths_elem(p, op);
+      rsp_explain_hop h = { .pid = x->chain[x->n_chain - 1].pid, .kind = c->kind, .ns = best_op };
+      if (c->kind == RSP_ELEM_DISK)
+        h.dev = rsp_model_disk_op(m, c->id)->dev;
+      x->chain[x->n_chain++] = h;
+    } else if (best_pid >= 0) {
+      const uint64_t *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));
+      /* its waits there are many and short when the longest is under a quarter of them: following that one would
+       * name a small part as the cause (tar under its shell's wait4: 6.6 s of waits, the longest 58 ms) */
+      bool scattered = acc[1] > acc[0] + acc[4] && acc[3] != RSP_NO_ID && 4 * acc[2] < acc[1];
+      if (acc[0] + acc[4] >= acc[1] || acc[3] == RSP_NO_ID || scattered) {
+        /* it did the work: the chain ends with it running (and waiting, when scattered) */
+        /* named by its task with the longest element there (tar, not the shell it was forked as before its exec) */
+        const rsp_task *bt = NULL;
+        uint64_t bt_len = 0;
+        for (uint32_t k = 0; k < n; k++) {
+          const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
+          if (pid_of(rsp_model_task(m, c->task)) == best_pid && (!bt || c->end - c->start > bt_len)) {
+            bt = rsp_model_task(m, c->task);
+            bt_len = c->end - c->start;
+          }
+        }
+        if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
+          rsp_explain_hop h = { .pid = best_pid, .comm = bt ? bt->comm : NULL, .kind = RSP_ELEM_RUN, .ns = acc[0],
+                                .preempted_ns = acc[4] };
+          if (scattered)
+            scattered_waits(p, kids, n, best_pid, &h);
+          x->chain[x->n_chain++] = h;
+        }
+      } else {
+        next = (rsp_elem_id)acc[3];
+      }
+    }
+    g_hash_table_destroy(by);
+    cur = next;
+  }
+}
+
+/* The first wait FIRST had nothing under it and another thread of the process ended it (its work is on a path of its
+ * own: xz -T2's worker, python's pool result thread): what that thread did over the wait. Running more than waiting:
+ * the chain ends with it running; else it goes on from its longest wait there. */
+static void through_waker_thread(const rsp_paths *p, rsp_explanation *x, rsp_elem_id first)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  const rsp_explain_hop *h0 = &x->chain[0];
+  const rsp_path_elem *w = rsp_paths_elem(p, first);
+  uint64_t run = 0, preempted = 0, waited = 0, longest = 0;
+  rsp_elem_id wait = RSP_NO_ID;
+  const rsp_task *thread = NULL;
+  GArray *ids = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
+  for (rsp_elem_id id = 0; id < rsp_paths_n_elems(p); id++) {
+    const rsp_path_elem *c = rsp_paths_elem(p, id);
+    const rsp_task *t = rsp_model_task(m, c->task);
+    if (t->tid != h0->woken_by_tid || pid_of(t) != x->pid || c->end <= w->start || c->start >= w->end ||
+        (c->kind != RSP_ELEM_RUN && c->kind != RSP_ELEM_SLEEP))
+      continue;
+    uint64_t len = MIN(c->end, w->end) - MAX(c->start, w->start);
+    thread = t;
+    g_array_append_val(ids, id);
+    if (blocked(m, c)) {
+      waited += len;
+      if (len > longest) {
+        longest = len;
+        wait = id;
+      }
+    } else if (c->kind == RSP_ELEM_SLEEP) {
+      preempted += len;
+    } else {
+      run += len;
+    }
+  }
+  /* its waits many and short (python's pool result thread: a read per finished chunk): as in chain_from */
+  bool scattered = waited > run + preempted && wait != RSP_NO_ID && 4 * longest < waited;
+  if (thread && (run + preempted >= waited || wait == RSP_NO_ID || scattered)) {
+    rsp_explain_hop h = { .pid = x->pid, .tid = thread->tid, .comm = thread->comm, .kind = RSP_ELEM_RUN, .ns = run,
+                          .preempted_ns = preempted, .via_waker = true };
+    if (scattered)
+      scattered_waits(p, (const rsp_elem_id *)(void *)ids->data, ids->len, x->pid, &h);
+    x->chain[x->n_chain++] = h;
+  } else if (thread) {
+    chain_from(p, x, wait);
+    if (x->n_chain > 1)
+      x->chain[1].via_waker = true;
+  }
+  g_array_free(ids, TRUE);
+}
+
+/* The chain under the process of interest's longest wait (chain_from), or through the thread of its own that ended it
+ * when nothing under the wait explains it. */
+void rsp_explain_chain(const rsp_paths *p, rsp_explanation *x)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  const rsp_path *base = rsp_paths_path(p, 0);
+  rsp_elem_id first = RSP_NO_ID;
+  for (uint32_t i = 0; base && i < base->n_elems; i++) {
+    rsp_elem_id id = rsp_paths_path_elem(p, 0, i);
+    const rsp_path_elem *e = rsp_paths_elem(p, id);
+    if (e->depth != 0)
+      break;
+    if (blocked(m, e) &&
+        (first == RSP_NO_ID || e->end - e->start > rsp_paths_elem(p, first)->end - rsp_paths_elem(p, first)->start))
+      first = id;
+  }
+  chain_from(p, x, first);
+  if (x->n_chain == 1) {
+    note_end(p, first, &x->chain[0]);
+    if (x->chain[0].woken_by_tid > 0 && x->chain[0].woken_by_pid == x->pid)
+      through_waker_thread(p, x, first);
+  }
+}
+
