@@ -143,9 +143,11 @@ static void scattered_waits(const rsp_paths *p, const rsp_elem_id *kids, uint32_
   g_hash_table_iter_init(&it, others);
   while (g_hash_table_iter_next(&it, NULL, &v))
     g_array_append_val(all, *(rsp_explain_work *)v);
-  g_array_sort(all, rsp_explain_by_run);
   h->n_wakers = all->len;
-  memcpy(h->wakers, all->data, MIN(all->len, G_N_ELEMENTS(h->wakers)) * sizeof(rsp_explain_work));
+  if (all->len) { /* an empty GArray's data is NULL: no sort or memcpy of it */
+    g_array_sort(all, rsp_explain_by_run);
+    memcpy(h->wakers, all->data, MIN(all->len, G_N_ELEMENTS(h->wakers)) * sizeof(rsp_explain_work));
+  }
   g_array_free(all, TRUE);
   g_hash_table_destroy(others);
   g_hash_table_destroy(sites);
