@@ -27,6 +27,22 @@ static int32_t pid_of(const rsp_task *t)
   return t->pid >= 0 ? t->pid : t->tid;
 }
 
+/* The task whose run woke sleep element ID's last sleep (a recorded wakeup by a run), else NULL. */
+static const rsp_task *waker_task(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  rsp_sleep_id last = rsp_paths_elem_sleep(p, id, e->n_merged ? e->n_merged - 1 : 0);
+  if (last == RSP_NO_ID)
+    return NULL;
+  const rsp_sleep *sl = rsp_model_sleep(m, last);
+  if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
+    return NULL;
+  const rsp_link *l = rsp_model_link(m, sl->wake_link);
+  if (l->kind != RSP_LINK_WAKEUP || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m))
+    return NULL;
+  return rsp_model_task(m, rsp_model_run(m, l->from_run)->task);
+}
+
 /* For a wait nothing under it explains (the chain stops at it): what ended it. Its last merged sleep's waker, and
  * how many of its sleeps timed out (a poll: xz -T2's main thread waits in 300 ms timeouts until a thread wakes it). */
 static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
@@ -42,37 +58,13 @@ static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
   }
   if (last == RSP_NO_ID)
     return;
-  const rsp_sleep *sl = rsp_model_sleep(m, last);
-  h->ended_by_timeout = sl->end_cause == RSP_SLEEP_END_TIMEOUT;
-  if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
-    return;
-  const rsp_link *l = rsp_model_link(m, sl->wake_link);
-  if (l->kind != RSP_LINK_WAKEUP || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m))
-    return;
-  const rsp_task *t = rsp_model_task(m, rsp_model_run(m, l->from_run)->task);
-  if (t == rsp_model_task(m, e->task))
+  h->ended_by_timeout = rsp_model_sleep(m, last)->end_cause == RSP_SLEEP_END_TIMEOUT;
+  const rsp_task *t = waker_task(p, id, e);
+  if (!t || t == rsp_model_task(m, e->task))
     return;
   h->woken_by_pid = pid_of(t);
   h->woken_by_tid = t->tid;
   h->woken_by_comm = t->comm;
-}
-
-/* The process whose run woke sleep element E's last sleep (-1: none recorded, or E's own process). */
-static int32_t waker_of(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, const rsp_task **waker)
-{
-  const rsp_model *m = rsp_paths_model(p);
-  rsp_sleep_id last = rsp_paths_elem_sleep(p, id, e->n_merged ? e->n_merged - 1 : 0);
-  if (last == RSP_NO_ID)
-    return -1;
-  const rsp_sleep *sl = rsp_model_sleep(m, last);
-  if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
-    return -1;
-  const rsp_link *l = rsp_model_link(m, sl->wake_link);
-  if (l->kind != RSP_LINK_WAKEUP || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m))
-    return -1;
-  *waker = rsp_model_task(m, rsp_model_run(m, l->from_run)->task);
-  int32_t pid = pid_of(*waker);
-  return pid == pid_of(rsp_model_task(m, e->task)) ? -1 : pid;
 }
 
 /* What wait ID had under it: its disk and network time (at most its length each); else the process that woke it. */
@@ -94,9 +86,10 @@ static void under_wait(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h, G
   h->waits_net_ns += MIN(net, len);
   if (disk || net)
     return;
-  const rsp_task *t = NULL;
-  int32_t pid = waker_of(p, id, w, &t);
-  if (pid < 0)
+  const rsp_model *m = rsp_paths_model(p);
+  const rsp_task *t = waker_task(p, id, w);
+  int32_t pid = t ? pid_of(t) : -1;
+  if (pid < 0 || pid == pid_of(rsp_model_task(m, w->task)))
     return;
   rsp_explain_work *o = g_hash_table_lookup(wakers, GINT_TO_POINTER(pid));
   if (!o) {
@@ -137,20 +130,44 @@ static void scattered_waits(const rsp_paths *p, const rsp_elem_id *kids, uint32_
     }
     under_wait(p, kids[k], h, others);
   }
-  GArray *all = g_array_new(FALSE, FALSE, sizeof(rsp_explain_work));
-  GHashTableIter it;
-  gpointer v;
-  g_hash_table_iter_init(&it, others);
-  while (g_hash_table_iter_next(&it, NULL, &v))
-    g_array_append_val(all, *(rsp_explain_work *)v);
-  h->n_wakers = all->len;
-  if (all->len) { /* an empty GArray's data is NULL: no sort or memcpy of it */
-    g_array_sort(all, rsp_explain_by_run);
-    memcpy(h->wakers, all->data, MIN(all->len, G_N_ELEMENTS(h->wakers)) * sizeof(rsp_explain_work));
-  }
-  g_array_free(all, TRUE);
+  h->n_wakers = rsp_explain_top_work(others, h->wakers, G_N_ELEMENTS(h->wakers));
   g_hash_table_destroy(others);
   g_hash_table_destroy(sites);
+}
+
+/* A process's (or a thread's) elements over a wait: running, preempted, waiting (blocked sleeps), its longest wait. */
+typedef struct tally {
+  uint64_t run, preempted, waited, longest;
+  rsp_elem_id wait; /* the longest wait (RSP_NO_ID: none) */
+} tally;
+
+static void tally_add(const rsp_model *m, tally *t, rsp_elem_id id, const rsp_path_elem *c, uint64_t len)
+{
+  if (blocked(m, c)) {
+    t->waited += len;
+    if (len > t->longest) {
+      t->longest = len;
+      t->wait = id;
+    }
+  } else if (c->kind == RSP_ELEM_SLEEP) {
+    t->preempted += len;
+  } else {
+    t->run += len;
+  }
+}
+
+/* Its waits are many and short: more waiting than running, the longest under a quarter of the waits (following that
+ * one would name a small part as the cause: tar under its shell's wait4, 6.6 s of waits, the longest 58 ms). */
+static bool tally_scattered(const tally *t)
+{
+  return t->waited > t->run + t->preempted && t->wait != RSP_NO_ID && 4 * t->longest < t->waited;
+}
+
+/* The chain ends with it: it ran (with its preemptions) at least as long as it waited, had no wait, or its waits were
+ * scattered; else it goes on from its longest wait. */
+static bool tally_ends(const tally *t)
+{
+  return t->run + t->preempted >= t->waited || t->wait == RSP_NO_ID || tally_scattered(t);
 }
 
 /* The chain under the process of interest's longest wait: at each wait, the process whose elements
@@ -184,27 +201,16 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
         continue;
       }
       int32_t pid = pid_of(rsp_model_task(m, c->task));
-      /* runs, waits, its longest wait, that wait's id, preemptions, the number of waits */
-      uint64_t *acc = g_hash_table_lookup(by, GINT_TO_POINTER(pid));
+      tally *acc = g_hash_table_lookup(by, GINT_TO_POINTER(pid));
       if (!acc) {
-        acc = g_new0(uint64_t, 6);
-        acc[3] = RSP_NO_ID;
+        acc = g_new0(tally, 1);
+        acc->wait = RSP_NO_ID;
         g_hash_table_insert(by, GINT_TO_POINTER(pid), acc);
       }
-      if (blocked(m, c)) {
-        acc[1] += len;
-        acc[5]++;
-        if (len > acc[2]) {
-          acc[2] = len;
-          acc[3] = kids[k];
-        }
-      } else if (c->kind == RSP_ELEM_SLEEP) {
-        acc[4] += len;
-      } else {
-        acc[0] += len;
-      }
-      if (acc[0] + acc[1] + acc[4] > best_total || (acc[0] + acc[1] + acc[4] == best_total && pid < best_pid)) {
-        best_total = acc[0] + acc[1] + acc[4];
+      tally_add(m, acc, kids[k], c, len);
+      uint64_t total = acc->run + acc->waited + acc->preempted;
+      if (total > best_total || (total == best_total && pid < best_pid)) {
+        best_total = total;
         best_pid = pid;
       }
     }
@@ -216,11 +222,8 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
         h.dev = rsp_model_disk_op(m, c->id)->dev;
       x->chain[x->n_chain++] = h;
     } else if (best_pid >= 0) {
-      const uint64_t *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));
-      /* its waits there are many and short when the longest is under a quarter of them: following that one would
-       * name a small part as the cause (tar under its shell's wait4: 6.6 s of waits, the longest 58 ms) */
-      bool scattered = acc[1] > acc[0] + acc[4] && acc[3] != RSP_NO_ID && 4 * acc[2] < acc[1];
-      if (acc[0] + acc[4] >= acc[1] || acc[3] == RSP_NO_ID || scattered) {
+      const tally *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));
+      if (tally_ends(acc)) {
         /* it did the work: the chain ends with it running (and waiting, when scattered) */
         /* named by its task with the longest element there (tar, not the shell it was forked as before its exec) */
         const rsp_task *bt = NULL;
@@ -233,14 +236,14 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
           }
         }
         if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
-          rsp_explain_hop h = { .pid = best_pid, .comm = bt ? bt->comm : NULL, .kind = RSP_ELEM_RUN, .ns = acc[0],
-                                .preempted_ns = acc[4] };
-          if (scattered)
+          rsp_explain_hop h = { .pid = best_pid, .comm = bt ? bt->comm : NULL, .kind = RSP_ELEM_RUN, .ns = acc->run,
+                                .preempted_ns = acc->preempted };
+          if (tally_scattered(acc))
             scattered_waits(p, kids, n, best_pid, &h);
           x->chain[x->n_chain++] = h;
         }
       } else {
-        next = (rsp_elem_id)acc[3];
+        next = acc->wait;
       }
     }
     g_hash_table_destroy(by);
@@ -256,8 +259,7 @@ static void through_waker_thread(const rsp_paths *p, rsp_explanation *x, rsp_ele
   const rsp_model *m = rsp_paths_model(p);
   const rsp_explain_hop *h0 = &x->chain[0];
   const rsp_path_elem *w = rsp_paths_elem(p, first);
-  uint64_t run = 0, preempted = 0, waited = 0, longest = 0;
-  rsp_elem_id wait = RSP_NO_ID;
+  tally over = { .wait = RSP_NO_ID };
   const rsp_task *thread = NULL;
   GArray *ids = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
   for (rsp_elem_id id = 0; id < rsp_paths_n_elems(p); id++) {
@@ -266,31 +268,19 @@ static void through_waker_thread(const rsp_paths *p, rsp_explanation *x, rsp_ele
     if (t->tid != h0->woken_by_tid || pid_of(t) != x->pid || c->end <= w->start || c->start >= w->end ||
         (c->kind != RSP_ELEM_RUN && c->kind != RSP_ELEM_SLEEP))
       continue;
-    uint64_t len = MIN(c->end, w->end) - MAX(c->start, w->start);
     thread = t;
     g_array_append_val(ids, id);
-    if (blocked(m, c)) {
-      waited += len;
-      if (len > longest) {
-        longest = len;
-        wait = id;
-      }
-    } else if (c->kind == RSP_ELEM_SLEEP) {
-      preempted += len;
-    } else {
-      run += len;
-    }
+    tally_add(m, &over, id, c, MIN(c->end, w->end) - MAX(c->start, w->start));
   }
-  /* its waits many and short (python's pool result thread: a read per finished chunk): as in chain_from */
-  bool scattered = waited > run + preempted && wait != RSP_NO_ID && 4 * longest < waited;
-  if (thread && (run + preempted >= waited || wait == RSP_NO_ID || scattered)) {
-    rsp_explain_hop h = { .pid = x->pid, .tid = thread->tid, .comm = thread->comm, .kind = RSP_ELEM_RUN, .ns = run,
-                          .preempted_ns = preempted, .via_waker = true };
-    if (scattered)
+  /* as in chain_from (its waits many and short: python's pool result thread, a read per finished chunk) */
+  if (thread && tally_ends(&over)) {
+    rsp_explain_hop h = { .pid = x->pid, .tid = thread->tid, .comm = thread->comm, .kind = RSP_ELEM_RUN,
+                          .ns = over.run, .preempted_ns = over.preempted, .via_waker = true };
+    if (tally_scattered(&over))
       scattered_waits(p, (const rsp_elem_id *)(void *)ids->data, ids->len, x->pid, &h);
     x->chain[x->n_chain++] = h;
   } else if (thread) {
-    chain_from(p, x, wait);
+    chain_from(p, x, over.wait);
     if (x->n_chain > 1)
       x->chain[1].via_waker = true;
   }

@@ -7,7 +7,8 @@
 
 /* Fills X's chain (x->chain, x->n_chain) from P's paths. */
 void rsp_explain_chain(const rsp_paths *p, rsp_explanation *x);
-/* qsort order of rsp_explain_work: the most running time first, then by pid. */
-int rsp_explain_by_run(const void *a, const void *b);
+/* BY's values (rsp_explain_work), the most running time first (then by pid): the first MAX copied to OUT; returns how
+ * many there are. */
+uint32_t rsp_explain_top_work(GHashTable *by, rsp_explain_work *out, uint32_t max);
 
 #endif

@@ -58,59 +58,43 @@ typedef struct proc_work {
   int32_t pid;
   const char *comm;
   uint64_t run_ns;
-  GHashTable *fns; /* name -> uint64_t ns (boxed in fn_time) */
+  GHashTable *fns;     /* name -> uint64_t ns (boxed in fn_time) */
+  GHashTable *threads; /* tid -> its running (rsp_explain_work, pid: the tid) */
 } proc_work;
 
 static void proc_work_free(gpointer p)
 {
   proc_work *w = p;
   g_hash_table_destroy(w->fns);
+  g_hash_table_destroy(w->threads);
   g_free(w);
 }
 
-int rsp_explain_by_run(const void *a, const void *b)
+static int by_run(const void *a, const void *b)
 {
   const rsp_explain_work *x = a, *y = b;
   return x->run_ns != y->run_ns ? (x->run_ns < y->run_ns ? 1 : -1) : (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* X's own threads' running time on P's paths (xz -T2: its two workers did the compressing), the most first; none
- * when one thread did all of it. */
-static void own_threads(const rsp_paths *p, rsp_explanation *x)
+uint32_t rsp_explain_top_work(GHashTable *by, rsp_explain_work *out, uint32_t max)
 {
-  const rsp_model *m = rsp_paths_model(p);
-  GHashTable *by_tid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-  for (rsp_elem_id id = 0; id < rsp_paths_n_elems(p); id++) {
-    const rsp_path_elem *e = rsp_paths_elem(p, id);
-    const rsp_task *t = rsp_model_task(m, e->task);
-    if (e->kind != RSP_ELEM_RUN || e->end <= e->start || (t->pid >= 0 ? t->pid : t->tid) != x->pid)
-      continue;
-    rsp_explain_work *w = g_hash_table_lookup(by_tid, GINT_TO_POINTER(t->tid));
-    if (!w) {
-      w = g_new0(rsp_explain_work, 1);
-      w->pid = t->tid;
-      g_hash_table_insert(by_tid, GINT_TO_POINTER(t->tid), w);
-    }
-    w->comm = t->comm; /* its latest name */
-    w->run_ns += e->end - e->start;
+  GArray *all = g_array_new(FALSE, FALSE, sizeof(rsp_explain_work));
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init(&it, by);
+  while (g_hash_table_iter_next(&it, NULL, &v))
+    g_array_append_val(all, *(rsp_explain_work *)v);
+  uint32_t n = all->len;
+  if (n) { /* an empty GArray's data is NULL: no sort or memcpy of it */
+    g_array_sort(all, by_run);
+    memcpy(out, all->data, MIN(n, max) * sizeof(rsp_explain_work));
   }
-  if (g_hash_table_size(by_tid) > 1) {
-    GArray *all = g_array_new(FALSE, FALSE, sizeof(rsp_explain_work));
-    GHashTableIter it;
-    gpointer v;
-    g_hash_table_iter_init(&it, by_tid);
-    while (g_hash_table_iter_next(&it, NULL, &v))
-      g_array_append_val(all, *(rsp_explain_work *)v);
-    g_array_sort(all, rsp_explain_by_run);
-    x->n_threads = all->len;
-    memcpy(x->threads, all->data, MIN(all->len, RSP_EXPLAIN_MAX_THREADS) * sizeof(rsp_explain_work));
-    g_array_free(all, TRUE);
-  }
-  g_hash_table_destroy(by_tid);
+  g_array_free(all, TRUE);
+  return n;
 }
 
 /* Each process's runs on the paths, with the time of each function its samples there name (a run's
- * time on the paths divided equally among its samples). */
+ * time on the paths divided equally among its samples), and each of its threads' running there. */
 static GHashTable *work_by_process(const rsp_paths *p, GStringChunk *names)
 {
   const rsp_model *m = rsp_paths_model(p);
@@ -126,12 +110,21 @@ static GHashTable *work_by_process(const rsp_paths *p, GStringChunk *names)
       w = g_new0(proc_work, 1);
       w->pid = pid;
       w->fns = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+      w->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
       g_hash_table_insert(procs, GINT_TO_POINTER(pid), w);
     }
     if (t->tid == pid || !w->comm)
       w->comm = t->comm;
     uint64_t len = e->end - e->start;
     w->run_ns += len;
+    rsp_explain_work *th = g_hash_table_lookup(w->threads, GINT_TO_POINTER(t->tid));
+    if (!th) {
+      th = g_new0(rsp_explain_work, 1);
+      th->pid = t->tid;
+      g_hash_table_insert(w->threads, GINT_TO_POINTER(t->tid), th);
+    }
+    th->comm = t->comm; /* its latest name */
+    th->run_ns += len;
     const rsp_run *run = rsp_model_run(m, e->id);
     uint32_t n = 0;
     for (uint32_t k = 0; k < run->n_samples; k++) {
@@ -295,7 +288,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   }
   x->n_work = MIN(work->len, RSP_EXPLAIN_MAX_WORK);
   if (work->len) { /* an empty GArray's data is NULL: no qsort or memcpy of it */
-    qsort(work->data, work->len, sizeof(rsp_explain_work), rsp_explain_by_run);
+    qsort(work->data, work->len, sizeof(rsp_explain_work), by_run);
     memcpy(x->work, work->data, x->n_work * sizeof(rsp_explain_work));
   }
   /* the biggest lever: the function with the most time on the paths */
@@ -305,6 +298,10 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       x->lever = *w;
   }
   g_array_free(work, TRUE);
+  /* its own threads' running, the most first, when more than one ran (xz -T2: its two workers did the compressing) */
+  const proc_work *own_work = g_hash_table_lookup(procs, GINT_TO_POINTER(x->pid));
+  if (own_work && g_hash_table_size(own_work->threads) > 1)
+    x->n_threads = rsp_explain_top_work(own_work->threads, x->threads, RSP_EXPLAIN_MAX_THREADS);
   g_hash_table_destroy(procs);
   rsp_explain_chain(p, x);
 
@@ -315,7 +312,6 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       own = x->work[i].run_ns;
   say(s, "%s [%d] took %.1f ms (wall time); its control paths add up to %.1f ms over %u processes.",
       name_or(x->comm), x->pid, ms(x->wall_ns), ms(c->total_ns), c->n_processes);
-  own_threads(p, x);
   if (own && x->n_threads > 1) {
     GString *g = g_string_new(NULL);
     g_string_printf(g, "It ran %.1f ms itself (%.0f%% of the paths), in its threads ", ms(own), pct(own, c->total_ns));
