@@ -227,13 +227,14 @@ uint64_t rsp_ftrace_missed(const rsp_ftrace *ft);
 /* A perf event pulled ahead while merging the ftrace stream: delivered entries stay a while, so
  * that an ftrace event can still find its twin among them. */
 typedef struct rsp_lookahead {
-  uint8_t *record; /* in the file's mapping, or a copy (owned) */
-  bool owned;
-  uint64_t time, offset;
-  uint32_t evsel;
+  uint64_t time;
   uint64_t key;    /* tracepoint, cpu and fixed payload hashed; 0 for other events */
   bool matched;
+  bool owned;
   bool decoded;    /* its event, decoded for the key, is in the reader's la_ring at SLOT */
+  uint32_t evsel;
+  uint8_t *record; /* in the file's mapping, or a copy (owned) */
+  uint64_t offset;
   uint64_t slot;
 } rsp_lookahead;
 
