@@ -401,7 +401,7 @@ static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint6
  * the walk's 1.2M stretches under one depth-0 sleep, 3.2M of deep4g's), so a worker whose stack is deep gives half
  * of it here when the other waits. Plain pthreads, which ThreadSanitizer follows. */
 typedef struct pool {
-  pthread_mutex_t lock;
+  _Alignas(64) pthread_mutex_t lock;
   pthread_cond_t more;
   pending *items;
   uint32_t n, cap;
@@ -414,7 +414,8 @@ typedef struct pool {
  * other, the stretches it takes from the pool, and what it adds up (sums, and the preemptors' tallies, merged
  * afterwards: the result does not depend on which worker took which stretch). */
 typedef struct share {
-  const rsp_paths *paths;
+  _Alignas(64) const rsp_paths *paths; /* (each share on cache lines of its own: the two sit side by side on the
+                                        * stack, and one worker's stack count shared a line with the other's paths) */
   const rsp_elem_id *roots;
   uint32_t n_roots;
   uint32_t *next; /* the next root not taken (atomic) */

@@ -118,9 +118,13 @@ static uint32_t poll_continues(const rsp_paths *p, rsp_task_id task, uint32_t si
 typedef struct timeline_range {
   rsp_paths *p;
   rsp_task_id first, end;
+  const uint32_t *run_base, *sleep_base; /* per task: where its runs' (sleeps') items go in run_pos (sleep_pos) */
+  uint32_t *run_pos, *sleep_pos;         /* the item of each task's runs (sleeps), in task order */
 } timeline_range;
 
-/* The timelines of tasks [FIRST, END): each writes its own, and the items of its own runs and sleeps. */
+/* The timelines of tasks [FIRST, END): each writes its own, and the items of its own runs and sleeps in task order
+ * (not by run and sleep id: a ping-pong's two threads, one on each side of the split, have alternate ids, and the
+ * two threads wrote the same cache lines). */
 static gpointer build_timeline_range(gpointer data)
 {
   const timeline_range *range = data;
@@ -129,6 +133,7 @@ static gpointer build_timeline_range(gpointer data)
   for (rsp_task_id t = range->first; t < range->end; t++) {
     const rsp_task *task = rsp_model_task(m, t);
     timeline *tl = &p->timelines[t];
+    uint32_t *run_pos = range->run_pos + range->run_base[t], *sleep_pos = range->sleep_pos + range->sleep_base[t];
     tl->items = g_new(tl_item, (size_t)task->n_runs + task->n_sleeps + 1);
     uint32_t ri = 0, si = 0;
     while (ri < task->n_runs || si < task->n_sleeps) {
@@ -139,13 +144,13 @@ static gpointer build_timeline_range(gpointer data)
       if (take_run) {
         const rsp_run *run = rsp_model_run(m, r);
         *it = (tl_item){ run->start, run->end, r, RSP_NO_ID, 1, RSP_ELEM_RUN, 0 };
-        p->run_item[r] = tl->n++;
+        run_pos[ri] = tl->n++;
         ri++;
         continue;
       }
       const rsp_sleep *sl = rsp_model_sleep(m, s);
       *it = (tl_item){ sl->start, sl->end, s, s, 1, RSP_ELEM_SLEEP, si };
-      p->sleep_item[s] = tl->n;
+      sleep_pos[si] = tl->n;
       si++;
       /* a poll loop: the next sleeps with the same stack, after short runs, the earlier ones timed out */
       for (uint32_t fold; (fold = poll_continues(p, t, si, rsp_model_sleep(m, it->last_sleep))) > 0;) {
@@ -153,11 +158,11 @@ static gpointer build_timeline_range(gpointer data)
           rsp_sleep_id nx = rsp_model_task_sleep(m, t, si);
           /* the runs in between are folded into the merged sleep */
           while (ri < task->n_runs && rsp_model_run(m, rsp_model_task_run(m, t, ri))->start < rsp_model_sleep(m, nx)->start)
-            p->run_item[rsp_model_task_run(m, t, ri++)] = tl->n;
+            run_pos[ri++] = tl->n;
           it->last_sleep = nx;
           it->end = rsp_model_sleep(m, nx)->end;
           it->n_merged++;
-          p->sleep_item[nx] = tl->n;
+          sleep_pos[si] = tl->n;
         }
       }
       tl->n++;
@@ -179,33 +184,55 @@ static void build_timelines(rsp_paths *p)
 {
   const rsp_model *m = p->model;
   uint32_t nt = rsp_model_n_tasks(m);
+  uint32_t nr = rsp_model_n_runs(m), ns = rsp_model_n_sleeps(m);
   p->timelines = g_new0(timeline, nt ? nt : 1);
-  p->run_item = g_new(uint32_t, rsp_model_n_runs(m) ? rsp_model_n_runs(m) : 1);
-  p->sleep_item = g_new(uint32_t, rsp_model_n_sleeps(m) ? rsp_model_n_sleeps(m) : 1);
-  uint64_t items = (uint64_t)rsp_model_n_runs(m) + rsp_model_n_sleeps(m);
-  timeline_range all = { p, 0, nt };
+  p->run_item = g_new(uint32_t, nr ? nr : 1);
+  p->sleep_item = g_new(uint32_t, ns ? ns : 1);
+  uint32_t *run_base = g_new(uint32_t, (size_t)nt + 1), *sleep_base = g_new(uint32_t, (size_t)nt + 1);
+  run_base[0] = sleep_base[0] = 0;
+  for (rsp_task_id t = 0; t < nt; t++) {
+    run_base[t + 1] = run_base[t] + rsp_model_task(m, t)->n_runs;
+    sleep_base[t + 1] = sleep_base[t] + rsp_model_task(m, t)->n_sleeps;
+  }
+  uint32_t *run_pos = g_new(uint32_t, run_base[nt] ? run_base[nt] : 1);
+  uint32_t *sleep_pos = g_new(uint32_t, sleep_base[nt] ? sleep_base[nt] : 1);
+  uint64_t items = (uint64_t)nr + ns;
+  timeline_range all = { p, 0, nt, run_base, sleep_base, run_pos, sleep_pos };
   if (!two_threads_for(items)) {
     build_timeline_range(&all);
-    return;
-  }
-  /* two halves of the items, split between tasks: before the task that crosses the middle, or after it, whichever
-   * is nearer (a ping-pong's two threads may hold most of them) */
-  rsp_task_id split = 0;
-  uint64_t before = 0;
-  for (; split < nt; split++) {
-    uint64_t after = before + rsp_model_task(m, split)->n_runs + rsp_model_task(m, split)->n_sleeps;
-    if (after * 2 >= items) {
-      if (after * 2 - items < items - before * 2)
-        split++;
-      break;
+  } else {
+    /* two halves of the items, split between tasks: before the task that crosses the middle, or after it,
+     * whichever is nearer (a ping-pong's two threads may hold most of them) */
+    rsp_task_id split = 0;
+    uint64_t before = 0;
+    for (; split < nt; split++) {
+      uint64_t after = before + rsp_model_task(m, split)->n_runs + rsp_model_task(m, split)->n_sleeps;
+      if (after * 2 >= items) {
+        if (after * 2 - items < items - before * 2)
+          split++;
+        break;
+      }
+      before = after;
     }
-    before = after;
+    timeline_range second = all;
+    second.first = split;
+    GThread *thread = g_thread_new("rsp-timelines", build_timeline_range, &second);
+    all.end = split;
+    build_timeline_range(&all);
+    g_thread_join(thread);
   }
-  timeline_range second = { p, split, nt };
-  GThread *thread = g_thread_new("rsp-timelines", build_timeline_range, &second);
-  all.end = split;
-  build_timeline_range(&all);
-  g_thread_join(thread);
+  /* by id, on one thread */
+  for (rsp_task_id t = 0; t < nt; t++) {
+    const rsp_task *task = rsp_model_task(m, t);
+    for (uint32_t ri = 0; ri < task->n_runs; ri++)
+      p->run_item[rsp_model_task_run(m, t, ri)] = run_pos[run_base[t] + ri];
+    for (uint32_t si = 0; si < task->n_sleeps; si++)
+      p->sleep_item[rsp_model_task_sleep(m, t, si)] = sleep_pos[sleep_base[t] + si];
+  }
+  g_free(run_pos);
+  g_free(sleep_pos);
+  g_free(run_base);
+  g_free(sleep_base);
 }
 
 static rsp_elem_id add_elem(rsp_paths *p, const tl_item *it, uint64_t start, uint64_t end, rsp_task_id task,

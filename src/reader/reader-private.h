@@ -135,6 +135,11 @@ bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, 
 /* Where the RAW field of a SAMPLE record of ATTR should be, to prefetch it (not checked as decoding checks:
  * only to be looked at by rsp_decode_record); NULL when the layout does not say. */
 const uint8_t *rsp_sample_raw_guess(const uint8_t *rec, size_t size, const struct perf_event_attr *attr);
+/* The cpu (-1 when the sample has none) and the RAW field (NULL, 0 when it has none) of a SAMPLE record of ATTR, found
+ * without decoding the rest, where rsp_decode_record finds them; false when a field before them does not fit the
+ * record or the layout does not say (PERF_SAMPLE_READ): decode it then. */
+bool rsp_sample_cpu_raw(const uint8_t *rec, size_t size, const struct perf_event_attr *attr, int32_t *cpu,
+                        const uint8_t **raw, uint32_t *raw_size);
 /* Reads only the id of a record (to find its evsel). Returns false if it has none. */
 bool rsp_record_id(const uint8_t *rec, size_t size, const rsp_id_layout *layout,
                    const struct perf_event_attr *attr0, uint64_t *id);

@@ -327,6 +327,52 @@ const uint8_t *rsp_sample_raw_guess(const uint8_t *rec, size_t size, const struc
   return at < size ? rec + at : NULL;
 }
 
+bool rsp_sample_cpu_raw(const uint8_t *rec, size_t size, const struct perf_event_attr *attr, int32_t *cpu,
+                        const uint8_t **raw, uint32_t *raw_size)
+{
+  uint64_t t = attr->sample_type;
+  if (t & PERF_SAMPLE_READ)
+    return false;
+  const uint64_t before_cpu = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                              PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID;
+  size_t at = sizeof(struct perf_event_header) + 8 * (size_t)__builtin_popcountll(t & before_cpu);
+  *cpu = -1;
+  if (t & PERF_SAMPLE_CPU) {
+    if (at + 8 > size)
+      return false;
+    uint32_t a;
+    memcpy(&a, rec + at, 4);
+    *cpu = (int32_t)a;
+    at += 8;
+  }
+  if (t & PERF_SAMPLE_PERIOD)
+    at += 8;
+  if (t & PERF_SAMPLE_CALLCHAIN) {
+    uint64_t nr;
+    if (at + 8 > size)
+      return false;
+    memcpy(&nr, rec + at, 8);
+    at += 8;
+    if (at > size || nr > (size - at) / 8)
+      return false;
+    at += (size_t)nr * 8;
+  }
+  *raw = NULL;
+  *raw_size = 0;
+  if (t & PERF_SAMPLE_RAW) {
+    uint32_t rs;
+    if (at + 4 > size)
+      return false;
+    memcpy(&rs, rec + at, 4);
+    at += 4;
+    if (rs > size - at)
+      return false;
+    *raw = rec + at;
+    *raw_size = rs;
+  }
+  return true;
+}
+
 bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, uint64_t offset,
                        const char *path, rsp_event *ev, GError **error)
 {
