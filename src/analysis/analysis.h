@@ -674,10 +674,12 @@ typedef struct rsp_explain_hop {
    * ended it): the task whose run woke its last sleep (tid 0: none), and how many of its merged sleeps timed out */
   int32_t woken_by_pid, woken_by_tid;
   const char *woken_by_comm;
-  /* the second hop, when the first wait was ended by another thread of the process (on a path of its own): that
-   * thread (tid), running or waiting over the first wait, the chain going on from its longest wait there */
+  /* the second hop, when the first wait was ended by another thread of the process or by another process (its work on
+   * a path of its own): that thread (tid), or that process, running or waiting over the first wait, the chain going
+   * on from its longest wait there */
   bool via_waker;
-  int32_t tid;
+  int32_t tid;       /* 0: the waker was another process, all its threads taken together */
+  uint32_t n_threads; /* that process's threads that ran over the wait (0: a thread, or no process) */
   uint32_t timeouts;
   uint32_t timeouts_guessed; /* of those, timeouts guessed (the wakeup had no call stack: end_inferred) */
   bool ended_by_timeout; /* its last sleep timed out */

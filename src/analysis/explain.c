@@ -370,7 +370,13 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
         scattered_clause(g, h);
       else if (h->via_waker && h->kind == RSP_ELEM_SLEEP) /* the thread just named as the waker */
         g_string_append_printf(g, ", which waited %.1f ms in %s", ms(h->ns), h->site);
-      else if (h->via_waker && h->preempted_ns)
+      else if (h->via_waker && h->n_threads > 1) /* another process: its threads together */
+      {
+        g_string_append_printf(g, ", which ran %.1f ms over it in %u threads", ms(h->ns), h->n_threads);
+        if (h->preempted_ns >= 50000) /* (0.0 ms said nothing) */
+          g_string_append_printf(g, " and was preempted %.1f ms", ms(h->preempted_ns));
+      }
+      else if (h->via_waker && h->preempted_ns >= 50000)
         g_string_append_printf(g, ", which ran %.1f ms of it on a cpu and was preempted %.1f ms", ms(h->ns),
                                ms(h->preempted_ns));
       else if (h->via_waker)

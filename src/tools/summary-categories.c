@@ -250,8 +250,12 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
     if (h->via_waker) { /* the thread of the process that ended the first wait */
       rsp_json_key(&json, "via_waker");
       rsp_json_bool(&json, true);
-      rsp_json_key(&json, "tid");
+      rsp_json_key(&json, "tid"); /* 0: another process, its threads together */
       rsp_json_i64(&json, h->tid);
+      if (h->n_threads) {
+        rsp_json_key(&json, "threads");
+        rsp_json_u64(&json, h->n_threads);
+      }
     }
     if (h->n_waits) { /* a running hop whose waits were many and short */
       rsp_json_key(&json, "waited_ms");

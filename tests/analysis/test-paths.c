@@ -1431,8 +1431,74 @@ static void test_explain_scattered_waits(void)
   rsp_model_free(m);
 }
 
+/* git clone's read of index-pack's answer: another process ended the longest wait, and its work is on another path.
+ * A (main thread) reads 110-1000; D, a thread of A, waits 100-400. B (another process, on cpu 2) runs 100-995 in one
+ * run: it wakes D at 395 and A at 990. Its run goes on far past D's wait, so it roots a control path of its own, and
+ * it is there when A's wait looks for its waker: nothing is under A's wait. E, a thread of B, runs 200-700 on cpu 3.
+ * Truth over A's wait (110-1000): B ran 885 us (110-995), E 500: 1385 us in 2 threads. The chain goes on through B,
+ * its threads together, from the model (not only what the paths hold). */
+static void test_explain_waker_process(void)
+{
+  static const char *const READ = "schedule,pipe_read|read";
+  enum { D = 101, E = 201 };
+  tb *t = tb_new(false);
+  tb_thread(t, A, D);
+  tb_thread(t, B, E);
+  sw(t, 90, 1, IDLE, "R", D);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 2, IDLE, "R", B);
+  tb_next_stack(t, "schedule,futex_wait_queue,__futex_wait,futex_wait,do_futex,__x64_sys_futex|pthread_cond_wait");
+  sw(t, 100, 1, D, "S", IDLE);
+  tb_next_stack(t, READ);
+  sw(t, 110, 0, A, "S", IDLE);
+  sw(t, 200, 3, IDLE, "R", E);
+  tb_waking(t, 395 * US, 2, B, D, 1);
+  sw(t, 400, 1, IDLE, "R", D);
+  tb_next_stack(t, "schedule,futex_wait_queue,__futex_wait,futex_wait,do_futex,__x64_sys_futex|pthread_cond_wait");
+  sw(t, 410, 1, D, "S", IDLE);
+  sw(t, 700, 3, E, "S", IDLE);
+  tb_waking(t, 990 * US, 2, B, A, 0);
+  sw(t, 995, 2, B, "S", IDLE);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 110, 1000);
+  uint32_t n_kids;
+  rsp_paths_children(p, as, &n_kids);
+  CHECK_EQ(n_kids, 0); /* (the scenario: B's run is on a path of its own) */
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->n_chain, 2);
+  if (x->n_chain >= 1) {
+    CHECK_EQ(x->chain[0].ns, 890 * US);
+    CHECK_EQ(x->chain[0].woken_by_pid, B);
+  }
+  if (x->n_chain == 2) {
+    const rsp_explain_hop *h = &x->chain[1];
+    CHECK(h->via_waker);
+    CHECK_EQ(h->pid, B);
+    CHECK_EQ(h->tid, 0);
+    CHECK_EQ(h->kind, RSP_ELEM_RUN);
+    CHECK_EQ(h->ns, 1385 * US);
+    CHECK_EQ(h->n_threads, 2);
+  }
+  bool said = false;
+  for (char **sn = x->sentences; sn && *sn; sn++)
+    said |= strstr(*sn, "until t200 [200] woke it, which ran 1.4 ms over it in 2 threads") != NULL;
+  CHECK(said);
+  if (!said)
+    for (char **sn = x->sentences; sn && *sn; sn++)
+      fprintf(stderr, "  %s\n", *sn);
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_explain_waker_process();
   test_explain_scattered_waits();
   test_guessed_merged_polls();
   test_poll_merge_loaded();
