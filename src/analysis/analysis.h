@@ -655,6 +655,7 @@ void rsp_kernel_work_paths_parts(const rsp_kernel_work *kw, const rsp_paths *pat
 /* A process's running time on the paths, and the function most of its samples there name. */
 typedef struct rsp_explain_work {
   int32_t pid;
+  int32_t tid; /* 0: the process; a waker of a hop's waits: a thread of the hop's own process (pid/tid) */
   const char *comm;
   uint64_t run_ns;
   const char *function;

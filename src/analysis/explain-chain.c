@@ -38,7 +38,8 @@ static const rsp_task *waker_task(const rsp_paths *p, rsp_elem_id id, const rsp_
   if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
     return NULL;
   const rsp_link *l = rsp_model_link(m, sl->wake_link);
-  if (l->kind != RSP_LINK_WAKEUP || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m))
+  /* (a thread's exit that woke the pthread_join of it is filed as an exit -> wait link) */
+  if ((l->kind != RSP_LINK_WAKEUP && l->kind != RSP_LINK_EXIT_WAIT) || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m))
     return NULL;
   return rsp_model_task(m, rsp_model_run(m, l->from_run)->task);
 }
@@ -89,15 +90,20 @@ static void under_wait(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h, G
   const rsp_model *m = rsp_paths_model(p);
   const rsp_task *t = waker_task(p, id, w);
   int32_t pid = t ? pid_of(t) : -1;
-  if (pid < 0 || pid == pid_of(rsp_model_task(m, w->task)))
+  const rsp_task *self = rsp_model_task(m, w->task);
+  if (pid < 0 || t->tid == self->tid)
     return;
-  rsp_explain_work *o = g_hash_table_lookup(wakers, GINT_TO_POINTER(pid));
+  /* another thread of its own process: by thread (two threads taking turns on a lock) */
+  int32_t tid = pid == pid_of(self) ? t->tid : 0;
+  gpointer key = GINT_TO_POINTER(tid ? -tid : pid);
+  rsp_explain_work *o = g_hash_table_lookup(wakers, key);
   if (!o) {
     o = g_new0(rsp_explain_work, 1);
     o->pid = pid;
-    g_hash_table_insert(wakers, GINT_TO_POINTER(pid), o);
+    o->tid = tid;
+    g_hash_table_insert(wakers, key, o);
   }
-  if (!o->comm || t->tid == pid)
+  if (!o->comm || t->tid == pid || tid)
     o->comm = t->comm;
   o->run_ns += len;
 }
@@ -161,6 +167,13 @@ static void tally_add(const rsp_model *m, tally *t, rsp_elem_id id, const rsp_pa
 static bool tally_scattered(const tally *t)
 {
   return t->waited > t->run + t->preempted && t->wait != RSP_NO_ID && 4 * t->longest < t->waited;
+}
+
+/* Its waits are short, and they are a part worth saying of LEN (a quarter): two threads taking turns on a lock wait
+ * about as long as they run. */
+static bool tally_short_waits(const tally *t, uint64_t len)
+{
+  return t->wait != RSP_NO_ID && 4 * t->longest < t->waited && 4 * t->waited >= len;
 }
 
 /* The chain ends with it: it ran (with its preemptions) at least as long as it waited, had no wait, or its waits were
@@ -330,7 +343,7 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, rsp_elem_id fi
                           .comm = whole ? h0->woken_by_comm : thread->comm, .kind = RSP_ELEM_RUN, .ns = over.run,
                           .preempted_ns = over.preempted, .via_waker = true,
                           .n_threads = whole ? n_ran : 0 };
-    if (tally_scattered(&over))
+    if (tally_scattered(&over) || tally_short_waits(&over, w->end - w->start))
       scattered_waits(p, (const rsp_elem_id *)(void *)ids->data, ids->len, h.pid, &h);
     x->chain[x->n_chain++] = h;
   } else if (thread) {

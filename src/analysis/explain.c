@@ -73,7 +73,9 @@ static void proc_work_free(gpointer p)
 static int by_run(const void *a, const void *b)
 {
   const rsp_explain_work *x = a, *y = b;
-  return x->run_ns != y->run_ns ? (x->run_ns < y->run_ns ? 1 : -1) : (x->pid > y->pid) - (x->pid < y->pid);
+  if (x->run_ns != y->run_ns)
+    return x->run_ns < y->run_ns ? 1 : -1;
+  return x->pid != y->pid ? (x->pid > y->pid) - (x->pid < y->pid) : (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 uint32_t rsp_explain_top_work(GHashTable *by, rsp_explain_work *out, uint32_t max)
@@ -175,8 +177,12 @@ static void scattered_clause(GString *g, const rsp_explain_hop *h)
     const rsp_explain_work *w = &h->wakers[i];
     if (100 * w->run_ns < h->waited_ns)
       break;
-    g_string_append_printf(g, "%s%.1f ms %suntil %s [%d] woke it", sep, ms(w->run_ns), *sep == ':' ? "of them " : "",
-                           name_or(w->comm), w->pid);
+    if (w->tid)
+      g_string_append_printf(g, "%s%.1f ms %suntil its thread %s [%d/%d] woke it", sep, ms(w->run_ns),
+                             *sep == ':' ? "of them " : "", name_or(w->comm), w->pid, w->tid);
+    else
+      g_string_append_printf(g, "%s%.1f ms %suntil %s [%d] woke it", sep, ms(w->run_ns),
+                             *sep == ':' ? "of them " : "", name_or(w->comm), w->pid);
     sep = ", ";
   }
 }
@@ -491,9 +497,12 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     say(s, "%.1f ms is not accounted for.", ms(c->ns[RSP_CAT_UNACCOUNTED]));
 
   /* 6. the biggest lever */
-  if (x->lever.function)
+  if (x->lever.function && x->lever.function_ns <= x->wall_ns)
     say(s, "The biggest lever: %s [%d]'s %s, %.1f ms, %.0f%% of the wall time.", name_or(x->lever.comm),
         x->lever.pid, x->lever.function, ms(x->lever.function_ns), pct(x->lever.function_ns, x->wall_ns));
+  else if (x->lever.function) /* its threads' time together: no share of the wall time it could save */
+    say(s, "The biggest lever: %s [%d]'s %s, %.1f ms in its threads together (the wall time is %.1f ms).",
+        name_or(x->lever.comm), x->lever.pid, x->lever.function, ms(x->lever.function_ns), ms(x->wall_ns));
 
   g_ptr_array_add(s, NULL);
   x->sentences = (char **)g_ptr_array_free(s, FALSE);

@@ -278,6 +278,10 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
         rsp_json_begin_object(&json);
         rsp_json_key(&json, "pid");
         rsp_json_i64(&json, h->wakers[k].pid);
+        if (h->wakers[k].tid) { /* a thread of the hop's own process */
+          rsp_json_key(&json, "tid");
+          rsp_json_i64(&json, h->wakers[k].tid);
+        }
         rsp_json_key(&json, "comm");
         rsp_json_string(&json, h->wakers[k].comm);
         rsp_json_key(&json, "ms");

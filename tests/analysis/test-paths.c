@@ -1496,8 +1496,83 @@ static void test_explain_waker_process(void)
   rsp_model_free(m);
 }
 
+/* Two threads taking turns on a lock while the main thread joins them. A (main) waits 110-1000 in a futex; D and E,
+ * threads of A, alternate: from T = 150 + 100k (k = 0..4) D wakes E and waits on the lock until E wakes it at T + 49
+ * (E runs T to T + 50); D then runs to the next T, and after the last, to 995, waking A at 990. Truth over A's wait:
+ * D ran 40 + 4 x 50 + 395 = 635 us and waited 5 x 50 = 250 us, each wait ended by E. Its waits are short and a
+ * quarter of the wait or more: said, with E as their waker (a thread of the same process, named as one). */
+static void test_explain_lock_turns(void)
+{
+  static const char *const FUTEX = "schedule,futex_wait_queue,__futex_wait,futex_wait,do_futex,__x64_sys_futex|"
+                                   "futex_wait";
+  static const char *const WAKE = "try_to_wake_up,wake_up_q,futex_wake,do_futex,__x64_sys_futex|pthread_mutex_unlock";
+  enum { D = 101, E = 102 };
+  tb *t = tb_new(false);
+  tb_thread(t, A, D);
+  tb_thread(t, A, E);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", D);
+  sw(t, 100, 2, IDLE, "R", E);
+  tb_next_stack(t, FUTEX);
+  sw(t, 105, 2, E, "S", IDLE);
+  tb_next_stack(t, "schedule,futex_wait_queue,__futex_wait,futex_wait,do_futex,__x64_sys_futex|"
+                   "__futex_abstimed_wait_common64,pthread_join");
+  sw(t, 110, 0, A, "S", IDLE);
+  for (unsigned k = 0; k < 5; k++) {
+    uint64_t T = 150 + 100 * k;
+    tb_next_stack(t, WAKE);
+    tb_waking(t, (T - 1) * US, 1, D, E, 2);
+    tb_next_stack(t, FUTEX);
+    sw(t, T, 1, D, "S", IDLE);
+    sw(t, T, 2, IDLE, "R", E);
+    tb_next_stack(t, WAKE);
+    tb_waking(t, (T + 49) * US, 2, E, D, 1);
+    tb_next_stack(t, FUTEX);
+    sw(t, T + 50, 2, E, "S", IDLE);
+    sw(t, T + 50, 1, IDLE, "R", D);
+  }
+  tb_next_stack(t, WAKE);
+  tb_waking(t, 990 * US, 1, D, A, 0);
+  sw(t, 995, 1, D, "S", IDLE);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->n_chain, 2);
+  if (x->n_chain >= 1) {
+    CHECK_EQ(x->chain[0].ns, 890 * US);
+    CHECK_EQ(x->chain[0].woken_by_tid, D);
+  }
+  if (x->n_chain == 2) {
+    const rsp_explain_hop *h = &x->chain[1];
+    CHECK(h->via_waker);
+    CHECK_EQ(h->tid, D);
+    CHECK_EQ(h->ns, 635 * US);
+    CHECK_EQ(h->waited_ns, 250 * US);
+    CHECK_EQ(h->n_waits, 5);
+    CHECK_EQ(h->n_wakers, 1);
+    CHECK_EQ(h->wakers[0].pid, A);
+    CHECK_EQ(h->wakers[0].tid, E);
+    CHECK_EQ(h->wakers[0].run_ns, 250 * US);
+  }
+  bool said = false;
+  for (char **sn = x->sentences; sn && *sn; sn++)
+    said |= strstr(*sn, "waited 0.2 ms in 5 waits, none long") && strstr(*sn, "until its thread t102 [100/102] woke it");
+  CHECK(said);
+  if (!said)
+    for (char **sn = x->sentences; sn && *sn; sn++)
+      fprintf(stderr, "  %s\n", *sn);
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_explain_lock_turns();
   test_explain_waker_process();
   test_explain_scattered_waits();
   test_guessed_merged_polls();
