@@ -57,6 +57,7 @@ typedef struct fn_time {
 typedef struct proc_work {
   int32_t pid;
   const char *comm;
+  const rsp_task *named_by; /* the task it is named by: its main thread's latest generation on the paths */
   uint64_t run_ns;
   GHashTable *fns;     /* name -> uint64_t ns (boxed in fn_time) */
   GHashTable *threads; /* tid -> its running (rsp_explain_work, pid: the tid) */
@@ -115,8 +116,14 @@ static GHashTable *work_by_process(const rsp_paths *p, GStringChunk *names)
       w->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
       g_hash_table_insert(procs, GINT_TO_POINTER(pid), w);
     }
-    if (t->tid == pid || !w->comm)
+    /* named as the processes' list names it: its main thread's latest exec generation (cc1, not the cc it was
+     * forked as), whatever order the paths reached them in */
+    const rsp_task *nb = w->named_by;
+    if (!nb || (t->tid == pid && (nb->tid != pid || t->start > nb->start ||
+                                  (t->start == nb->start && t->generation > nb->generation)))) {
+      w->named_by = t;
       w->comm = t->comm;
+    }
     uint64_t len = e->end - e->start;
     w->run_ns += len;
     rsp_explain_work *th = g_hash_table_lookup(w->threads, GINT_TO_POINTER(t->tid));

@@ -11,6 +11,7 @@
   the most CPU time in perf's switch records, and the chain ends at a compiler (cc1, as, ld, collect2);
 - a wait with nothing under it says what ended it: profsleep's 220 nanosleeps (its design) are "220 waits in a row that
   timed out"; wl-sqlite's longest wait names a task that perf script shows waking the process;
+- the processes named for the work go by their latest comm, as perf script shows it last (cc1, not cc);
 - JSON: the text is the same sentences; each work entry's run_ms is that process's paths_run_ms in the categories
   (the same paths); a pid that does not exist is an error naming it."""
 import collections
@@ -147,6 +148,20 @@ def main():
            f'its paths\' processes in perf\'s switch records ({busiest}: {cpu[busiest]:.1f} ms)')
         last = x['chain'][-1]['comm'] if x['chain'] else None
         ok(last in ('cc1', 'as', 'ld', 'collect2', 'cc'), f'make: the chain ends at a compiler ({last})')
+    # the processes named for the work go by their latest name (cc1, not the cc they were forked as before the exec):
+    # the comm perf script shows last for the pid (data/sample.perf.data: make -j2, gcc forks cc then execs cc1)
+    sample = os.path.join(SRC, 'data', 'sample.perf.data')
+    d = explain(sample)
+    if d:
+        out = oracle.perf(['script', '-F', 'pid,comm'], sample)
+        last = {}
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) >= 2 and f[-1].isdigit():
+                last[int(f[-1])] = ' '.join(f[:-1])
+        work = d['explanation']['work']
+        wrong = [(w['pid'], w['comm'], last.get(w['pid'])) for w in work if last.get(w['pid']) != w['comm']]
+        ok(work and not wrong, f'sample: the processes named for the work by their latest names (wrong: {wrong})')
     # a wait nothing under it explains says what ended it. profsleep (tests/profiles/data/record.sh) sleeps 600 us 200
     # times, then 12 ms 20 times, with nanosleep: its one merged wait timed out 220 times
     x = (explain(os.path.join(SRC, 'tests', 'profiles', 'data', 'sleeps.data')) or {}).get('explanation')
