@@ -237,7 +237,8 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
     } else if (best_pid >= 0) {
       const tally *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));
       if (tally_ends(acc)) {
-        /* it did the work: the chain ends with it running (and waiting, when scattered) */
+        /* it did the work: the chain ends with it running (and waiting, when scattered, or short and a quarter of the
+         * wait or more: a compiler's page faults on pages the other compiler was reading in, make -j2) */
         /* named by its task with the longest element there (tar, not the shell it was forked as before its exec) */
         const rsp_task *bt = NULL;
         uint64_t bt_len = 0;
@@ -251,7 +252,7 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
         if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
           rsp_explain_hop h = { .pid = best_pid, .comm = bt ? bt->comm : NULL, .kind = RSP_ELEM_RUN, .ns = acc->run,
                                 .preempted_ns = acc->preempted };
-          if (tally_scattered(acc))
+          if (tally_scattered(acc) || tally_short_waits(acc, e->end - e->start))
             scattered_waits(p, kids, n, best_pid, &h);
           x->chain[x->n_chain++] = h;
         }

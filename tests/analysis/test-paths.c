@@ -1570,8 +1570,58 @@ static void test_explain_lock_turns(void)
   rsp_model_free(m);
 }
 
+/* A process that ran more than it waited under the longest wait, its waits short and a quarter of the wait or more
+ * (make -j2: a cc1's page faults on pages the other cc1 was reading in). A waits in wait4 110-1000; B runs 100-200,
+ * then waits 50 us five times (200-250, 350-400...: C, on cpu 2, wakes it at 248, 398...) with 100 us runs between,
+ * and runs 850-995, waking A at 990. B under A's wait: runs 100 (its first run whole, as in the scattered waits' test)
+ * + 4 x 100 + 145 = 645 us, waits 250 us, all ended by C. The chain ends with B running, its waits said. */
+static void test_explain_short_waits(void)
+{
+  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
+  static const char *const FAULT = "schedule,io_schedule,folio_wait_bit_common,filemap_fault|memset";
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", B);
+  tb_next_stack(t, WAIT);
+  sw(t, 110, 0, A, "S", IDLE);
+  for (unsigned i = 0; i < 5; i++) {
+    uint64_t T = 200 + 150 * i;
+    tb_next_stack(t, FAULT);
+    sw(t, T, 1, B, "D", IDLE);
+    sw(t, T + 45, 2, IDLE, "R", C);
+    tb_waking(t, (T + 48) * US, 2, C, B, 1);
+    sw(t, T + 49, 2, C, "S", IDLE);
+    sw(t, T + 50, 1, IDLE, "R", B);
+  }
+  tb_waking(t, 990 * US, 1, B, A, 0);
+  sw(t, 995, 1, B, "S", IDLE);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->n_chain, 2);
+  if (x->n_chain == 2) {
+    const rsp_explain_hop *h = &x->chain[1];
+    CHECK_EQ(h->pid, B);
+    CHECK_EQ(h->kind, RSP_ELEM_RUN);
+    CHECK_EQ(h->ns, 645 * US);
+    CHECK_EQ(h->waited_ns, 250 * US);
+    CHECK_EQ(h->n_waits, 5);
+    CHECK_EQ(h->n_wakers, 1);
+    CHECK_EQ(h->wakers[0].pid, C);
+    CHECK_EQ(h->wakers[0].run_ns, 250 * US);
+  }
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
+  test_explain_short_waits();
   test_explain_lock_turns();
   test_explain_waker_process();
   test_explain_scattered_waits();
