@@ -310,8 +310,9 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, rsp_elem_id fi
   const rsp_model *m = rsp_paths_model(p);
   const rsp_explain_hop *h0 = &x->chain[0];
   const rsp_path_elem *w = rsp_paths_elem(p, first);
-  tally over = { .wait = RSP_NO_ID };
-  const rsp_task *thread = NULL;
+  tally on_paths = { .wait = RSP_NO_ID }; /* its elements over the wait: the longest wait, to go on from */
+  const rsp_task *thread = NULL; /* a thread: the task (exec generation) named, of its longest run there (a main
+                                  * thread: its first element there) */
   uint64_t thread_run = 0;
   GArray *ids = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
   for (rsp_elem_id id = 0; id < rsp_paths_n_elems(p); id++) {
@@ -322,8 +323,7 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, rsp_elem_id fi
       continue;
     g_array_append_val(ids, id);
     uint64_t len = MIN(c->end, w->end) - MAX(c->start, w->start);
-    tally_add(m, &over, id, c, len);
-    /* named by its main thread, else the task that ran the most there */
+    tally_add(m, &on_paths, id, c, len);
     uint64_t r = c->kind == RSP_ELEM_RUN ? len : 0;
     if (!thread || (t->tid == pid_of(t) && thread->tid != pid_of(thread)) ||
         (thread->tid != pid_of(thread) && r > thread_run)) {
@@ -331,16 +331,14 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, rsp_elem_id fi
       thread_run = r;
     }
   }
-  /* its running, preemptions and waits over the wait from the model; its longest wait there from the paths, to go on
-   * from */
+  /* its running, preemptions and waits over the wait from the model */
+  tally over = { .wait = on_paths.wait, .longest = on_paths.longest };
   uint32_t n_ran = 0;
-  if (thread) {
-    over.run = over.preempted = over.waited = 0;
-    n_ran = model_over(m, whole ? h0->woken_by_pid : x->pid, whole ? 0 : thread->tid, w->start, w->end, &over);
-  }
+  if (thread)
+    n_ran = model_over(m, whole ? h0->woken_by_pid : x->pid, whole ? 0 : h0->woken_by_tid, w->start, w->end, &over);
   /* as in chain_from (its waits many and short: python's pool result thread, a read per finished chunk) */
   if (thread && tally_ends(&over)) {
-    rsp_explain_hop h = { .pid = whole ? h0->woken_by_pid : x->pid, .tid = whole ? 0 : thread->tid,
+    rsp_explain_hop h = { .pid = whole ? h0->woken_by_pid : x->pid, .tid = whole ? 0 : h0->woken_by_tid,
                           .comm = whole ? h0->woken_by_comm : thread->comm, .kind = RSP_ELEM_RUN, .ns = over.run,
                           .preempted_ns = over.preempted, .via_waker = true,
                           .n_threads = whole ? n_ran : 0 };

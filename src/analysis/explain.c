@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The least time worth a number: under 0.05 ms, "%.1f ms" says 0.0 */
+enum { SAID_NS = 50000 };
+
 static double ms(uint64_t ns)
 {
   return (double)ns / 1e6;
@@ -246,12 +249,12 @@ static void kernel_work_sentence(const rsp_paths *p, GPtrArray *s)
     }
     g_array_index(doers, doer_ns, k - 1).ns += src[i].ns;
   }
-  if (total >= 50000) { /* 0.05 ms: shown as at least 0.1 */
+  if (total >= SAID_NS) {
     if (doers->len)
       g_array_sort(doers, by_doer_ns);
     GString *g = g_string_new(NULL);
     g_string_printf(g, "Interrupts and kernel threads did %.1f ms of work for them beside (", ms(total));
-    for (guint i = 0; i < doers->len && i < 3 && (i == 0 || g_array_index(doers, doer_ns, i).ns >= 50000); i++)
+    for (guint i = 0; i < doers->len && i < 3 && (i == 0 || g_array_index(doers, doer_ns, i).ns >= SAID_NS); i++)
       g_string_append_printf(g, "%s%s %.1f ms", i ? ", " : "", g_array_index(doers, doer_ns, i).doer,
                              ms(g_array_index(doers, doer_ns, i).ns));
     g_string_append(g, "), not in the paths' time.");
@@ -386,10 +389,10 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       else if (h->via_waker && h->n_threads > 1) /* another process: its threads together */
       {
         g_string_append_printf(g, ", which ran %.1f ms over it in %u threads", ms(h->ns), h->n_threads);
-        if (h->preempted_ns >= 50000) /* (0.0 ms said nothing) */
+        if (h->preempted_ns >= SAID_NS)
           g_string_append_printf(g, " and was preempted %.1f ms", ms(h->preempted_ns));
       }
-      else if (h->via_waker && h->preempted_ns >= 50000)
+      else if (h->via_waker && h->preempted_ns >= SAID_NS)
         g_string_append_printf(g, ", which ran %.1f ms of it on a cpu and was preempted %.1f ms", ms(h->ns),
                                ms(h->preempted_ns));
       else if (h->via_waker)

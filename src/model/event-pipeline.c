@@ -51,9 +51,9 @@ struct rsp_event_pipeline {
   batch_queue full_batches;  /* reader -> model */
   event_batch *all[N_BATCHES];
   _Alignas(64) int stop;     /* set by the model: read no further (atomic) */
-  _Alignas(64) event_batch *cur; /* the batch the model is taking events from */
+  _Alignas(64) event_batch *cur; /* the batch the model is taking events from (to the end of the struct, whose
+                                  * size the alignment rounds up to whole lines) */
   unsigned next;             /* its next event */
-  char pad_[64 - sizeof(event_batch *) - sizeof(unsigned)];
 };
 
 /* Moves EV (NEED bytes of storage; it may be B's next slot already) into B; false when B has

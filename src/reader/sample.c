@@ -306,47 +306,17 @@ static bool mmap2_without_prot(uint16_t misc, const uint8_t *body, const uint8_t
          cstr(body + 56, end) != NULL;
 }
 
-const uint8_t *rsp_sample_raw_guess(const uint8_t *rec, size_t size, const struct perf_event_attr *attr)
+/* The offset of a SAMPLE record's RAW field (its u32 size) for sample type T: past the fixed fields before it and the
+ * callchain, whose length must fit the record; false when the layout does not say (PERF_SAMPLE_READ) or it does not
+ * fit. What rsp_sample_raw_guess and rsp_sample_cpu_raw share (it reads no byte of the RAW field itself). */
+static bool raw_offset(const uint8_t *rec, size_t size, uint64_t t, size_t *offset)
 {
-  uint64_t t = attr->sample_type;
-  if (!(t & PERF_SAMPLE_RAW) || (t & PERF_SAMPLE_READ))
-    return NULL;
+  if (t & PERF_SAMPLE_READ)
+    return false;
   const uint64_t before = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                           PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
                           PERF_SAMPLE_PERIOD;
   size_t at = sizeof(struct perf_event_header) + 8 * (size_t)__builtin_popcountll(t & before);
-  if (t & PERF_SAMPLE_CALLCHAIN) {
-    uint64_t nr;
-    if (at + 8 > size)
-      return NULL;
-    memcpy(&nr, rec + at, 8);
-    if (nr > size / 8)
-      return NULL;
-    at += 8 + (size_t)nr * 8;
-  }
-  return at < size ? rec + at : NULL;
-}
-
-bool rsp_sample_cpu_raw(const uint8_t *rec, size_t size, const struct perf_event_attr *attr, int32_t *cpu,
-                        const uint8_t **raw, uint32_t *raw_size)
-{
-  uint64_t t = attr->sample_type;
-  if (t & PERF_SAMPLE_READ)
-    return false;
-  const uint64_t before_cpu = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                              PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID;
-  size_t at = sizeof(struct perf_event_header) + 8 * (size_t)__builtin_popcountll(t & before_cpu);
-  *cpu = -1;
-  if (t & PERF_SAMPLE_CPU) {
-    if (at + 8 > size)
-      return false;
-    uint32_t a;
-    memcpy(&a, rec + at, 4);
-    *cpu = (int32_t)a;
-    at += 8;
-  }
-  if (t & PERF_SAMPLE_PERIOD)
-    at += 8;
   if (t & PERF_SAMPLE_CALLCHAIN) {
     uint64_t nr;
     if (at + 8 > size)
@@ -356,6 +326,36 @@ bool rsp_sample_cpu_raw(const uint8_t *rec, size_t size, const struct perf_event
     if (at > size || nr > (size - at) / 8)
       return false;
     at += (size_t)nr * 8;
+  }
+  *offset = at;
+  return true;
+}
+
+const uint8_t *rsp_sample_raw_guess(const uint8_t *rec, size_t size, const struct perf_event_attr *attr)
+{
+  size_t at;
+  if (!(attr->sample_type & PERF_SAMPLE_RAW) || !raw_offset(rec, size, attr->sample_type, &at))
+    return NULL;
+  return at < size ? rec + at : NULL;
+}
+
+bool rsp_sample_cpu_raw(const uint8_t *rec, size_t size, const struct perf_event_attr *attr, int32_t *cpu,
+                        const uint8_t **raw, uint32_t *raw_size)
+{
+  uint64_t t = attr->sample_type;
+  size_t at;
+  if (!raw_offset(rec, size, t, &at))
+    return false;
+  *cpu = -1;
+  if (t & PERF_SAMPLE_CPU) {
+    const uint64_t before_cpu = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID;
+    size_t cpu_at = sizeof(struct perf_event_header) + 8 * (size_t)__builtin_popcountll(t & before_cpu);
+    if (cpu_at + 8 > size)
+      return false;
+    uint32_t a;
+    memcpy(&a, rec + cpu_at, 4);
+    *cpu = (int32_t)a;
   }
   *raw = NULL;
   *raw_size = 0;

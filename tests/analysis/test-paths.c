@@ -1293,6 +1293,17 @@ static void test_poll_merge_loaded(void)
   rsp_model_free(m);
 }
 
+/* Whether one of X's sentences holds A (and B, when not NULL); when none does, the sentences on stderr. */
+static bool says(const rsp_explanation *x, const char *a, const char *b)
+{
+  for (char **sn = x->sentences; sn && *sn; sn++)
+    if (strstr(*sn, a) && (!b || strstr(*sn, b)))
+      return true;
+  for (char **sn = x->sentences; sn && *sn; sn++)
+    fprintf(stderr, "  %s\n", *sn);
+  return false;
+}
+
 /* xz -T2's main thread: futex waits with a timeout (pthread_cond_timedwait) until a worker thread wakes it. A (main
  * thread) waits 110-200, 210-300 and 310-400 on one futex stack; the first two wakeups come from an idle cpu with no
  * call stack (the timer fired: the model guesses a timeout, end_inferred); the third is B's futex_wake (B, a thread
@@ -1360,10 +1371,7 @@ static void test_guessed_merged_polls(void)
   CHECK_EQ(x->threads[0].run_ns, 145 * US);
   CHECK_EQ(x->threads[1].pid, A);
   CHECK_EQ(x->threads[1].run_ns, 110 * US);
-  bool said = false;
-  for (char **sn = x->sentences; sn && *sn; sn++)
-    said |= strstr(*sn, "2 waits in a row that timed out (a guess") && strstr(*sn, "woke it, which ran 0.1 ms of it");
-  CHECK(said);
+  CHECK(says(x, "2 waits in a row that timed out (a guess", "woke it, which ran 0.1 ms of it"));
   rsp_explanation_free(x);
   rsp_paths_free(p);
   rsp_model_free(m);
@@ -1484,13 +1492,7 @@ static void test_explain_waker_process(void)
     CHECK_EQ(h->ns, 1385 * US);
     CHECK_EQ(h->n_threads, 2);
   }
-  bool said = false;
-  for (char **sn = x->sentences; sn && *sn; sn++)
-    said |= strstr(*sn, "until t200 [200] woke it, which ran 1.4 ms over it in 2 threads") != NULL;
-  CHECK(said);
-  if (!said)
-    for (char **sn = x->sentences; sn && *sn; sn++)
-      fprintf(stderr, "  %s\n", *sn);
+  CHECK(says(x, "until t200 [200] woke it, which ran 1.4 ms over it in 2 threads", NULL));
   rsp_explanation_free(x);
   rsp_paths_free(p);
   rsp_model_free(m);
@@ -1558,13 +1560,7 @@ static void test_explain_lock_turns(void)
     CHECK_EQ(h->wakers[0].tid, E);
     CHECK_EQ(h->wakers[0].run_ns, 250 * US);
   }
-  bool said = false;
-  for (char **sn = x->sentences; sn && *sn; sn++)
-    said |= strstr(*sn, "waited 0.2 ms in 5 waits, none long") && strstr(*sn, "until its thread t102 [100/102] woke it");
-  CHECK(said);
-  if (!said)
-    for (char **sn = x->sentences; sn && *sn; sn++)
-      fprintf(stderr, "  %s\n", *sn);
+  CHECK(says(x, "waited 0.2 ms in 5 waits, none long", "until its thread t102 [100/102] woke it"));
   rsp_explanation_free(x);
   rsp_paths_free(p);
   rsp_model_free(m);
