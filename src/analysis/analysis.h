@@ -709,6 +709,9 @@ typedef struct rsp_explanation {
   /* its own threads' running time on the paths, the most first (pid: the tid), when more than one of them ran */
   uint32_t n_threads;                   /* all of them; the first min(n, RSP_EXPLAIN_MAX_THREADS) in threads */
   rsp_explain_work threads[RSP_EXPLAIN_MAX_THREADS];
+  /* the first hop's thread: all its waits beside the longest (blocked, at depth 0), how long and how many */
+  uint64_t first_thread_waits_ns;
+  uint32_t first_thread_n_waits;
   char **sentences;                     /* the answer, NULL-terminated, largest first */
   GStringChunk *names_;                 /* private: the names made here */
 } rsp_explanation;

@@ -359,15 +359,38 @@ void rsp_explain_chain(const rsp_paths *p, rsp_explanation *x)
 {
   const rsp_model *m = rsp_paths_model(p);
   const rsp_path *base = rsp_paths_path(p, 0);
-  rsp_elem_id first = RSP_NO_ID;
+  /* the main thread's longest wait, when it has one: other threads may idle the whole time (node's and a JVM's
+   * helpers in epoll_pwait or a futex until the exit wakes them), which the process did not wait for; else the
+   * longest of any of its threads (a main thread that only ran) */
+  rsp_elem_id first = RSP_NO_ID, first_main = RSP_NO_ID;
   for (uint32_t i = 0; base && i < base->n_elems; i++) {
     rsp_elem_id id = rsp_paths_path_elem(p, 0, i);
     const rsp_path_elem *e = rsp_paths_elem(p, id);
     if (e->depth != 0)
       break;
-    if (blocked(m, e) &&
-        (first == RSP_NO_ID || e->end - e->start > rsp_paths_elem(p, first)->end - rsp_paths_elem(p, first)->start))
+    if (!blocked(m, e))
+      continue;
+    uint64_t len = e->end - e->start;
+    if (first == RSP_NO_ID || len > rsp_paths_elem(p, first)->end - rsp_paths_elem(p, first)->start)
       first = id;
+    const rsp_task *t = rsp_model_task(m, e->task);
+    if (t->tid == pid_of(t) && pid_of(t) == x->pid &&
+        (first_main == RSP_NO_ID || len > rsp_paths_elem(p, first_main)->end - rsp_paths_elem(p, first_main)->start))
+      first_main = id;
+  }
+  if (first_main != RSP_NO_ID)
+    first = first_main;
+  /* that thread's waits in all (node's main thread: one wait per finished job of its pool) */
+  int32_t first_tid = first != RSP_NO_ID ? rsp_model_task(m, rsp_paths_elem(p, first)->task)->tid : -1;
+  for (uint32_t i = 0; first != RSP_NO_ID && i < base->n_elems; i++) {
+    const rsp_path_elem *e = rsp_paths_elem(p, rsp_paths_path_elem(p, 0, i));
+    if (e->depth != 0)
+      break;
+    const rsp_task *t = rsp_model_task(m, e->task);
+    if (blocked(m, e) && t->tid == first_tid && pid_of(t) == x->pid) {
+      x->first_thread_waits_ns += e->end - e->start;
+      x->first_thread_n_waits++;
+    }
   }
   chain_from(p, x, first);
   if (x->n_chain == 1) {

@@ -351,8 +351,17 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   if (x->n_chain) {
     GString *g = g_string_new(NULL);
     const rsp_explain_hop *h0 = &x->chain[0];
-    g_string_append_printf(g, "Its longest wait, %.1f ms (%.0f%% of the wall time), was in %s", ms(h0->ns),
-                           pct(h0->ns, x->wall_ns), h0->site);
+    g_string_append(g, "Its longest wait,");
+    bool main_thread = h0->tid == x->pid;
+    if (!main_thread) /* its main thread did not wait (blocked): the thread that did */
+      g_string_append_printf(g, " in its thread %s [%d/%d],", name_or(h0->comm), x->pid, h0->tid);
+    g_string_append_printf(g, " %.1f ms (%.0f%% of the wall time", ms(h0->ns), pct(h0->ns, x->wall_ns));
+    /* one of many: what that thread waited in all, when the longest is under half of it */
+    if (x->first_thread_n_waits > 1 && 2 * h0->ns < x->first_thread_waits_ns)
+      g_string_append_printf(g, "; %s waited %.1f ms in %u waits, %.0f%%", main_thread ? "its main thread" : "that thread",
+                             ms(x->first_thread_waits_ns), x->first_thread_n_waits,
+                             pct(x->first_thread_waits_ns, x->wall_ns));
+    g_string_append_printf(g, "), was in %s", h0->site);
     /* nothing under it: what ended it (a thread of its own, another task, its timer) */
     bool via = x->n_chain > 1 && x->chain[1].via_waker;
     if ((x->n_chain == 1 || via) && (h0->woken_by_tid > 0 || h0->timeouts)) {

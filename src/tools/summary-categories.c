@@ -247,6 +247,14 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
     rsp_json_string(&json, h->site);
     rsp_json_key(&json, "ms");
     rsp_json_double(&json, 6, ms(h->ns));
+    if (i == 0 && h->kind == RSP_ELEM_SLEEP) { /* the thread that waited, and its waits in all */
+      rsp_json_key(&json, "tid");
+      rsp_json_i64(&json, h->tid);
+      rsp_json_key(&json, "thread_waited_ms");
+      rsp_json_double(&json, 6, ms(x->first_thread_waits_ns));
+      rsp_json_key(&json, "thread_waits");
+      rsp_json_u64(&json, x->first_thread_n_waits);
+    }
     if (h->via_waker) { /* the thread of the process that ended the first wait */
       rsp_json_key(&json, "via_waker");
       rsp_json_bool(&json, true);

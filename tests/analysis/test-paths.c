@@ -1566,6 +1566,63 @@ static void test_explain_lock_turns(void)
   rsp_model_free(m);
 }
 
+/* A main thread waiting for its pool, one wait per finished job, beside a helper thread idle until the exit wakes it
+ * (node: the libuv pool's threads wake the main thread's epoll_pwait; V8's platform threads sleep throughout). A
+ * waits 110-500 (D wakes it at 499), 510-700 (E, at 699) and 710-1000 (D, at 999), 870 us in 3 waits; H waits
+ * 105-1090, woken by A. The longest wait said is A's, not H's longer one, with A's waits in all beside it. */
+static void test_explain_main_thread_waits(void)
+{
+  static const char *const EPOLL = "schedule,schedule_hrtimeout_range,do_epoll_wait,__x64_sys_epoll_pwait|epoll_pwait";
+  static const char *const WAKE = "try_to_wake_up,ep_poll_callback,eventfd_write|uv_async_send";
+  enum { D = 101, E = 102, H = 103 };
+  tb *t = tb_new(false);
+  tb_thread(t, A, D);
+  tb_thread(t, A, E);
+  tb_thread(t, A, H);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", D);
+  sw(t, 100, 2, IDLE, "R", E);
+  sw(t, 100, 3, IDLE, "R", H);
+  tb_next_stack(t, EPOLL);
+  sw(t, 105, 3, H, "S", IDLE);
+  const struct { uint64_t from, waker_at; int32_t waker; unsigned cpu; } waits[] = {
+    { 110, 499, D, 1 }, { 510, 699, E, 2 }, { 710, 999, D, 1 },
+  };
+  for (unsigned k = 0; k < G_N_ELEMENTS(waits); k++) {
+    tb_next_stack(t, EPOLL);
+    sw(t, waits[k].from, 0, A, "S", IDLE);
+    tb_next_stack(t, WAKE);
+    tb_waking(t, waits[k].waker_at * US, waits[k].cpu, waits[k].waker, A, 0);
+    sw(t, waits[k].waker_at + 1, 0, IDLE, "R", A);
+  }
+  tb_next_stack(t, EPOLL);
+  sw(t, 700, 2, E, "S", IDLE);
+  tb_next_stack(t, WAKE);
+  tb_waking(t, 1090 * US, 0, A, H, 3);
+  sw(t, 1090, 3, IDLE, "R", H);
+  sw(t, 1095, 3, H, "S", IDLE);
+  sw(t, 1100, 0, A, "S", IDLE);
+  sw(t, 1100, 1, D, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK(x->n_chain >= 1);
+  if (x->n_chain >= 1) {
+    CHECK_EQ(x->chain[0].tid, A);
+    CHECK_EQ(x->chain[0].ns, 390 * US);
+    CHECK_EQ(x->chain[0].woken_by_tid, D);
+  }
+  CHECK_EQ(x->first_thread_n_waits, 3);
+  CHECK_EQ(x->first_thread_waits_ns, 870 * US);
+  CHECK(says(x, "Its longest wait, 0.4 ms", "its main thread waited 0.9 ms in 3 waits"));
+  CHECK(says(x, "Its longest wait, 0.4 ms", "until its thread t101 [100/101] woke it"));
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* A process that ran more than it waited under the longest wait, its waits short and a quarter of the wait or more
  * (make -j2: a cc1's page faults on pages the other cc1 was reading in). A waits in wait4 110-1000; B runs 100-200,
  * then waits 50 us five times (200-250, 350-400...: C, on cpu 2, wakes it at 248, 398...) with 100 us runs between,
@@ -1619,6 +1676,7 @@ int main(void)
 {
   test_explain_short_waits();
   test_explain_lock_turns();
+  test_explain_main_thread_waits();
   test_explain_waker_process();
   test_explain_scattered_waits();
   test_guessed_merged_polls();
