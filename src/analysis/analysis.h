@@ -696,6 +696,7 @@ typedef struct rsp_explain_hop {
   uint64_t waits_disk_ns, waits_net_ns;
   uint32_t n_wakers; /* all of them; the first min(n, 2) in wakers */
   rsp_explain_work wakers[2];
+  uint32_t elem_; /* private: a wait hop's element (rsp_elem_id) */
 } rsp_explain_hop;
 typedef struct rsp_explanation {
   int32_t pid;

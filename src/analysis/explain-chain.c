@@ -195,7 +195,7 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
     const rsp_task *t = rsp_model_task(m, e->task);
     x->chain[x->n_chain++] = (rsp_explain_hop){ .pid = pid_of(t), .tid = t->tid, .comm = t->comm,
                                                 .kind = RSP_ELEM_SLEEP, .site = site_of(m, e),
-                                                .ns = e->end - e->start };
+                                                .ns = e->end - e->start, .elem_ = cur };
     uint32_t n;
     const rsp_elem_id *kids = rsp_paths_children(p, cur, &n);
     /* per process below: running (runs and preemptions), waiting (blocked sleeps), its longest wait */
@@ -300,16 +300,16 @@ static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_
   return n_ran;
 }
 
-/* The first wait FIRST had nothing under it, and a task that is not the waiting one ended it; its work is on a path
- * of its own. WHOLE: another process did (git clone's read of index-pack's answer: index-pack and its threads resolve
+/* The chain's last hop HI, a wait, had nothing under it, and a task that is not the waiting one ended it; its work is
+ * on a path of its own. WHOLE: another process did (git clone's read of index-pack's answer: index-pack and its threads resolve
  * the deltas), its threads together; else a thread of the process itself did (xz -T2's worker, python's pool result
  * thread), that thread alone. What it did over the wait: running more than waiting, the chain ends with it running;
  * else it goes on from its longest wait there. */
-static void through_waker(const rsp_paths *p, rsp_explanation *x, rsp_elem_id first, bool whole)
+static void through_waker(const rsp_paths *p, rsp_explanation *x, uint32_t hi, bool whole)
 {
   const rsp_model *m = rsp_paths_model(p);
-  const rsp_explain_hop *h0 = &x->chain[0];
-  const rsp_path_elem *w = rsp_paths_elem(p, first);
+  const rsp_explain_hop *h0 = &x->chain[hi];
+  const rsp_path_elem *w = rsp_paths_elem(p, h0->elem_);
   tally on_paths = { .wait = RSP_NO_ID }; /* its elements over the wait: the longest wait, to go on from */
   const rsp_task *thread = NULL; /* a thread: the task (exec generation) named, of its longest run there (a main
                                   * thread: its first element there) */
@@ -318,7 +318,7 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, rsp_elem_id fi
   for (rsp_elem_id id = 0; id < rsp_paths_n_elems(p); id++) {
     const rsp_path_elem *c = rsp_paths_elem(p, id);
     const rsp_task *t = rsp_model_task(m, c->task);
-    bool its = whole ? pid_of(t) == h0->woken_by_pid : t->tid == h0->woken_by_tid && pid_of(t) == x->pid;
+    bool its = whole ? pid_of(t) == h0->woken_by_pid : t->tid == h0->woken_by_tid && pid_of(t) == h0->pid;
     if (!its || c->end <= w->start || c->start >= w->end || (c->kind != RSP_ELEM_RUN && c->kind != RSP_ELEM_SLEEP))
       continue;
     g_array_append_val(ids, id);
@@ -335,10 +335,10 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, rsp_elem_id fi
   tally over = { .wait = on_paths.wait, .longest = on_paths.longest };
   uint32_t n_ran = 0;
   if (thread)
-    n_ran = model_over(m, whole ? h0->woken_by_pid : x->pid, whole ? 0 : h0->woken_by_tid, w->start, w->end, &over);
+    n_ran = model_over(m, whole ? h0->woken_by_pid : h0->pid, whole ? 0 : h0->woken_by_tid, w->start, w->end, &over);
   /* as in chain_from (its waits many and short: python's pool result thread, a read per finished chunk) */
   if (thread && tally_ends(&over)) {
-    rsp_explain_hop h = { .pid = whole ? h0->woken_by_pid : x->pid, .tid = whole ? 0 : h0->woken_by_tid,
+    rsp_explain_hop h = { .pid = whole ? h0->woken_by_pid : h0->pid, .tid = whole ? 0 : h0->woken_by_tid,
                           .comm = whole ? h0->woken_by_comm : thread->comm, .kind = RSP_ELEM_RUN, .ns = over.run,
                           .preempted_ns = over.preempted, .via_waker = true,
                           .n_threads = whole ? n_ran : 0 };
@@ -346,9 +346,10 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, rsp_elem_id fi
       scattered_waits(p, (const rsp_elem_id *)(void *)ids->data, ids->len, h.pid, &h);
     x->chain[x->n_chain++] = h;
   } else if (thread) {
+    uint32_t n = x->n_chain;
     chain_from(p, x, over.wait);
-    if (x->n_chain > 1)
-      x->chain[1].via_waker = true;
+    if (x->n_chain > n)
+      x->chain[n].via_waker = true;
   }
   g_array_free(ids, TRUE);
 }
@@ -393,10 +394,28 @@ void rsp_explain_chain(const rsp_paths *p, rsp_explanation *x)
     }
   }
   chain_from(p, x, first);
-  if (x->n_chain == 1) {
-    note_end(p, first, &x->chain[0]);
-    if (x->chain[0].woken_by_tid > 0)
-      through_waker(p, x, first, x->chain[0].woken_by_pid != x->pid);
+  /* a wait ending the chain (nothing under it) goes on through what ended it, as long as that adds a hop: the JVM
+   * launcher's join of the Java main thread, which waits in Future.get for the pool's threads */
+  while (x->n_chain && x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
+    uint32_t hi = x->n_chain - 1;
+    rsp_explain_hop *h = &x->chain[hi];
+    if (h->kind != RSP_ELEM_SLEEP)
+      break;
+    note_end(p, h->elem_, h);
+    if (h->woken_by_tid <= 0)
+      break;
+    through_waker(p, x, hi, h->woken_by_pid != h->pid);
+    if (x->n_chain == hi + 1)
+      break;
+    /* (two tasks waking each other: the chain stops before a wait already said, the same sleep on whichever path) */
+    uint32_t added = x->n_chain;
+    for (uint32_t j = hi + 1; j < added; j++)
+      for (uint32_t i = 0; i < j && x->n_chain == added; i++)
+        if (x->chain[j].kind == RSP_ELEM_SLEEP && x->chain[i].kind == RSP_ELEM_SLEEP &&
+            rsp_paths_elem(p, x->chain[i].elem_)->id == rsp_paths_elem(p, x->chain[j].elem_)->id)
+          x->n_chain = j;
+    if (x->n_chain < added)
+      break;
   }
 }
 

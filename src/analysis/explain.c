@@ -266,6 +266,37 @@ static void kernel_work_sentence(const rsp_paths *p, GPtrArray *s)
   rsp_kernel_work_free(kw);
 }
 
+/* What ended wait hop H, when nothing under it explains it: its timeouts, and the thread of its own process or the
+ * other task that woke it. */
+static void ended_clause(GString *g, const rsp_explain_hop *h)
+{
+  if (h->woken_by_tid <= 0 && !h->timeouts)
+    return;
+  if (h->timeouts > 1)
+    g_string_append_printf(g, ", %u waits in a row that timed out", h->timeouts);
+  else if (h->timeouts == 1 && !h->ended_by_timeout)
+    g_string_append(g, ", which timed out once");
+  else if (h->ended_by_timeout && h->timeouts == 1 && h->woken_by_tid <= 0)
+    g_string_append(g, ", which timed out");
+  /* a timeout read from a wakeup without a call stack (a timer on an idle cpu, which perf loses) is a guess */
+  if (h->timeouts_guessed == h->timeouts && h->timeouts == 1)
+    g_string_append(g, " (a guess: its wakeup had no call stack)");
+  else if (h->timeouts_guessed == h->timeouts && h->timeouts)
+    g_string_append(g, " (a guess: their wakeups had no call stack)");
+  else if (h->timeouts_guessed)
+    g_string_append_printf(g, " (%u of the timeouts a guess: their wakeups had no call stack)",
+                           h->timeouts_guessed);
+  if (h->woken_by_tid > 0 && h->woken_by_pid == h->pid && h->woken_by_tid == h->woken_by_pid)
+    g_string_append_printf(g, "%s its main thread %s [%d] woke it", h->timeouts ? " before" : ", until",
+                           name_or(h->woken_by_comm), h->woken_by_pid);
+  else if (h->woken_by_tid > 0 && h->woken_by_pid == h->pid)
+    g_string_append_printf(g, "%s its thread %s [%d/%d] woke it", h->timeouts ? " before" : ", until",
+                           name_or(h->woken_by_comm), h->woken_by_pid, h->woken_by_tid);
+  else if (h->woken_by_tid > 0)
+    g_string_append_printf(g, "%s %s [%d] woke it", h->timeouts ? " before" : ", until",
+                           name_or(h->woken_by_comm), h->woken_by_pid);
+}
+
 rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
 {
   const rsp_model *m = rsp_paths_model(p);
@@ -363,32 +394,8 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
                              pct(x->first_thread_waits_ns, x->wall_ns));
     g_string_append_printf(g, "), was in %s", h0->site);
     /* nothing under it: what ended it (a thread of its own, another task, its timer) */
-    bool via = x->n_chain > 1 && x->chain[1].via_waker;
-    if ((x->n_chain == 1 || via) && (h0->woken_by_tid > 0 || h0->timeouts)) {
-      if (h0->timeouts > 1)
-        g_string_append_printf(g, ", %u waits in a row that timed out", h0->timeouts);
-      else if (h0->timeouts == 1 && !h0->ended_by_timeout)
-        g_string_append(g, ", which timed out once");
-      else if (h0->ended_by_timeout && h0->timeouts == 1 && h0->woken_by_tid <= 0)
-        g_string_append(g, ", which timed out");
-      /* a timeout read from a wakeup without a call stack (a timer on an idle cpu, which perf loses) is a guess */
-      if (h0->timeouts_guessed == h0->timeouts && h0->timeouts == 1)
-        g_string_append(g, " (a guess: its wakeup had no call stack)");
-      else if (h0->timeouts_guessed == h0->timeouts && h0->timeouts)
-        g_string_append(g, " (a guess: their wakeups had no call stack)");
-      else if (h0->timeouts_guessed)
-        g_string_append_printf(g, " (%u of the timeouts a guess: their wakeups had no call stack)",
-                               h0->timeouts_guessed);
-      if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid && h0->woken_by_tid == h0->woken_by_pid)
-        g_string_append_printf(g, "%s its main thread %s [%d] woke it", h0->timeouts ? " before" : ", until",
-                               name_or(h0->woken_by_comm), h0->woken_by_pid);
-      else if (h0->woken_by_tid > 0 && h0->woken_by_pid == x->pid)
-        g_string_append_printf(g, "%s its thread %s [%d/%d] woke it", h0->timeouts ? " before" : ", until",
-                               name_or(h0->woken_by_comm), h0->woken_by_pid, h0->woken_by_tid);
-      else if (h0->woken_by_tid > 0)
-        g_string_append_printf(g, "%s %s [%d] woke it", h0->timeouts ? " before" : ", until",
-                               name_or(h0->woken_by_comm), h0->woken_by_pid);
-    }
+    if (x->n_chain == 1 || x->chain[1].via_waker)
+      ended_clause(g, h0);
     for (uint32_t i = 1; i < x->n_chain; i++) {
       const rsp_explain_hop *h = &x->chain[i];
       if (h->n_waits) /* many short waits: it ran, and waited here and there */
@@ -418,6 +425,8 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
                                name_or(h->comm), h->pid, ms(h->ns), ms(h->preempted_ns));
       else
         g_string_append_printf(g, " for %s [%d], which ran %.1f ms of it", name_or(h->comm), h->pid, ms(h->ns));
+      if (h->kind == RSP_ELEM_SLEEP && (i + 1 == x->n_chain || x->chain[i + 1].via_waker))
+        ended_clause(g, h);
     }
     g_string_append_c(g, '.');
     g_ptr_array_add(s, g_string_free(g, FALSE));

@@ -1623,6 +1623,62 @@ static void test_explain_main_thread_waits(void)
   rsp_model_free(m);
 }
 
+/* A wait ended by a thread that itself waited, nothing under either (the JVM: the launcher joins the Java main
+ * thread, which waits in Future.get until a pool thread wakes it). A waits 110-1000 (J wakes it at 999); J runs
+ * 100-200, waits 200-900 (P wakes it at 899), runs 900-1000; P runs 100-900. The chain goes through both wakers. */
+static void test_explain_waker_of_waker(void)
+{
+  static const char *const FUTEX = "schedule,futex_wait_queue,__futex_wait,futex_wait,do_futex,__x64_sys_futex|"
+                                   "futex_wait";
+  static const char *const WAKE = "try_to_wake_up,wake_up_q,futex_wake,do_futex,__x64_sys_futex|futex_wake";
+  enum { J = 101, P = 102 };
+  tb *t = tb_new(false);
+  tb_thread(t, A, J);
+  tb_thread(t, A, P);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", J);
+  sw(t, 100, 2, IDLE, "R", P);
+  tb_next_stack(t, FUTEX);
+  sw(t, 110, 0, A, "S", IDLE);
+  tb_next_stack(t, FUTEX);
+  sw(t, 200, 1, J, "S", IDLE);
+  tb_next_stack(t, WAKE);
+  tb_waking(t, 899 * US, 2, P, J, 1);
+  sw(t, 900, 1, IDLE, "R", J);
+  tb_next_stack(t, FUTEX);
+  sw(t, 900, 2, P, "S", IDLE);
+  tb_next_stack(t, WAKE);
+  tb_waking(t, 999 * US, 1, J, A, 0);
+  sw(t, 1000, 0, IDLE, "R", A);
+  tb_next_stack(t, FUTEX);
+  sw(t, 1000, 1, J, "S", IDLE);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->n_chain, 3);
+  if (x->n_chain == 3) {
+    CHECK_EQ(x->chain[0].ns, 890 * US);
+    CHECK_EQ(x->chain[0].woken_by_tid, J);
+    CHECK(x->chain[1].via_waker);
+    CHECK_EQ(x->chain[1].kind, RSP_ELEM_SLEEP);
+    CHECK_EQ(x->chain[1].tid, J);
+    CHECK_EQ(x->chain[1].ns, 700 * US);
+    CHECK_EQ(x->chain[1].woken_by_tid, P);
+    CHECK(x->chain[2].via_waker);
+    CHECK_EQ(x->chain[2].kind, RSP_ELEM_RUN);
+    CHECK_EQ(x->chain[2].tid, P);
+    CHECK_EQ(x->chain[2].ns, 700 * US);
+  }
+  CHECK(says(x, "which waited 0.7 ms in futex_wait, until its thread t102 [100/102] woke it, which ran 0.7 ms of it",
+             NULL));
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* A process that ran more than it waited under the longest wait, its waits short and a quarter of the wait or more
  * (make -j2: a cc1's page faults on pages the other cc1 was reading in). A waits in wait4 110-1000; B runs 100-200,
  * then waits 50 us five times (200-250, 350-400...: C, on cpu 2, wakes it at 248, 398...) with 100 us runs between,
@@ -1677,6 +1733,7 @@ int main(void)
   test_explain_short_waits();
   test_explain_lock_turns();
   test_explain_main_thread_waits();
+  test_explain_waker_of_waker();
   test_explain_waker_process();
   test_explain_scattered_waits();
   test_guessed_merged_polls();
