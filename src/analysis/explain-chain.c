@@ -187,6 +187,8 @@ static bool tally_ends(const tally *t)
  * below it take the most time; when that one mostly ran (runs, and preemptions that interrupted them),
  * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
  * than any process's part ends it too. */
+static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_t lo, uint64_t hi, tally *t);
+
 static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
 {
   const rsp_model *m = rsp_paths_model(p);
@@ -252,6 +254,15 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
         if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
           rsp_explain_hop h = { .pid = best_pid, .comm = bt ? bt->comm : NULL, .kind = RSP_ELEM_RUN, .ns = acc->run,
                                 .preempted_ns = acc->preempted };
+          /* a process of several threads: all of them over the wait, from the model (the paths hold the runs that
+           * lead to the wakeup: rust-lld's main thread and the one that exited last, 24.9 of their 38.7 ms) */
+          tally over = { .wait = RSP_NO_ID };
+          uint32_t n_ran = model_over(m, best_pid, 0, e->start, e->end, &over);
+          if (n_ran > 1) {
+            h.ns = over.run;
+            h.preempted_ns = over.preempted;
+            h.n_threads = n_ran;
+          }
           if (tally_scattered(acc) || tally_short_waits(acc, e->end - e->start))
             scattered_waits(p, kids, n, best_pid, &h);
           x->chain[x->n_chain++] = h;

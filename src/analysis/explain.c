@@ -420,6 +420,12 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       else if (h->kind == RSP_ELEM_SLEEP)
         g_string_append_printf(g, " for %s [%d], which waited %.1f ms in %s", name_or(h->comm), h->pid, ms(h->ns),
                                h->site);
+      else if (h->n_threads > 1) {
+        g_string_append_printf(g, " for %s [%d], which ran %.1f ms over it in %u threads", name_or(h->comm), h->pid,
+                               ms(h->ns), h->n_threads);
+        if (h->preempted_ns >= SAID_NS)
+          g_string_append_printf(g, " and was preempted %.1f ms", ms(h->preempted_ns));
+      }
       else if (h->preempted_ns)
         g_string_append_printf(g, " for %s [%d], which ran %.1f ms of it on a cpu and was preempted %.1f ms",
                                name_or(h->comm), h->pid, ms(h->ns), ms(h->preempted_ns));

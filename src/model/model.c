@@ -392,6 +392,13 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
     /* An event in the context of task TID (or of an interrupt while it ran) on its cpu. */
     self = rsp_tasks_for_tid(b, ev->pid, ev->tid);
     rsp_runs_evidence(b, self, ev->cpu, ev->time);
+  } else if (ev->tid < 0 && (ev->present & PERF_SAMPLE_TID)) {
+    /* pid/tid -1: a task past release_task in its exit, its pid detached (the last thread of a process whose main
+     * thread exited first wakes the parent's wait4 there: rust-lld under collect2). It is the cpu's current task, as
+     * for the exited task's last switch-out. */
+    const rsp_cpu_state *c = rsp_runs_cpu(b, ev->cpu);
+    if (c && c->kind == CPU_TASK)
+      self = c->task;
   }
   b->cur_task = self;
   if (info->kind >= EV_IRQ_ENTRY && info->kind <= EV_SOFTIRQ_EXIT) {

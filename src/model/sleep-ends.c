@@ -16,11 +16,19 @@ static bool is_child_of(const rsp_model *m, rsp_task_id child, rsp_task_id paren
 {
   const rsp_task *c = &g_array_index(m->tasks, rsp_task, child);
   const rsp_task *p = &g_array_index(m->tasks, rsp_task, parent);
-  /* forked by the sleeper or by a thread of its process (or an earlier generation of it) */
-  if (c->parent == RSP_NO_ID)
+  /* forked by the sleeper or by a thread of its process (or an earlier generation of it); a thread of the child (the
+   * last to exit notifies the parent when the main thread exited first): by its process's creator */
+  rsp_task_id up = c->parent;
+  for (uint32_t hops = 0; up != RSP_NO_ID && c->pid > 0 && hops < 64; hops++) {
+    const rsp_task *u = &g_array_index(m->tasks, rsp_task, up);
+    if (u->pid != c->pid)
+      break;
+    up = u->parent;
+  }
+  if (up == RSP_NO_ID)
     return false;
-  const rsp_task *f = &g_array_index(m->tasks, rsp_task, c->parent);
-  return c->parent == parent || (f->pid > 0 && f->pid == p->pid);
+  const rsp_task *f = &g_array_index(m->tasks, rsp_task, up);
+  return up == parent || (f->pid > 0 && f->pid == p->pid);
 }
 
 static rsp_run_id last_run(const rsp_model *m, rsp_task_id task)

@@ -1679,6 +1679,50 @@ static void test_explain_waker_of_waker(void)
   rsp_model_free(m);
 }
 
+/* A child of two threads ends the chain running (collect2 waiting for rust-lld): its running over the wait is both
+ * threads', from the model, not only the runs on the paths. A forks B at 105 and waits in wait4 110-1000; B runs on
+ * cpu 1 106-500 and exits, having made thread B2 at 120, which runs on cpu 2 125-995 and wakes A at 990 as it exits.
+ * Over A's wait (110-1000): B 390 us, B2 870 us, 2 threads. */
+static void test_explain_child_threads(void)
+{
+  enum { B2 = B + 1 };
+  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
+  tb *t = tb_new(false);
+  tb_thread(t, B, B2);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_fork(t, 105 * US, 0, A, B);
+  sw(t, 106, 1, IDLE, "R", B);
+  tb_next_stack(t, WAIT);
+  sw(t, 110, 0, A, "S", IDLE);
+  tb_fork(t, 120 * US, 1, B, B2);
+  sw(t, 125, 2, IDLE, "R", B2);
+  tb_exit(t, 500 * US, 1, B);
+  sw(t, 500, 1, B, "X", IDLE);
+  tb_exit(t, 985 * US, 2, B2);
+  tb_next_stack(t, "try_to_wake_up,__wake_up_sync_key,do_notify_parent,release_task,do_exit");
+  tb_waking(t, 990 * US, 2, B2, A, 0);
+  sw(t, 995, 2, B2, "X", IDLE);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "X", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->n_chain, 2);
+  if (x->n_chain == 2) {
+    const rsp_explain_hop *h = &x->chain[1];
+    CHECK_EQ(h->pid, B);
+    CHECK_EQ(h->kind, RSP_ELEM_RUN);
+    CHECK_EQ(h->n_threads, 2);
+    CHECK_EQ(h->ns, (390 + 870) * US);
+  }
+  CHECK(says(x, "which ran 1.3 ms over it in 2 threads", NULL));
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* A process that ran more than it waited under the longest wait, its waits short and a quarter of the wait or more
  * (make -j2: a cc1's page faults on pages the other cc1 was reading in). A waits in wait4 110-1000; B runs 100-200,
  * then waits 50 us five times (200-250, 350-400...: C, on cpu 2, wakes it at 248, 398...) with 100 us runs between,
@@ -1734,6 +1778,7 @@ int main(void)
   test_explain_lock_turns();
   test_explain_main_thread_waits();
   test_explain_waker_of_waker();
+  test_explain_child_threads();
   test_explain_waker_process();
   test_explain_scattered_waits();
   test_guessed_merged_polls();

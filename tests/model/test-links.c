@@ -277,6 +277,41 @@ static void test_fork_exec_exit(void)
   rsp_model_free(m);
 }
 
+/* A child whose main thread exits before its other thread (rust-lld under collect2): the last thread wakes the
+ * parent's wait4 from release_task, past the point where its pid is detached, so perf records the waking with pid and
+ * tid -1. P forks CH (main thread) with thread CH+1; P waits in wait4 from 190; CH exits at 300 (its switch-out at
+ * 302); CH+1 runs on cpu 1 from 305, exits at 400 and wakes P at 450 (pid/tid -1), switching out at 452;
+ * P runs at 460. The waker is cpu 1's current task, CH+1: an exit -> wait link from its run. */
+static void test_exit_wakeup_detached_pid(void)
+{
+  enum { T2 = CH + 1 };
+  tb *t = tb_new(false);
+  tb_comm(t, 0, 0, P, "collect2", false);
+  tb_thread(t, CH, T2);
+  sw(t, 100, 0, IDLE, "R", P);
+  tb_fork(t, 150 * US, 0, P, CH);
+  sw(t, 170, 1, IDLE, "R", CH);
+  tb_fork(t, 180 * US, 1, CH, T2);
+  tb_next_stack(t, "schedule,do_wait,kernel_wait4,__do_sys_wait4|wait4");
+  sw(t, 190, 0, P, "S", IDLE);
+  tb_exit(t, 300 * US, 1, CH);
+  sw(t, 302, 1, CH, "X", IDLE);
+  sw(t, 305, 1, IDLE, "R", T2);
+  tb_exit(t, 400 * US, 1, T2);
+  tb_next_stack(t, "try_to_wake_up,__wake_up_sync_key,do_notify_parent,release_task,do_exit");
+  tb_waking(t, 450 * US, 1, -1, P, 0);
+  sw(t, 452, 1, T2, "X", IDLE);
+  sw(t, 460, 0, IDLE, "R", P);
+  sw(t, 500, 0, P, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id p = find_task(m, P, 0), t2 = find_task(m, T2, 0);
+  CHECK(t2 != RSP_NO_ID);
+  CHECK_EQ(sleep_at_us(m, p, 200)->end_cause, RSP_SLEEP_END_WOKEN);
+  CHECK(!sleep_at_us(m, p, 200)->end_inferred);
+  LINK_IN(m, p, 460, RSP_LINK_EXIT_WAIT, t2, 440, false);
+  rsp_model_free(m);
+}
+
 #define DEV ((8u << 20) | 0u)
 
 /* Disk: a read with every event and the completion path on the wakeup's stack; one with no
@@ -729,6 +764,7 @@ int main(void)
   test_interrupt_context();
   test_futex_timeout();
   test_fork_exec_exit();
+  test_exit_wakeup_detached_pid();
   test_disk();
   test_disk_flush_other_issuer();
   test_disk_all_lost();
