@@ -6,12 +6,23 @@
 
 #include <string.h>
 
-/* What a sleep waited in: the innermost user function of its stack (else a kernel one). */
-static const char *site_of(const rsp_model *m, const rsp_path_elem *e)
+/* What a sleep waited in: the innermost user function of its stack (else a kernel one). A user frame no symbol names
+ * (a stripped go binary's runtime.futex: 0x46a160) says less than the kernel's: that one, with the binary. */
+static const char *site_of(const rsp_model *m, const rsp_path_elem *e, GStringChunk *names)
 {
   const rsp_sleep *s = rsp_model_sleep(m, e->id);
   const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(m, s->stack) : NULL;
-  return f && f->function ? f->function : "an unknown place";
+  if (!f || !f->function)
+    return "an unknown place";
+  const rsp_model_frame *k = !f->kernel && f->label != f->function ? rsp_model_stack_kernel_site(m, s->stack) : NULL;
+  if (!k || !k->function)
+    return f->function;
+  const char *base = f->dso && f->dso[0] != '[' ? strrchr(f->dso, '/') : NULL;
+  char *text = base ? g_strdup_printf("%s (called from %s, no symbols)", k->function, base + 1)
+                    : g_strdup_printf("%s (called from code without symbols)", k->function);
+  const char *site = g_string_chunk_insert_const(names, text);
+  g_free(text);
+  return site;
 }
 
 static bool blocked(const rsp_model *m, const rsp_path_elem *e)
@@ -110,7 +121,8 @@ static void under_wait(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h, G
 
 /* H's blocked waits among the N elements KIDS of process PID, the wait site with the most time in them, what they had
  * under them, and who woke the others. */
-static void scattered_waits(const rsp_paths *p, const rsp_elem_id *kids, uint32_t n, int32_t pid, rsp_explain_hop *h)
+static void scattered_waits(const rsp_paths *p, const rsp_elem_id *kids, uint32_t n, int32_t pid, rsp_explain_hop *h,
+                            GStringChunk *names)
 {
   const rsp_model *m = rsp_paths_model(p);
   GHashTable *sites = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free); /* site -> {ns, count} */
@@ -119,7 +131,7 @@ static void scattered_waits(const rsp_paths *p, const rsp_elem_id *kids, uint32_
     const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
     if (!blocked(m, c) || pid_of(rsp_model_task(m, c->task)) != pid)
       continue;
-    const char *site = site_of(m, c);
+    const char *site = site_of(m, c, names);
     uint64_t *acc = g_hash_table_lookup(sites, site);
     if (!acc) {
       acc = g_new0(uint64_t, 2);
@@ -188,6 +200,7 @@ static bool tally_ends(const tally *t)
  * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
  * than any process's part ends it too. */
 static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_t lo, uint64_t hi, tally *t);
+static uint64_t busy_cover(const rsp_model *m, int32_t pid, uint64_t lo, uint64_t hi, uint64_t *present);
 
 static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
 {
@@ -196,7 +209,7 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
     const rsp_path_elem *e = rsp_paths_elem(p, cur);
     const rsp_task *t = rsp_model_task(m, e->task);
     x->chain[x->n_chain++] = (rsp_explain_hop){ .pid = pid_of(t), .tid = t->tid, .comm = t->comm,
-                                                .kind = RSP_ELEM_SLEEP, .site = site_of(m, e),
+                                                .kind = RSP_ELEM_SLEEP, .site = site_of(m, e, x->names_),
                                                 .ns = e->end - e->start, .elem_ = cur };
     uint32_t n;
     const rsp_elem_id *kids = rsp_paths_children(p, cur, &n);
@@ -238,7 +251,14 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
       x->chain[x->n_chain++] = h;
     } else if (best_pid >= 0) {
       const tally *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));
-      if (tally_ends(acc)) {
+      /* many threads: it did the work when one of them was on a cpu (or waiting for one) half the time it was there */
+      tally threads = { .wait = RSP_NO_ID };
+      bool busy = false;
+      if (model_over(m, best_pid, 0, e->start, e->end, &threads) > 1) {
+        uint64_t present = 0, covered = busy_cover(m, best_pid, e->start, e->end, &present);
+        busy = present && 2 * covered >= present;
+      }
+      if (busy || tally_ends(acc)) {
         /* it did the work: the chain ends with it running (and waiting, when scattered, or short and a quarter of the
          * wait or more: a compiler's page faults on pages the other compiler was reading in, make -j2) */
         /* named by its task with the longest element there (tar, not the shell it was forked as before its exec) */
@@ -252,8 +272,8 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
           }
         }
         if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
-          rsp_explain_hop h = { .pid = best_pid, .comm = bt ? bt->comm : NULL, .kind = RSP_ELEM_RUN, .ns = acc->run,
-                                .preempted_ns = acc->preempted };
+          rsp_explain_hop h = { .pid = best_pid, .tid = bt ? bt->tid : 0, .comm = bt ? bt->comm : NULL,
+                                .kind = RSP_ELEM_RUN, .ns = acc->run, .preempted_ns = acc->preempted };
           /* a process of several threads: all of them over the wait, from the model (the paths hold the runs that
            * lead to the wakeup: rust-lld's main thread and the one that exited last, 24.9 of their 38.7 ms) */
           tally over = { .wait = RSP_NO_ID };
@@ -264,7 +284,7 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
             h.n_threads = n_ran;
           }
           if (tally_scattered(acc) || tally_short_waits(acc, e->end - e->start))
-            scattered_waits(p, kids, n, best_pid, &h);
+            scattered_waits(p, kids, n, best_pid, &h, x->names_);
           x->chain[x->n_chain++] = h;
         }
       } else {
@@ -311,6 +331,59 @@ static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_
   return n_ran;
 }
 
+static int cmp_span(const void *a, const void *b)
+{
+  const uint64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Over [LO, HI), how long at least one thread of process PID was on a cpu or waiting for one (the union of its
+ * threads' runs and preemptions, from the model), and how long the process was there (its first run's start to its
+ * last run's end, within [LO, HI)). A process of many threads is busy as a whole while one of them runs: the sum of
+ * its threads' waits says little (go's link: its sysmon thread sleeps in nanosleep while the others work). */
+static uint64_t busy_cover(const rsp_model *m, int32_t pid, uint64_t lo, uint64_t hi, uint64_t *present)
+{
+  GArray *spans = g_array_new(FALSE, FALSE, 2 * sizeof(uint64_t));
+  uint64_t first = UINT64_MAX, last = 0;
+  for (rsp_task_id k = 0; k < rsp_model_n_tasks(m); k++) {
+    const rsp_task *task = rsp_model_task(m, k);
+    if (pid_of(task) != pid)
+      continue;
+    for (uint32_t i = 0; i < task->n_runs; i++) {
+      const rsp_run *r = rsp_model_run(m, rsp_model_task_run(m, k, i));
+      if (r->end <= lo || r->start >= hi)
+        continue;
+      uint64_t sp[2] = { MAX(r->start, lo), MIN(r->end, hi) };
+      g_array_append_val(spans, sp);
+      first = MIN(first, sp[0]);
+      last = MAX(last, sp[1]);
+    }
+    for (uint32_t i = 0; i < task->n_sleeps; i++) {
+      const rsp_sleep *sl = rsp_model_sleep(m, rsp_model_task_sleep(m, k, i));
+      if (sl->end <= lo || sl->start >= hi || (!sl->preempted && sl->end_cause != RSP_SLEEP_END_PREEMPTED))
+        continue;
+      uint64_t sp[2] = { MAX(sl->start, lo), MIN(sl->end, hi) };
+      g_array_append_val(spans, sp);
+    }
+  }
+  qsort(spans->data, spans->len, 2 * sizeof(uint64_t), cmp_span);
+  uint64_t busy = 0, a = 0, b = 0;
+  for (uint32_t i = 0; i < spans->len; i++) {
+    const uint64_t *sp = (const uint64_t *)(const void *)(spans->data + (size_t)i * 2 * sizeof(uint64_t));
+    if (sp[0] > b) {
+      busy += b - a;
+      a = sp[0];
+      b = sp[1];
+    } else {
+      b = MAX(b, sp[1]);
+    }
+  }
+  busy += b - a;
+  g_array_free(spans, TRUE);
+  *present = last > first ? last - first : 0;
+  return busy;
+}
+
 /* The chain's last hop HI, a wait, had nothing under it, and a task that is not the waiting one ended it; its work is
  * on a path of its own. WHOLE: another process did (git clone's read of index-pack's answer: index-pack and its threads resolve
  * the deltas), its threads together; else a thread of the process itself did (xz -T2's worker, python's pool result
@@ -354,7 +427,7 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, uint32_t hi, b
                           .preempted_ns = over.preempted, .via_waker = true,
                           .n_threads = whole ? n_ran : 0 };
     if (tally_scattered(&over) || tally_short_waits(&over, w->end - w->start))
-      scattered_waits(p, (const rsp_elem_id *)(void *)ids->data, ids->len, h.pid, &h);
+      scattered_waits(p, (const rsp_elem_id *)(void *)ids->data, ids->len, h.pid, &h, x->names_);
     x->chain[x->n_chain++] = h;
   } else if (thread) {
     uint32_t n = x->n_chain;

@@ -157,6 +157,8 @@ const rsp_model_frame *rsp_model_stack(const rsp_model *model, rsp_stack_id stac
 /* The innermost user-space frame of STACK (the paper's label for a sleep), else its innermost
  * kernel frame that is not scheduler machinery (schedule, __schedule...), else NULL. */
 const rsp_model_frame *rsp_model_stack_label(const rsp_model *model, rsp_stack_id stack);
+/* The innermost kernel frame of STACK that is not scheduler machinery, else NULL. */
+const rsp_model_frame *rsp_model_stack_kernel_site(const rsp_model *model, rsp_stack_id stack);
 /* What the symbolizer found of the file DSO (a frame's dso) when one of its addresses in a stack
  * named no function: missing, stripped, another build... (RSP_DSO_NOT_READ when not known). */
 rsp_dso_status rsp_model_dso_status(const rsp_model *model, const char *dso);

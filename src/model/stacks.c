@@ -490,6 +490,16 @@ const rsp_model_frame *rsp_model_stack_label(const rsp_model *m, rsp_stack_id st
   return NULL;
 }
 
+const rsp_model_frame *rsp_model_stack_kernel_site(const rsp_model *m, rsp_stack_id stack)
+{
+  uint32_t n;
+  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
+  for (uint32_t i = 0; i < n; i++)
+    if (f[i].kernel && !is_scheduler(f[i].function))
+      return &f[i];
+  return NULL;
+}
+
 bool rsp_model_stack_has(const rsp_model *m, rsp_stack_id stack, const char *name)
 {
   uint32_t n;

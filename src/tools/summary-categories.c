@@ -247,9 +247,11 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
     rsp_json_string(&json, h->site);
     rsp_json_key(&json, "ms");
     rsp_json_double(&json, 6, ms(h->ns));
-    if (i == 0 && h->kind == RSP_ELEM_SLEEP) { /* the thread that waited, and its waits in all */
+    if (h->kind == RSP_ELEM_SLEEP && !h->via_waker) { /* the thread that waited */
       rsp_json_key(&json, "tid");
       rsp_json_i64(&json, h->tid);
+    }
+    if (i == 0 && h->kind == RSP_ELEM_SLEEP) { /* and the first one's waits in all */
       rsp_json_key(&json, "thread_waited_ms");
       rsp_json_double(&json, 6, ms(x->first_thread_waits_ns));
       rsp_json_key(&json, "thread_waits");

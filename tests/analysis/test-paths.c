@@ -1723,6 +1723,55 @@ static void test_explain_child_threads(void)
   rsp_model_free(m);
 }
 
+/* A process of several threads under a wait, busy as a whole while the thread on the wait's path waited more than it
+ * ran (go build waiting for link: link's threads take turns). A waits 110-1000 (B wakes it at 985). B forks B2 at 125;
+ * B runs 120-200, waits 200-900 (B2 wakes it at 899), runs 900-990; B2 runs 130-900. Some thread of B runs all of
+ * 120-990: the chain ends with B running over the wait in 2 threads (170 + 770 us), not with B's wait. */
+static void test_explain_busy_threads(void)
+{
+  enum { B2 = B + 1 };
+  static const char *const EPOLL = "schedule,schedule_hrtimeout_range,do_epoll_wait|epoll_wait";
+  static const char *const FUTEX = "schedule,futex_wait_queue,__futex_wait,futex_wait|futex_wait";
+  tb *t = tb_new(false);
+  tb_thread(t, B, B2);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_fork(t, 105 * US, 0, A, B);
+  tb_next_stack(t, EPOLL);
+  sw(t, 110, 0, A, "S", IDLE);
+  sw(t, 120, 0, IDLE, "R", B);
+  tb_fork(t, 125 * US, 0, B, B2);
+  sw(t, 130, 1, IDLE, "R", B2);
+  tb_next_stack(t, FUTEX);
+  sw(t, 200, 0, B, "S", IDLE);
+  tb_next_stack(t, "try_to_wake_up,wake_up_q,futex_wake|futex_wake");
+  tb_waking(t, 899 * US, 1, B2, B, 0);
+  tb_next_stack(t, FUTEX);
+  sw(t, 900, 1, B2, "S", IDLE);
+  sw(t, 900, 0, IDLE, "R", B);
+  tb_next_stack(t, "try_to_wake_up,ep_poll_callback,pipe_write|write");
+  tb_waking(t, 985 * US, 0, B, A, 2);
+  sw(t, 990, 0, B, "S", IDLE);
+  sw(t, 1000, 2, IDLE, "R", A);
+  sw(t, 1100, 2, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->n_chain, 2);
+  if (x->n_chain == 2) {
+    const rsp_explain_hop *h = &x->chain[1];
+    CHECK_EQ(h->pid, B);
+    CHECK_EQ(h->kind, RSP_ELEM_RUN);
+    CHECK_EQ(h->n_threads, 2);
+    CHECK_EQ(h->ns, (170 + 770) * US);
+  }
+  CHECK(says(x, "which ran 0.9 ms over it in 2 threads", NULL));
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* A process that ran more than it waited under the longest wait, its waits short and a quarter of the wait or more
  * (make -j2: a cc1's page faults on pages the other cc1 was reading in). A waits in wait4 110-1000; B runs 100-200,
  * then waits 50 us five times (200-250, 350-400...: C, on cpu 2, wakes it at 248, 398...) with 100 us runs between,
@@ -1779,6 +1828,7 @@ int main(void)
   test_explain_main_thread_waits();
   test_explain_waker_of_waker();
   test_explain_child_threads();
+  test_explain_busy_threads();
   test_explain_waker_process();
   test_explain_scattered_waits();
   test_guessed_merged_polls();
