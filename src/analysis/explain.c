@@ -523,7 +523,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   if (c->ns[RSP_CAT_NETWORK])
     say(s, "It waited on the network %.1f ms.", ms(c->ns[RSP_CAT_NETWORK]));
   kernel_work_sentence(p, s);
-  if (c->n_preemptors) {
+  if (c->n_preemptors && c->top_preemptors[0].ns >= SAID_NS) { /* (under it, '0.0 ms' says nothing) */
     const rsp_preemptor *pr = &c->top_preemptors[0];
     const rsp_task *t = rsp_model_task(m, pr->task);
     if (t->pid == x->pid && t->tid != t->pid)
@@ -535,7 +535,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   }
 
   /* 5. what is not known */
-  if (c->guessed_total_ns)
+  if (c->guessed_total_ns >= SAID_NS)
     say(s, "%.1f ms of this is a guess: the trace lost what ended some waits (see the loss notes).",
         ms(c->guessed_total_ns));
   if (c->ns[RSP_CAT_UNKNOWN_STACK]) {
