@@ -192,13 +192,26 @@ def perf_wakeups(path):
 
 def perf_samples(path):
     """(tid, time ns) -> whether the sample's ip is a kernel address, for every sample of a sampling event (not a
-    tracepoint) perf script prints."""
-    out = oracle.perf(['script', '--ns', '-G', '-F', 'tid,time,event,ip'], path)
+    tracepoint) perf script prints. A sample perf prints with tid -1 (taken in a task's exit, past release_task, its
+    pid detached) is the cpu's current task's: the tid of that cpu's last record before it (its switch-in, the exiting
+    task's own tracepoints)."""
+    out = oracle.perf(['script', '--ns', '-G', '--show-switch-events', '-F', 'tid,cpu,time,event,ip'], path)
     got = {}
+    current = {}
     for l in out.splitlines():
-        m = re.match(r'\s*(-?\d+)\s+(\d+\.\d+):\s+(\S+):\s+([0-9a-f]+)\s*$', l)
-        if m and ':' not in m.group(3):
-            got[(int(m.group(1)), oracle.parse_time(m.group(2)))] = int(m.group(4), 16) >= 0xffff800000000000
+        m = re.match(r'\s*(-?\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+(\S+)', l)
+        if not m:
+            continue
+        tid, cpu = int(m.group(1)), int(m.group(2))
+        if tid > 0:
+            current[cpu] = tid
+        s = re.match(r'\s*(-?\d+)\s+\[\d+\]\s+(\d+\.\d+):\s+(\S+):\s+([0-9a-f]+)\s*$', l)
+        if s and ':' not in s.group(3) and not s.group(3).startswith('PERF_RECORD'):
+            if tid < 0 and cpu in current:
+                tid = current[cpu]
+            got[(tid, oracle.parse_time(s.group(2)))] = int(s.group(4), 16) >= 0xffff800000000000
+        if 'PERF_RECORD_SWITCH' in l and ' OUT' in l:
+            current.pop(cpu, None)
     return got
 
 
