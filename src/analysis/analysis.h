@@ -675,6 +675,7 @@ typedef struct rsp_explain_hop {
    * ended it): the task whose run woke its last sleep (tid 0: none), and how many of its merged sleeps timed out */
   int32_t woken_by_pid, woken_by_tid;
   const char *woken_by_comm;
+  bool woken_over_network; /* that task sent the network data that ended it (no wakeup of its own) */
   /* the second hop, when the first wait was ended by another thread of the process or by another process (its work on
    * a path of its own): that thread (tid), or that process, running or waiting over the first wait, the chain going
    * on from its longest wait there */
@@ -696,6 +697,7 @@ typedef struct rsp_explain_hop {
   uint64_t waits_disk_ns, waits_net_ns;
   uint32_t n_wakers; /* all of them; the first min(n, 2) in wakers */
   rsp_explain_work wakers[2];
+  uint64_t start, end; /* a wait hop: when it began and ended (perf clock, ns) */
   uint32_t elem_; /* private: a wait hop's element (rsp_elem_id) */
 } rsp_explain_hop;
 typedef struct rsp_explanation {

@@ -38,19 +38,32 @@ static int32_t pid_of(const rsp_task *t)
   return t->pid >= 0 ? t->pid : t->tid;
 }
 
-/* The task whose run woke sleep element ID's last sleep (a recorded wakeup by a run), else NULL. */
-static const rsp_task *waker_task(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e)
+/* The task whose run woke sleep element ID's last sleep (a recorded wakeup by a run), or sent the network data that
+ * ended it (*NET set: curl's poll for the answer of a server whose work is a path of its own), else NULL. */
+static const rsp_task *waker_task(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, bool *net)
 {
   const rsp_model *m = rsp_paths_model(p);
   rsp_sleep_id last = rsp_paths_elem_sleep(p, id, e->n_merged ? e->n_merged - 1 : 0);
+  if (net)
+    *net = false;
   if (last == RSP_NO_ID)
     return NULL;
   const rsp_sleep *sl = rsp_model_sleep(m, last);
+  if (sl->end_cause == RSP_SLEEP_END_NETWORK) {
+    /* the peer's run that sent the data, on loopback (the network link itself runs from the request's sender) */
+    rsp_run_id r = rsp_paths_elem_ender(p, id);
+    if (r == RSP_NO_ID || r >= rsp_model_n_runs(m))
+      return NULL;
+    if (net)
+      *net = true;
+    return rsp_model_task(m, rsp_model_run(m, r)->task);
+  }
   if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
     return NULL;
   const rsp_link *l = rsp_model_link(m, sl->wake_link);
   /* (a thread's exit that woke the pthread_join of it is filed as an exit -> wait link) */
-  if ((l->kind != RSP_LINK_WAKEUP && l->kind != RSP_LINK_EXIT_WAIT) || l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m))
+  if ((l->kind != RSP_LINK_WAKEUP && l->kind != RSP_LINK_EXIT_WAIT) || l->from_run == RSP_NO_ID ||
+      l->from_run >= rsp_model_n_runs(m))
     return NULL;
   return rsp_model_task(m, rsp_model_run(m, l->from_run)->task);
 }
@@ -71,9 +84,11 @@ static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
   if (last == RSP_NO_ID)
     return;
   h->ended_by_timeout = rsp_model_sleep(m, last)->end_cause == RSP_SLEEP_END_TIMEOUT;
-  const rsp_task *t = waker_task(p, id, e);
+  bool net = false;
+  const rsp_task *t = waker_task(p, id, e, &net);
   if (!t || t == rsp_model_task(m, e->task))
     return;
+  h->woken_over_network = net;
   h->woken_by_pid = pid_of(t);
   h->woken_by_tid = t->tid;
   h->woken_by_comm = t->comm;
@@ -99,7 +114,7 @@ static void under_wait(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h, G
   if (disk || net)
     return;
   const rsp_model *m = rsp_paths_model(p);
-  const rsp_task *t = waker_task(p, id, w);
+  const rsp_task *t = waker_task(p, id, w, NULL);
   int32_t pid = t ? pid_of(t) : -1;
   const rsp_task *self = rsp_model_task(m, w->task);
   if (pid < 0 || t->tid == self->tid)
@@ -210,7 +225,8 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
     const rsp_task *t = rsp_model_task(m, e->task);
     x->chain[x->n_chain++] = (rsp_explain_hop){ .pid = pid_of(t), .tid = t->tid, .comm = t->comm,
                                                 .kind = RSP_ELEM_SLEEP, .site = site_of(m, e, x->names_),
-                                                .ns = e->end - e->start, .elem_ = cur };
+                                                .ns = e->end - e->start, .start = e->start, .end = e->end,
+                                                .elem_ = cur };
     uint32_t n;
     const rsp_elem_id *kids = rsp_paths_children(p, cur, &n);
     /* per process below: running (runs and preemptions), waiting (blocked sleeps), its longest wait */
@@ -420,13 +436,20 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, uint32_t hi, b
   uint32_t n_ran = 0;
   if (thread)
     n_ran = model_over(m, whole ? h0->woken_by_pid : h0->pid, whole ? 0 : h0->woken_by_tid, w->start, w->end, &over);
+  /* another process of several threads, one of them on a cpu half the time it was there: busy as a whole, whatever its
+   * idle threads waited (a threaded HTTP server's listening thread in select while the handler works) */
+  bool busy = false;
+  if (whole && n_ran > 1) {
+    uint64_t present = 0, covered = busy_cover(m, h0->woken_by_pid, w->start, w->end, &present);
+    busy = present && 2 * covered >= present;
+  }
   /* as in chain_from (its waits many and short: python's pool result thread, a read per finished chunk) */
-  if (thread && tally_ends(&over)) {
+  if (thread && (busy || tally_ends(&over))) {
     rsp_explain_hop h = { .pid = whole ? h0->woken_by_pid : h0->pid, .tid = whole ? 0 : h0->woken_by_tid,
                           .comm = whole ? h0->woken_by_comm : thread->comm, .kind = RSP_ELEM_RUN, .ns = over.run,
                           .preempted_ns = over.preempted, .via_waker = true,
                           .n_threads = whole ? n_ran : 0 };
-    if (tally_scattered(&over) || tally_short_waits(&over, w->end - w->start))
+    if (!busy && (tally_scattered(&over) || tally_short_waits(&over, w->end - w->start)))
       scattered_waits(p, (const rsp_elem_id *)(void *)ids->data, ids->len, h.pid, &h, x->names_);
     x->chain[x->n_chain++] = h;
   } else if (thread) {

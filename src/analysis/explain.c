@@ -286,7 +286,10 @@ static void ended_clause(GString *g, const rsp_explain_hop *h)
   else if (h->timeouts_guessed)
     g_string_append_printf(g, " (%u of the timeouts a guess: their wakeups had no call stack)",
                            h->timeouts_guessed);
-  if (h->woken_by_tid > 0 && h->woken_by_pid == h->pid && h->woken_by_tid == h->woken_by_pid)
+  if (h->woken_by_tid > 0 && h->woken_over_network && h->woken_by_pid != h->pid)
+    g_string_append_printf(g, "%s %s [%d] sent it data over the network", h->timeouts ? " before" : ", until",
+                           name_or(h->woken_by_comm), h->woken_by_pid);
+  else if (h->woken_by_tid > 0 && h->woken_by_pid == h->pid && h->woken_by_tid == h->woken_by_pid)
     g_string_append_printf(g, "%s its main thread %s [%d] woke it", h->timeouts ? " before" : ", until",
                            name_or(h->woken_by_comm), h->woken_by_pid);
   else if (h->woken_by_tid > 0 && h->woken_by_pid == h->pid)

@@ -251,6 +251,12 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
       rsp_json_key(&json, "tid");
       rsp_json_i64(&json, h->tid);
     }
+    if (h->kind == RSP_ELEM_SLEEP) { /* when (perf's clock, as perf script prints it, in ns) */
+      rsp_json_key(&json, "start_ns");
+      rsp_json_u64(&json, h->start);
+      rsp_json_key(&json, "end_ns");
+      rsp_json_u64(&json, h->end);
+    }
     if (i == 0 && h->kind == RSP_ELEM_SLEEP) { /* and the first one's waits in all */
       rsp_json_key(&json, "thread_waited_ms");
       rsp_json_double(&json, 6, ms(x->first_thread_waits_ns));
@@ -262,10 +268,10 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
       rsp_json_bool(&json, true);
       rsp_json_key(&json, "tid"); /* 0: another process, its threads together */
       rsp_json_i64(&json, h->tid);
-      if (h->n_threads) {
-        rsp_json_key(&json, "threads");
-        rsp_json_u64(&json, h->n_threads);
-      }
+    }
+    if (h->n_threads) { /* a process's threads together, from the model: how many of them ran */
+      rsp_json_key(&json, "threads");
+      rsp_json_u64(&json, h->n_threads);
     }
     if (h->n_waits) { /* a running hop whose waits were many and short */
       rsp_json_key(&json, "waited_ms");

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""rsp-summary --explain on multi-threaded programs (tests/analysis/data/threads, recorded with rsp-record on the
+project's VM: see its README), checked against perf's own switch records (perf script --show-switch-events):
+- every hop of the chain that tells what a process's threads, or one thread, ran over the wait before it (a hop
+  through the waker, or one with 'threads') gives the on-cpu time perf's IN/OUT records show for them in that wait's
+  [start_ns, end_ns], within 2% (a switch-out recorded with tid -1, the exiting task's last, is the cpu's current
+  task's);
+- node (pb: 8 pbkdf2 jobs on libuv's pool): the wait said is the main thread's, not a helper thread's idle epoll_pwait,
+  and its waits in all are the main thread's blocked off-cpu time in perf's records within 5%;
+- java (jv: a pool of 2 threads): the chain goes from the launcher's join through the Java main thread's Future.get
+  to a pool thread running;
+- rustc (rc): the chain reaches rust-lld, whose last thread woke collect2 with pid/tid -1, and no wait is filed as
+  woken by hardware;
+- go build (gb): the linker, several threads, ends the chain running;
+- curl against python's ThreadingHTTPServer (http): curl's poll goes on through the server, which sent the data.
+Skipped (77) without perf or zstd."""
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
+BUILD = os.environ.get('RSP_BUILD_ROOT', os.path.join(SRC, 'build'))
+SUMMARY = os.environ.get('RSP_SUMMARY', os.path.join(BUILD, 'src', 'tools', 'rsp-summary'))
+DATA = os.path.join(SRC, 'tests', 'analysis', 'data', 'threads')
+sys.path.insert(0, os.path.join(SRC, 'tests', 'oracle'))
+import oracle  # noqa: E402
+
+failures = []
+
+
+def ok(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what)
+    if not cond:
+        failures.append(what)
+
+
+def unpack(name, tmp):
+    path = os.path.join(tmp, name + '.data')
+    subprocess.run(['zstd', '-q', '-d', '-f', os.path.join(DATA, name + '.data.zst'), '-o', path], check=True)
+    shutil.copy(os.path.join(DATA, name + '.data.meta'), path + '.meta')
+    os.symlink(os.path.join(os.path.abspath(DATA), 'kallsyms.zst'), path + '.kallsyms.zst')
+    tar = subprocess.run(['zstd', '-q', '-d', '-c', os.path.join(DATA, name + '.data.ftrace.tar.zst')],
+                         check=True, capture_output=True).stdout
+    subprocess.run(['tar', '-C', tmp, '-xf', '-'], input=tar, check=True)
+    return path
+
+
+class Switches:
+    """Each thread's on-cpu intervals from perf's switch records, and their process."""
+
+    def __init__(self, path):
+        self.on = collections.defaultdict(list)  # tid -> [(in, out)]
+        self.pid = {}
+        current = {}  # cpu -> (pid, tid, since)
+        out = oracle.perf(['script', '--ns', '--show-switch-events', '-F', 'pid,tid,cpu,time,event'], path)
+        line = re.compile(r'^\s*(-?\d+)/(-?\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+PERF_RECORD_SWITCH_CPU_WIDE (IN|OUT)')
+        for text in out.splitlines():
+            m = line.match(text)
+            if not m:
+                continue
+            pid, tid, cpu, t = int(m.group(1)), int(m.group(2)), int(m.group(3)), oracle.parse_time(m.group(4))
+            if m.group(5) == 'IN':
+                current[cpu] = (pid, tid, t)
+                continue
+            cur = current.pop(cpu, None)
+            if tid < 0 and cur:  # an exited task's last switch-out: the cpu's current task
+                pid, tid = cur[0], cur[1]
+            if cur and cur[1] == tid and tid > 0:
+                self.on[tid].append((cur[2], t))
+                self.pid[tid] = pid
+        self.preempt_out = {}
+
+    def ran(self, lo, hi, pid=None, tid=None):
+        """On-cpu ns of thread TID, or of process PID's threads, within [LO, HI)."""
+        total = 0
+        for t, spans in self.on.items():
+            if (tid and t != tid) or (not tid and self.pid.get(t) != pid):
+                continue
+            total += sum(max(0, min(b, hi) - max(a, lo)) for a, b in spans)
+        return total
+
+
+def blocked_off_cpu(path, tid):
+    """TID's off-cpu periods after switch-outs that were not preemptions (perf's OUT without 'preempt'), in ns."""
+    out = oracle.perf(['script', '--ns', '--show-switch-events', '-F', 'tid,time,event'], path)
+    waits, since = [], None
+    for text in out.splitlines():
+        f = text.split()
+        if len(f) < 4 or f[0] != str(tid) or 'PERF_RECORD_SWITCH' not in text:
+            continue
+        t = oracle.parse_time(f[1].rstrip(':'))
+        if ' OUT' in text:
+            since = None if 'preempt' in text else t
+        elif since is not None:
+            waits.append(t - since)
+            since = None
+    return waits
+
+
+def explain(path):
+    p = subprocess.run([SUMMARY, '--explain', '--format=json', path], capture_output=True, text=True)
+    ok(p.returncode == 0, f'{os.path.basename(path)}: --explain exit {p.returncode} {p.stderr[-300:]}')
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def check_hops(name, d, sw):
+    """Every hop that says what a process (its threads) or a thread ran over the wait before it."""
+    chain = d['explanation']['chain']
+    checked = 0
+    for i in range(1, len(chain)):
+        h, w = chain[i], chain[i - 1]
+        if h['kind'] != 'run' or w['kind'] != 'sleep' or not (h.get('via_waker') or h.get('threads')):
+            continue
+        tid = h.get('tid') if h.get('via_waker') and h.get('tid') else None
+        if 'start_ns' not in w:
+            ok(False, f'{name}: the wait hop before {h["comm"]} [{h["pid"]}] has no start_ns/end_ns')
+            continue
+        truth = sw.ran(w['start_ns'], w['end_ns'], pid=h['pid'], tid=tid) / 1e6
+        who = f"{h['comm']} [{h['pid']}{'/' + str(tid) if tid else ''}]"
+        ok(abs(h['ms'] - truth) <= max(0.02 * truth, 0.2),
+           f"{name}: {who} ran {h['ms']:.1f} ms over {w['comm']} [{w['pid']}]'s {w['ms']:.1f} ms wait; perf's switch "
+           f"records {truth:.1f} ms")
+        checked += 1
+    return checked
+
+
+def main():
+    if not shutil.which('perf') or not shutil.which('zstd'):
+        print('skipped: perf or zstd missing')
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ('pb', 'jv', 'rc', 'gb', 'http'):
+            path = unpack(name, tmp)
+            d = explain(path)
+            if not d:
+                continue
+            x = d['explanation']
+            chain, text = x['chain'], ' '.join(x['text'])
+            sw = Switches(path)
+            n = check_hops(name, d, sw)
+            ok(n >= 1, f'{name}: the chain tells what a waker or a process of several threads ran ({n} hops)')
+            if name == 'pb':
+                pid = d['pid']
+                ok(chain and chain[0]['tid'] == pid, f'pb: the wait said is the main thread\'s ({chain[0]["tid"]})')
+                waits = blocked_off_cpu(path, pid)
+                truth = sum(waits) / 1e6
+                got = chain[0].get('thread_waited_ms', 0)
+                ok(abs(got - truth) <= 0.05 * truth, f'pb: the main thread waited {got:.1f} ms in all; perf\'s '
+                   f'records {truth:.1f} ms in {len(waits)} waits')
+                ok(abs(chain[0]['ms'] - max(waits) / 1e6) <= 0.1, f'pb: its longest wait {chain[0]["ms"]:.1f} ms; '
+                   f'perf\'s longest {max(waits) / 1e6:.1f} ms')
+            elif name == 'jv':
+                comms = [h['comm'] for h in chain]
+                ok(len(chain) >= 3 and chain[-1]['kind'] == 'run' and chain[-1]['comm'].startswith('pool-'),
+                   f'jv: the chain ends with a pool thread running ({comms})')
+            elif name == 'rc':
+                ok(any(h['comm'] == 'rust-lld' and h['kind'] == 'run' for h in chain),
+                   f'rc: the chain reaches rust-lld running ({[h["comm"] for h in chain]})')
+                ok(d['categories']['hardware'] < 1.0, f'rc: no wait woken by hardware ({d["categories"]["hardware"]:.1f} ms)')
+            elif name == 'gb':
+                ok(any(h['comm'] == 'link' and h['kind'] == 'run' and h.get('threads', 0) >= 2 for h in chain),
+                   f'gb: the linker ends the chain running in its threads ({[h["comm"] for h in chain]})')
+            elif name == 'http':
+                ok('python3' in text and 'sent it data over the network' in text,
+                   'http: curl\'s poll goes on through the server that sent the data')
+    print(f'{len(failures)} failed')
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == '__main__':
+    main()
