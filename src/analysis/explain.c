@@ -253,11 +253,14 @@ static void kernel_work_sentence(const rsp_paths *p, GPtrArray *s)
     if (doers->len)
       g_array_sort(doers, by_doer_ns);
     GString *g = g_string_new(NULL);
-    g_string_printf(g, "Interrupts and kernel threads did %.1f ms of work for them beside (", ms(total));
-    for (guint i = 0; i < doers->len && i < 3 && (i == 0 || g_array_index(doers, doer_ns, i).ns >= SAID_NS); i++)
-      g_string_append_printf(g, "%s%s %.1f ms", i ? ", " : "", g_array_index(doers, doer_ns, i).doer,
+    g_string_printf(g, "Interrupts and kernel threads did %.1f ms of work for them beside", ms(total));
+    /* the doers whose part says more than '0.0 ms' (many small ones: none named) */
+    for (guint i = 0; i < doers->len && i < 3 && g_array_index(doers, doer_ns, i).ns >= SAID_NS; i++)
+      g_string_append_printf(g, "%s%s %.1f ms", i ? ", " : " (", g_array_index(doers, doer_ns, i).doer,
                              ms(g_array_index(doers, doer_ns, i).ns));
-    g_string_append(g, "), not in the paths' time.");
+    if (doers->len && g_array_index(doers, doer_ns, 0).ns >= SAID_NS)
+      g_string_append_c(g, ')');
+    g_string_append(g, ", not in the paths' time.");
     g_ptr_array_add(s, g_string_free(g, FALSE));
   }
   g_array_free(doers, TRUE);
