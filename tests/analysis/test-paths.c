@@ -485,6 +485,53 @@ static void test_categories(void)
 
 
 
+/* The same fsync with the worker going on past A's wake (dd conv=fsync: the writeback kworker runs on for ms): K runs
+ * 305-900 and wakes A at 690; A runs 705-800. K's chain does not fit A's wait, so it is a path of its own, starting
+ * with K's work at 305: its idle wait in worker_thread before (200-305, ended by the interrupt) did nothing for A,
+ * whose own request explains its wait. Total = A 50-800 (750) + K 305-900 (595); no hardware wait. */
+static void test_worker_beyond_wait(void)
+{
+  enum { DEV = 8 << 20, K = 400 };
+  tb *t = tb_new(false);
+  tb_comm(t, 0, 0, K, "kworker/u8:3", false);
+  sw(t, 10, 1, IDLE, "R", K);
+  tb_next_stack(t, "schedule,worker_thread,kthread,ret_from_fork");
+  sw(t, 20, 1, K, "I", IDLE);
+  sw(t, 50, 0, IDLE, "R", A);
+  tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096);
+  tb_block(t, TB_ISSUE, 150 * US, 0, A, DEV, 1000, 4096);
+  tb_next_stack(t, "schedule,io_schedule,folio_wait_bit_common,folio_wait_writeback|fsync");
+  sw(t, 200, 0, A, "D", IDLE);
+  tb_block(t, TB_COMPLETE, 300 * US, 2, IDLE, DEV, 1000, 4096);
+  tb_next_stack(t, "try_to_wake_up,kick_pool,__queue_work,queue_work_on,handle_irq_event,common_interrupt,"
+                   "asm_common_interrupt,default_idle");
+  tb_waking(t, 301 * US, 2, IDLE, K, 1);
+  sw(t, 305, 1, IDLE, "R", K);
+  tb_waking(t, 690 * US, 1, K, A, 0);
+  sw(t, 705, 0, IDLE, "R", A);
+  sw(t, 800, 0, A, "S", IDLE);
+  sw(t, 900, 1, K, "I", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 200, 705);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_DISK, A, 200, 300))->parent, as);
+  rsp_elem_id kr = ELEM(p, RSP_ELEM_RUN, K, 305, 900);
+  CHECK_EQ(el(p, kr)->depth, 0);
+  CHECK(el(p, kr)->path != el(p, as)->path);
+  bool k_sleep = false;
+  for (rsp_elem_id i = 0; i < rsp_paths_n_elems(p); i++)
+    k_sleep |= el(p, i)->kind == RSP_ELEM_SLEEP && rsp_model_task(m, el(p, i)->task)->tid == K;
+  CHECK(!k_sleep);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, (750 + 595) * US);
+  CHECK_EQ(c.ns[RSP_CAT_HARDWARE], 0);
+  CHECK_EQ(c.ns[RSP_CAT_BLOCKING_IO], 100 * US);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* fsync: A writes (its own request, inserted 100, issued 150) and sleeps in D at 200; the request
  * completes at 300 and the interrupt wakes a worker K (at 301: no bio_endio on the stack, the model
  * links nothing), which runs 305-700 and wakes A (690, too long after the completion for the model to
@@ -1837,6 +1884,7 @@ int main(void)
   test_waker_forked_during_wait();
   test_network();
   test_own_disk_through_worker();
+  test_worker_beyond_wait();
   test_pipe_child();
   test_child_does_not_fit();
   test_poll_merge();
