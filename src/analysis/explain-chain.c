@@ -214,8 +214,21 @@ static bool tally_ends(const tally *t)
  * below it take the most time; when that one mostly ran (runs, and preemptions that interrupted them),
  * the chain ends there; else it goes on through its longest wait. A disk or network operation longer
  * than any process's part ends it too. */
-static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_t lo, uint64_t hi, tally *t);
-static uint64_t busy_cover(const rsp_model *m, int32_t pid, uint64_t lo, uint64_t hi, uint64_t *present);
+/* How much of a time span a process's threads covered, on a cpu or waiting for one (model_over). */
+typedef struct cover {
+  uint64_t busy;    /* at least one of its threads was running or preempted */
+  uint64_t present; /* its first run's start to its last run's end, within the span */
+} cover;
+
+static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_t lo, uint64_t hi, tally *t,
+                           cover *cov);
+
+/* A process of many threads is busy as a whole while one of them runs, whatever its idle threads wait (go's link: its
+ * sysmon thread sleeps in nanosleep while the others work): so for half the time it was there. */
+static bool busy_whole(const cover *c)
+{
+  return c->present && 2 * c->busy >= c->present;
+}
 
 static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
 {
@@ -267,14 +280,13 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
       x->chain[x->n_chain++] = h;
     } else if (best_pid >= 0) {
       const tally *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));
-      /* many threads: it did the work when one of them was on a cpu (or waiting for one) half the time it was there */
-      tally threads = { .wait = RSP_NO_ID };
-      bool busy = false;
-      if (model_over(m, best_pid, 0, e->start, e->end, &threads) > 1) {
-        uint64_t present = 0, covered = busy_cover(m, best_pid, e->start, e->end, &present);
-        busy = present && 2 * covered >= present;
-      }
-      if (busy || tally_ends(acc)) {
+      /* its threads over the wait, from the model (the paths hold the runs that lead to the wakeup: rust-lld's main
+       * thread and the one that exited last, 24.9 of their 38.7 ms); many threads: it did the work when busy as a
+       * whole */
+      tally over = { .wait = RSP_NO_ID };
+      cover cov;
+      uint32_t n_ran = model_over(m, best_pid, 0, e->start, e->end, &over, &cov);
+      if ((n_ran > 1 && busy_whole(&cov)) || tally_ends(acc)) {
         /* it did the work: the chain ends with it running (and waiting, when scattered, or short and a quarter of the
          * wait or more: a compiler's page faults on pages the other compiler was reading in, make -j2) */
         /* named by its task with the longest element there (tar, not the shell it was forked as before its exec) */
@@ -290,10 +302,6 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
         if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
           rsp_explain_hop h = { .pid = best_pid, .tid = bt ? bt->tid : 0, .comm = bt ? bt->comm : NULL,
                                 .kind = RSP_ELEM_RUN, .ns = acc->run, .preempted_ns = acc->preempted };
-          /* a process of several threads: all of them over the wait, from the model (the paths hold the runs that
-           * lead to the wakeup: rust-lld's main thread and the one that exited last, 24.9 of their 38.7 ms) */
-          tally over = { .wait = RSP_NO_ID };
-          uint32_t n_ran = model_over(m, best_pid, 0, e->start, e->end, &over);
           if (n_ran > 1) {
             h.ns = over.run;
             h.preempted_ns = over.preempted;
@@ -312,12 +320,39 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
   }
 }
 
+static int cmp_span(const void *a, const void *b)
+{
+  const uint64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The length of the union of spans SPANS ([start, end) pairs, sorted here). */
+static uint64_t union_length(GArray *spans)
+{
+  qsort(spans->data, spans->len, 2 * sizeof(uint64_t), cmp_span);
+  uint64_t total = 0, a = 0, b = 0;
+  for (uint32_t i = 0; i < spans->len; i++) {
+    const uint64_t *sp = (const uint64_t *)(const void *)(spans->data + (size_t)i * 2 * sizeof(uint64_t));
+    if (sp[0] > b) {
+      total += b - a;
+      a = sp[0];
+      b = sp[1];
+    } else {
+      b = MAX(b, sp[1]);
+    }
+  }
+  return total + (b - a);
+}
+
 /* Over [LO, HI), what the tasks of process PID (thread TID alone when TID > 0) did, from the model (not only what is
  * on the paths: index-pack's threads ran 1280 ms over git clone's wait, 1096 ms of it on the paths): T's running,
- * preemptions and blocked waits; how many of its threads ran. */
-static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_t lo, uint64_t hi, tally *t)
+ * preemptions and blocked waits; how many of its threads ran; with COV, how much of it they covered. */
+static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_t lo, uint64_t hi, tally *t,
+                           cover *cov)
 {
   GHashTable *ran_tids = g_hash_table_new(g_direct_hash, g_direct_equal); /* (a thread's exec generations: one) */
+  GArray *spans = cov ? g_array_new(FALSE, FALSE, 2 * sizeof(uint64_t)) : NULL; /* runs and preemptions */
+  uint64_t first = UINT64_MAX, last = 0;
   for (rsp_task_id k = 0; k < rsp_model_n_tasks(m); k++) {
     const rsp_task *task = rsp_model_task(m, k);
     if (pid_of(task) != pid || (tid > 0 && task->tid != tid))
@@ -325,18 +360,27 @@ static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_
     uint64_t ran = 0;
     for (uint32_t i = 0; i < task->n_runs; i++) {
       const rsp_run *r = rsp_model_run(m, rsp_model_task_run(m, k, i));
-      if (r->end > lo && r->start < hi)
-        ran += MIN(r->end, hi) - MAX(r->start, lo);
+      if (r->end <= lo || r->start >= hi)
+        continue;
+      uint64_t sp[2] = { MAX(r->start, lo), MIN(r->end, hi) };
+      ran += sp[1] - sp[0];
+      first = MIN(first, sp[0]);
+      last = MAX(last, sp[1]);
+      if (spans)
+        g_array_append_val(spans, sp);
     }
     for (uint32_t i = 0; i < task->n_sleeps; i++) {
       const rsp_sleep *sl = rsp_model_sleep(m, rsp_model_task_sleep(m, k, i));
       if (sl->end <= lo || sl->start >= hi)
         continue;
-      uint64_t len = MIN(sl->end, hi) - MAX(sl->start, lo);
-      if (!sl->preempted && sl->end_cause != RSP_SLEEP_END_PREEMPTED)
-        t->waited += len;
-      else
-        t->preempted += len;
+      uint64_t sp[2] = { MAX(sl->start, lo), MIN(sl->end, hi) };
+      if (!sl->preempted && sl->end_cause != RSP_SLEEP_END_PREEMPTED) {
+        t->waited += sp[1] - sp[0];
+      } else {
+        t->preempted += sp[1] - sp[0];
+        if (spans)
+          g_array_append_val(spans, sp);
+      }
     }
     t->run += ran;
     if (ran)
@@ -344,60 +388,12 @@ static uint32_t model_over(const rsp_model *m, int32_t pid, int32_t tid, uint64_
   }
   uint32_t n_ran = g_hash_table_size(ran_tids);
   g_hash_table_destroy(ran_tids);
+  if (cov) {
+    cov->busy = union_length(spans);
+    cov->present = last > first ? last - first : 0;
+    g_array_free(spans, TRUE);
+  }
   return n_ran;
-}
-
-static int cmp_span(const void *a, const void *b)
-{
-  const uint64_t *x = a, *y = b;
-  return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* Over [LO, HI), how long at least one thread of process PID was on a cpu or waiting for one (the union of its
- * threads' runs and preemptions, from the model), and how long the process was there (its first run's start to its
- * last run's end, within [LO, HI)). A process of many threads is busy as a whole while one of them runs: the sum of
- * its threads' waits says little (go's link: its sysmon thread sleeps in nanosleep while the others work). */
-static uint64_t busy_cover(const rsp_model *m, int32_t pid, uint64_t lo, uint64_t hi, uint64_t *present)
-{
-  GArray *spans = g_array_new(FALSE, FALSE, 2 * sizeof(uint64_t));
-  uint64_t first = UINT64_MAX, last = 0;
-  for (rsp_task_id k = 0; k < rsp_model_n_tasks(m); k++) {
-    const rsp_task *task = rsp_model_task(m, k);
-    if (pid_of(task) != pid)
-      continue;
-    for (uint32_t i = 0; i < task->n_runs; i++) {
-      const rsp_run *r = rsp_model_run(m, rsp_model_task_run(m, k, i));
-      if (r->end <= lo || r->start >= hi)
-        continue;
-      uint64_t sp[2] = { MAX(r->start, lo), MIN(r->end, hi) };
-      g_array_append_val(spans, sp);
-      first = MIN(first, sp[0]);
-      last = MAX(last, sp[1]);
-    }
-    for (uint32_t i = 0; i < task->n_sleeps; i++) {
-      const rsp_sleep *sl = rsp_model_sleep(m, rsp_model_task_sleep(m, k, i));
-      if (sl->end <= lo || sl->start >= hi || (!sl->preempted && sl->end_cause != RSP_SLEEP_END_PREEMPTED))
-        continue;
-      uint64_t sp[2] = { MAX(sl->start, lo), MIN(sl->end, hi) };
-      g_array_append_val(spans, sp);
-    }
-  }
-  qsort(spans->data, spans->len, 2 * sizeof(uint64_t), cmp_span);
-  uint64_t busy = 0, a = 0, b = 0;
-  for (uint32_t i = 0; i < spans->len; i++) {
-    const uint64_t *sp = (const uint64_t *)(const void *)(spans->data + (size_t)i * 2 * sizeof(uint64_t));
-    if (sp[0] > b) {
-      busy += b - a;
-      a = sp[0];
-      b = sp[1];
-    } else {
-      b = MAX(b, sp[1]);
-    }
-  }
-  busy += b - a;
-  g_array_free(spans, TRUE);
-  *present = last > first ? last - first : 0;
-  return busy;
 }
 
 /* The chain's last hop HI, a wait, had nothing under it, and a task that is not the waiting one ended it; its work is
@@ -434,15 +430,13 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, uint32_t hi, b
   /* its running, preemptions and waits over the wait from the model */
   tally over = { .wait = on_paths.wait, .longest = on_paths.longest };
   uint32_t n_ran = 0;
+  cover cov = { 0, 0 };
   if (thread)
-    n_ran = model_over(m, whole ? h0->woken_by_pid : h0->pid, whole ? 0 : h0->woken_by_tid, w->start, w->end, &over);
-  /* another process of several threads, one of them on a cpu half the time it was there: busy as a whole, whatever its
-   * idle threads waited (a threaded HTTP server's listening thread in select while the handler works) */
-  bool busy = false;
-  if (whole && n_ran > 1) {
-    uint64_t present = 0, covered = busy_cover(m, h0->woken_by_pid, w->start, w->end, &present);
-    busy = present && 2 * covered >= present;
-  }
+    n_ran = model_over(m, whole ? h0->woken_by_pid : h0->pid, whole ? 0 : h0->woken_by_tid, w->start, w->end, &over,
+                       whole ? &cov : NULL);
+  /* another process of several threads busy as a whole (a threaded HTTP server's listening thread in select while the
+   * handler works) */
+  bool busy = whole && n_ran > 1 && busy_whole(&cov);
   /* as in chain_from (its waits many and short: python's pool result thread, a read per finished chunk) */
   if (thread && (busy || tally_ends(&over))) {
     rsp_explain_hop h = { .pid = whole ? h0->woken_by_pid : h0->pid, .tid = whole ? 0 : h0->woken_by_tid,
@@ -471,6 +465,7 @@ void rsp_explain_chain(const rsp_paths *p, rsp_explanation *x)
    * helpers in epoll_pwait or a futex until the exit wakes them), which the process did not wait for; else the
    * longest of any of its threads (a main thread that only ran) */
   rsp_elem_id first = RSP_NO_ID, first_main = RSP_NO_ID;
+  uint64_t first_len = 0, main_len = 0;
   for (uint32_t i = 0; base && i < base->n_elems; i++) {
     rsp_elem_id id = rsp_paths_path_elem(p, 0, i);
     const rsp_path_elem *e = rsp_paths_elem(p, id);
@@ -479,12 +474,15 @@ void rsp_explain_chain(const rsp_paths *p, rsp_explanation *x)
     if (!blocked(m, e))
       continue;
     uint64_t len = e->end - e->start;
-    if (first == RSP_NO_ID || len > rsp_paths_elem(p, first)->end - rsp_paths_elem(p, first)->start)
+    if (len > first_len) { /* (elements are never empty) */
       first = id;
+      first_len = len;
+    }
     const rsp_task *t = rsp_model_task(m, e->task);
-    if (t->tid == pid_of(t) && pid_of(t) == x->pid &&
-        (first_main == RSP_NO_ID || len > rsp_paths_elem(p, first_main)->end - rsp_paths_elem(p, first_main)->start))
+    if (t->tid == pid_of(t) && pid_of(t) == x->pid && len > main_len) {
       first_main = id;
+      main_len = len;
+    }
   }
   if (first_main != RSP_NO_ID)
     first = first_main;

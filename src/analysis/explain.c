@@ -423,18 +423,9 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
         g_string_append_printf(g, ", for the disk (%u:%u, %.1f ms)", h->dev >> 20, h->dev & 0xfffff, ms(h->ns));
       else if (h->kind == RSP_ELEM_NET)
         g_string_append_printf(g, ", for the network (%.1f ms)", ms(h->ns));
-      else if (h->kind == RSP_ELEM_SLEEP && h->pid == x->chain[i - 1].pid && h->tid == h->pid)
-        /* another thread of the process the chain is in (go's link: its goroutines' threads wake each other) */
-        g_string_append_printf(g, " for its main thread %s [%d], which waited %.1f ms in %s", name_or(h->comm), h->pid,
-                               ms(h->ns), h->site);
-      else if (h->kind == RSP_ELEM_SLEEP && h->pid == x->chain[i - 1].pid)
-        g_string_append_printf(g, " for its thread %s [%d/%d], which waited %.1f ms in %s", name_or(h->comm), h->pid,
-                               h->tid, ms(h->ns), h->site);
-      else if (h->kind == RSP_ELEM_SLEEP)
-        g_string_append_printf(g, " for %s [%d], which waited %.1f ms in %s", name_or(h->comm), h->pid, ms(h->ns),
-                               h->site);
       else {
-        /* the process that ran; another thread (or threads) of the process the chain is in, named as such */
+        /* the process that waited or ran; another thread (or threads) of the process the chain is in, named as such
+         * (go's link: its goroutines' threads wake each other) */
         char who[160];
         bool same = h->pid == x->chain[i - 1].pid;
         if (same && h->n_threads > 1)
@@ -445,7 +436,9 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
           snprintf(who, sizeof who, "its thread %s [%d/%d]", name_or(h->comm), h->pid, h->tid);
         else
           snprintf(who, sizeof who, "%s [%d]", name_or(h->comm), h->pid);
-        if (h->n_threads > 1) {
+        if (h->kind == RSP_ELEM_SLEEP) {
+          g_string_append_printf(g, " for %s, which waited %.1f ms in %s", who, ms(h->ns), h->site);
+        } else if (h->n_threads > 1) {
           g_string_append_printf(g, " for %s, which ran %.1f ms over it in %u threads", who, ms(h->ns), h->n_threads);
           if (h->preempted_ns >= SAID_NS)
             g_string_append_printf(g, " and was preempted %.1f ms", ms(h->preempted_ns));

@@ -194,6 +194,14 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
   return b;
 }
 
+/* The task of an event recorded with pid/tid -1, after its pid was detached in its exit (release_task): the cpu's
+ * current task; RSP_NO_ID when the cpu holds none in our view. */
+static rsp_task_id detached_task(rsp_model_builder *b, int32_t cpu)
+{
+  const rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
+  return c && c->kind == CPU_TASK ? c->task : RSP_NO_ID;
+}
+
 static void feed_switch_record(rsp_model_builder *b, const rsp_event *ev)
 {
   bool out = ev->misc & PERF_RECORD_MISC_SWITCH_OUT;
@@ -202,13 +210,12 @@ static void feed_switch_record(rsp_model_builder *b, const rsp_event *ev)
   int32_t next = ev->type == PERF_RECORD_SWITCH_CPU_WIDE ? ev->u.cswitch.next_prev_tid : -1;
   rsp_task_id task;
   if (ev->tid < 0 && out) {
-    /* The last switch-out of an exited task carries pid/tid -1: it is the cpu's current task. */
-    const rsp_cpu_state *c = rsp_runs_cpu(b, ev->cpu);
-    if (!c || c->kind != CPU_TASK) {
+    /* The last switch-out of an exited task carries pid/tid -1. */
+    task = detached_task(b, ev->cpu);
+    if (task == RSP_NO_ID) {
       b->m->loss.unmatched_switch_outs++;
       return;
     }
-    task = c->task;
   } else if (ev->tid <= 0) { /* the idle task */
     rsp_cpu_state *c = rsp_runs_cpu(b, ev->cpu);
     if (!out) {
@@ -393,12 +400,9 @@ static void feed_sample(rsp_model_builder *b, const rsp_event *ev)
     self = rsp_tasks_for_tid(b, ev->pid, ev->tid);
     rsp_runs_evidence(b, self, ev->cpu, ev->time);
   } else if (ev->tid < 0 && (ev->present & PERF_SAMPLE_TID)) {
-    /* pid/tid -1: a task past release_task in its exit, its pid detached (the last thread of a process whose main
-     * thread exited first wakes the parent's wait4 there: rust-lld under collect2). It is the cpu's current task, as
-     * for the exited task's last switch-out. */
-    const rsp_cpu_state *c = rsp_runs_cpu(b, ev->cpu);
-    if (c && c->kind == CPU_TASK)
-      self = c->task;
+    /* pid/tid -1, as for an exited task's last switch-out (the last thread of a process whose main thread exited
+     * first wakes the parent's wait4 from release_task: rust-lld under collect2) */
+    self = detached_task(b, ev->cpu);
   }
   b->cur_task = self;
   if (info->kind >= EV_IRQ_ENTRY && info->kind <= EV_SOFTIRQ_EXIT) {

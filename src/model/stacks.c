@@ -484,10 +484,7 @@ const rsp_model_frame *rsp_model_stack_label(const rsp_model *m, rsp_stack_id st
   for (uint32_t i = 0; i < n; i++)
     if (!f[i].kernel)
       return &f[i];
-  for (uint32_t i = 0; i < n; i++)
-    if (!is_scheduler(f[i].function))
-      return &f[i];
-  return NULL;
+  return rsp_model_stack_kernel_site(m, stack); /* (all its frames are the kernel's) */
 }
 
 const rsp_model_frame *rsp_model_stack_kernel_site(const rsp_model *m, rsp_stack_id stack)

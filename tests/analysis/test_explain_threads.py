@@ -51,11 +51,14 @@ def unpack(name, tmp):
 
 
 class Switches:
-    """Each thread's on-cpu intervals from perf's switch records, and their process."""
+    """Each thread's on-cpu intervals from perf's switch records, their process, and each thread's off-cpu periods
+    after switch-outs that were not preemptions (perf's OUT without 'preempt')."""
 
     def __init__(self, path):
         self.on = collections.defaultdict(list)  # tid -> [(in, out)]
         self.pid = {}
+        self.blocked = collections.defaultdict(list)  # tid -> [ns off cpu]
+        blocked_since = {}  # tid -> its blocking switch-out
         current = {}  # cpu -> (pid, tid, since)
         out = oracle.perf(['script', '--ns', '--show-switch-events', '-F', 'pid,tid,cpu,time,event'], path)
         line = re.compile(r'^\s*(-?\d+)/(-?\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+PERF_RECORD_SWITCH_CPU_WIDE (IN|OUT)')
@@ -66,14 +69,19 @@ class Switches:
             pid, tid, cpu, t = int(m.group(1)), int(m.group(2)), int(m.group(3)), oracle.parse_time(m.group(4))
             if m.group(5) == 'IN':
                 current[cpu] = (pid, tid, t)
+                if tid in blocked_since:
+                    self.blocked[tid].append(t - blocked_since.pop(tid))
                 continue
+            if 'preempt' in text:
+                blocked_since.pop(tid, None)
+            else:
+                blocked_since[tid] = t
             cur = current.pop(cpu, None)
             if tid < 0 and cur:  # an exited task's last switch-out: the cpu's current task
                 pid, tid = cur[0], cur[1]
             if cur and cur[1] == tid and tid > 0:
                 self.on[tid].append((cur[2], t))
                 self.pid[tid] = pid
-        self.preempt_out = {}
 
     def ran(self, lo, hi, pid=None, tid=None):
         """On-cpu ns of thread TID, or of process PID's threads, within [LO, HI)."""
@@ -83,23 +91,6 @@ class Switches:
                 continue
             total += sum(max(0, min(b, hi) - max(a, lo)) for a, b in spans)
         return total
-
-
-def blocked_off_cpu(path, tid):
-    """TID's off-cpu periods after switch-outs that were not preemptions (perf's OUT without 'preempt'), in ns."""
-    out = oracle.perf(['script', '--ns', '--show-switch-events', '-F', 'tid,time,event'], path)
-    waits, since = [], None
-    for text in out.splitlines():
-        f = text.split()
-        if len(f) < 4 or f[0] != str(tid) or 'PERF_RECORD_SWITCH' not in text:
-            continue
-        t = oracle.parse_time(f[1].rstrip(':'))
-        if ' OUT' in text:
-            since = None if 'preempt' in text else t
-        elif since is not None:
-            waits.append(t - since)
-            since = None
-    return waits
 
 
 def explain(path):
@@ -147,7 +138,7 @@ def main():
             if name == 'pb':
                 pid = d['pid']
                 ok(chain and chain[0]['tid'] == pid, f'pb: the wait said is the main thread\'s ({chain[0]["tid"]})')
-                waits = blocked_off_cpu(path, pid)
+                waits = sw.blocked[pid]
                 truth = sum(waits) / 1e6
                 got = chain[0].get('thread_waited_ms', 0)
                 ok(abs(got - truth) <= 0.05 * truth, f'pb: the main thread waited {got:.1f} ms in all; perf\'s '
