@@ -13,7 +13,7 @@ static const char *site_of(const rsp_model *m, const rsp_path_elem *e, GStringCh
   const rsp_sleep *s = rsp_model_sleep(m, e->id);
   const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(m, s->stack) : NULL;
   if (!f || !f->function)
-    return "an unknown place";
+    return s->before_start ? "a wait begun before the recording" : "an unknown place";
   const rsp_model_frame *k = !f->kernel && f->label != f->function ? rsp_model_stack_kernel_site(m, s->stack) : NULL;
   if (!k || !k->function)
     return f->function;

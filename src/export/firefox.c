@@ -337,7 +337,7 @@ bool rsp_export_firefox(const rsp_paths *paths, const rsp_export_window *window,
   for (rsp_sleep_id s = 0; s < rsp_model_n_sleeps(m); s++) {
     const rsp_sleep *sl = rsp_model_sleep(m, s);
     uint64_t a = sl->start, b = sl->end;
-    if (sl->end > sl->start && rsp_export_clip(window, &a, &b) && (tl = lists_of(threads, m, sl->task, pids)))
+    if (rsp_export_clip(window, &a, &b) && (tl = lists_of(threads, m, sl->task, pids)))
       g_array_append_val(tl->sleeps, s);
   }
   /* a disk request or network operation on the thread whose sleep it ended, else on the one that issued it */

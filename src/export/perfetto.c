@@ -475,6 +475,8 @@ static void write_sleep(writer *w, rsp_sleep_id id)
     annotate_str(w, "end", rsp_sleep_end_key(s->end_cause));
     if (s->end_inferred)
       annotate_int(w, "end_inferred", 1);
+    if (s->before_start)
+      annotate_int(w, "before_start", 1);
     const rsp_link *l = s->wake_link == RSP_NO_ID ? NULL : rsp_model_link(m, s->wake_link);
     if (l && l->from_run != RSP_NO_ID) {
       annotate_str(w, "woken_by", task_label(w, rsp_model_run(m, l->from_run)->task, l->time));

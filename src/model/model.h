@@ -91,7 +91,8 @@ enum {
 };
 
 /* Off-CPU time between two runs of one task. The time before a task's first run and after its
- * last one is no sleep. */
+ * last one is no sleep, but for a task that existed before the recording and is first seen woken
+ * (switch records only): it slept from the recording's start (before_start). */
 /* How a sleep ended, as far as the trace tells (paper, "Categories"). */
 typedef enum {
   RSP_SLEEP_END_UNKNOWN = 0,  /* no wakeup recorded, nothing else explains the end (also every sleep
@@ -128,6 +129,8 @@ typedef struct rsp_sleep {
   uint8_t wake_kind;     /* RSP_WAKE_* of wake_time */
   uint8_t end_cause;     /* rsp_sleep_end */
   bool end_inferred;     /* end_cause is a guess (the wakeup was lost; see rsp_model_loss) */
+  bool before_start;     /* begun before the recording: start is the recording's start, and state,
+                            stack and switch_event are unknown */
   rsp_stack_id stack;    /* the stack of the sched_switch that began it (RSP_NO_ID: none) */
   rsp_link_id wake_link; /* the link that ended it (wakeup, exit->wait, disk, network, interrupt), or
                             RSP_NO_ID */

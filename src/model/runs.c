@@ -229,6 +229,26 @@ void rsp_runs_switch_state(rsp_model_builder *b, rsp_task_id task, uint64_t time
   s->pending_state_stack = b->cur_stack;
 }
 
+/* TASK existed before the recording and is first seen woken: it slept since the recording began
+ * (the switch records show every run from their start), so the waking has a sleep to end. But for
+ * perf's workload child before its exec ("perf-exec"): its wait is for perf's signal to start, after
+ * perf's own setup, and is none of the workload's time. */
+static void begin_sleep_before_start(rsp_model_builder *b, rsp_task_id task)
+{
+  rsp_model *m = b->m;
+  rsp_task_state *s = rsp_tstate_at(b, task);
+  const char *comm = rsp_task_at(m, task)->comm;
+  if (comm && strcmp(comm, "perf-exec") == 0)
+    return;
+  rsp_sleep sl = { .start = m->time_first, .end = m->time_first, .task = task, .before_start = true,
+                   .switch_event = RSP_NO_EVENT, .stack = RSP_NO_ID, .wake_link = RSP_NO_ID,
+                   .disk_op = RSP_NO_ID, .net_op = RSP_NO_ID };
+  g_array_append_val(m->sleeps, sl);
+  s->open_sleep = m->sleeps->len - 1;
+  rsp_sleep_facts facts = { .wake = { .waker = RSP_NO_ID, .waker_run = RSP_NO_ID, .stack = RSP_NO_ID } };
+  g_array_append_val(b->sleep_facts, facts);
+}
+
 void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint8_t kind, int32_t target_cpu)
 {
   rsp_task_state *s = rsp_tstate_at(b, task);
@@ -242,11 +262,22 @@ void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint
     s->wake_cpu = target_cpu;
     s->wake_time = time;
   }
+  if (s->open_sleep == RSP_NO_ID && s->last_run == RSP_NO_ID && b->use_switch_records &&
+      rsp_task_at(b->m, task)->start == 0)
+    begin_sleep_before_start(b, task);
   if (s->open_sleep == RSP_NO_ID)
     return;
   rsp_sleep *sl = sleep_at(b->m, s->open_sleep);
-  /* The first waking and the first wakeup, with the context they fired in (the waker). */
   rsp_sleep_facts *facts = &g_array_index(b->sleep_facts, rsp_sleep_facts, s->open_sleep);
+  /* A sleep begun before the recording woken again before it ran: the task ran and slept again
+   * where its cpu's switch records had not begun yet; the last waking is the one that counts. */
+  if (sl->before_start && sl->wake_kind != RSP_WAKE_NONE &&
+      (kind == RSP_WAKE_WAKING || sl->wake_kind == RSP_WAKE_WAKEUP)) {
+    facts->score = 0;
+    sl->wake_kind = RSP_WAKE_NONE;
+    sl->wake_time = 0;
+  }
+  /* The first waking and the first wakeup, with the context they fired in (the waker). */
   uint8_t score = (uint8_t)((b->cur_stack != RSP_NO_ID ? 2 : 0) + (kind == RSP_WAKE_WAKING ? 1 : 0) + 1);
   if (score > facts->score) {
     facts->score = score;
@@ -533,12 +564,14 @@ void rsp_runs_finish(rsp_model_builder *b)
     }
   }
   clip_to_start(b);
-  /* A sleep after a task's last run is not between two runs: drop it. */
+  /* A sleep after a task's last run is not between two runs: drop it. So is a sleep begun before
+   * the recording that its task's first switch-out showed was a run (the task ran when the
+   * recording began, on a cpu with no record yet: its waking found it before it slept). */
   guint kept = 0;
   g_array_set_size(b->sleep_remap, m->sleeps->len);
   for (guint i = 0; i < m->sleeps->len; i++) {
     rsp_sleep *sl = sleep_at(m, i);
-    if (rsp_tstate_at(b, sl->task)->open_sleep == i) {
+    if (rsp_tstate_at(b, sl->task)->open_sleep == i || (sl->before_start && sl->end == sl->start)) {
       g_array_index(b->sleep_remap, uint32_t, i) = RSP_NO_ID;
       continue;
     }

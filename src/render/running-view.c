@@ -1235,6 +1235,8 @@ char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
                            rsp_format_duration(sl->start - origin, a, sizeof a),
                            rsp_format_duration(sl->end - sl->start, b, sizeof b), sl->state ? sl->state : '?',
                            end_cause_name(sl->end_cause), sl->end_inferred ? " (inferred)" : "");
+    if (sl->before_start)
+      g_string_append(s, "begun before the recording: its start, state and stack are not known\n");
     if (sl->wake_time)
       g_string_append_printf(s, "scheduler delay %s\n", rsp_format_duration(sl->end - sl->wake_time, a, sizeof a));
     if (sl->wake_link != RSP_NO_ID) {

@@ -311,6 +311,73 @@ static void test_exec_after_untraced_switch_in(void)
   rsp_model_free(m);
 }
 
+/* Tasks that existed before the recording and are first seen woken (switch records): each slept
+ * from the recording's start, and the waking ends that sleep (a waker asleep since before the
+ * recording: /tmp/nw/pg2.data, a postgres backend in pg_sleep holding the row lock psql waits
+ * for). Woken twice before it ran (the first waking fell where its cpu's records had not begun
+ * yet), the last waking is the one that made it runnable. perf's workload child before its exec
+ * ("perf-exec") waits for perf to start it: no sleep. A task forked in the recording: no sleep
+ * before its first run either. Nor a task woken while it ran when the recording began, on a cpu
+ * with no switch record yet (its first record there is its switch-out). */
+static void test_sleep_before_start(void)
+{
+  tb *t = tb_new(true);
+  tb_comm(t, 0, 0, E, "perf-exec", false);                    /* perf's synthesized COMM */
+  tb_switch_in(t, 1000 * US, 0, A, IDLE);                     /* the first event: time_first */
+  tb_waking(t, 1200 * US, 0, A, B, 0);
+  tb_wakeup(t, 1201 * US, 0, A, B, 0);
+  tb_waking(t, 1250 * US, 0, A, C, 0);                        /* C: a first waking ... */
+  tb_sched_switch(t, 1299 * US, 0, A, "S", B);
+  tb_switch_out(t, 1300 * US, 0, A, B, false);
+  tb_switch_in(t, 1301 * US, 0, B, A);
+  tb_waking(t, 1350 * US, 0, B, C, 0);                        /* ... and the one that counts */
+  tb_wakeup(t, 1351 * US, 0, B, C, 0);
+  tb_waking(t, 1360 * US, 0, B, E, 0);
+  tb_wakeup(t, 1361 * US, 0, B, E, 0);
+  tb_fork(t, 1370 * US, 0, B, D);
+  tb_wakeup(t, 1371 * US, 0, B, D, 0);
+  tb_sched_switch(t, 1399 * US, 0, B, "S", C);
+  tb_switch_out(t, 1400 * US, 0, B, C, false);
+  tb_switch_in(t, 1401 * US, 0, C, B);
+  tb_switch_out(t, 1450 * US, 0, C, E, true);
+  tb_switch_in(t, 1451 * US, 0, E, C);
+  tb_comm(t, 1460 * US, 0, E, "make", true);
+  tb_switch_out(t, 1500 * US, 0, E, D, true);
+  tb_switch_in(t, 1501 * US, 0, D, E);
+  tb_waking(t, 1600 * US, 0, D, F, 1);                        /* F runs on cpu 1, which has no record yet */
+  tb_switch_out(t, 1700 * US, 1, F, IDLE, false);
+  tb_switch_in(t, 1701 * US, 1, IDLE, F);
+  tb_sample(t, 2000 * US, 0, D);                              /* the last event */
+  rsp_model *m = tb_finish(t);
+  rsp_task_id f = find_task(m, F, 0);
+  CHECK_EQ(rsp_model_task(m, f)->n_sleeps, 0);
+  RUN(m, f, 0, 1000, 1700, 1, 0, RSP_RUN_OPEN_AT_START);
+
+  rsp_task_id a = find_task(m, A, 0), b = find_task(m, B, 0), c = find_task(m, C, 0), d = find_task(m, D, 0),
+              e0 = find_task(m, E, 0);
+  CHECK_EQ(rsp_model_task(m, b)->n_sleeps, 1); /* the time after its last run is no sleep */
+  SLEEP(m, b, 0, 1000, 1301, 0, false, 1201, RSP_WAKE_WAKEUP, NO_EV);
+  const rsp_sleep *sb = rsp_model_sleep(m, rsp_model_task_sleep(m, b, 0));
+  CHECK(sb->before_start);
+  CHECK_EQ(sb->end_cause, RSP_SLEEP_END_WOKEN);
+  CHECK(sb->wake_link != RSP_NO_ID &&
+        rsp_model_link(m, sb->wake_link)->from_run == rsp_model_task_run(m, a, 0));
+  CHECK_EQ(rsp_model_task(m, c)->n_sleeps, 1);
+  SLEEP(m, c, 0, 1000, 1401, 0, false, 1351, RSP_WAKE_WAKEUP, NO_EV);
+  const rsp_sleep *sc = rsp_model_sleep(m, rsp_model_task_sleep(m, c, 0));
+  CHECK(sc->wake_link != RSP_NO_ID &&
+        rsp_model_link(m, sc->wake_link)->from_run == rsp_model_task_run(m, b, 0));
+  rsp_task_totals tc;
+  rsp_model_task_totals(m, c, &tc);
+  CHECK_EQ(tc.sched_delay, 50 * US); /* runnable from 1351, ran at 1401 */
+  CHECK_EQ(rsp_model_task(m, e0)->n_sleeps, 0);
+  RUN(m, e0, 0, 1451, 1460, 0, 0, 0);
+  CHECK_EQ(rsp_model_task(m, d)->n_sleeps, 0);
+  CHECK_EQ(rsp_model_task(m, a)->n_sleeps, 0);
+  ORDER(m);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_switch_records();
@@ -321,6 +388,7 @@ int main(void)
   test_tracepoint_exit_untraced();
   test_task_switch_untraced();
   test_exec_after_untraced_switch_in();
+  test_sleep_before_start();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;

@@ -12,7 +12,11 @@ rsp-summary's runtime, summed over the generations (execs) of each tid, must mat
 (d) Sleeps, on the same fixtures, per tid: time asleep in state S, in state D (I/O wait), preempted (the OUT record's
 preempt flag or state R), and the scheduler delay. A sleep runs from an OUT to the tid's next IN; its state is the
 prev_state of the last sched:sched_switch with that prev_pid before the OUT; its delay runs from the first
-sched_wakeup/sched_wakeup_new naming the tid during the sleep (else the first sched_waking) to the IN. Same tolerance.
+sched_wakeup/sched_wakeup_new naming the tid during the sleep (else the first sched_waking) to the IN. A tid that
+existed before the recording and is first named by a waking (no FORK, switch record or sample of it before) slept
+from the first timestamp in an unknown state (but perf's workload child, "perf-exec", which waits for perf to
+start it); its delay runs from the last waking before its IN (with the wakeup
+that follows it, if any): the earlier ones fell where its cpu's records had not begun. Same tolerance.
 perf script does not read rsp-record's ftrace side capture (FILE.ftrace/, the wakeups perf drops in interrupt context
 on idle cpus), so on those fixtures the delays are compared on the perf.data alone (a link to it without FILE.ftrace).
 
@@ -136,13 +140,24 @@ def oracle_sleeps(path):
     s_ns, d_ns, pre_ns, delay = defaultdict(int), defaultdict(int), defaultdict(int), defaultdict(int)
     current = {}   # cpu -> tid switched in there
     last_state = {}  # tid -> prev_state of its last sched_switch
-    asleep = {}    # tid -> [OUT time, state, preempted, wake time, wake is a sched_wakeup]
-    for pid, tid, cpu, t, event, rest in perf_lines(path, '--show-switch-events',
+    asleep = {}    # tid -> [OUT time, state, preempted, wake time, wake is a sched_wakeup, begun before the recording]
+    known = set()  # tids named by a FORK, a switch record or a sample
+    first = None
+    for pid, tid, cpu, t, event, rest in perf_lines(path, '--show-switch-events', '--show-task-events',
                                                       fields='pid,tid,cpu,time,event,trace'):
+        if t == 0:
+            continue  # perf's synthesized records of the tasks that existed before
+        if first is None:
+            first = t
+        known.add(tid)
+        if event.startswith('PERF_RECORD_FORK'):
+            m = re.match(r'PERF_RECORD_FORK\((\d+):(\d+)\)', event)
+            if m:
+                known.add(int(m[2]))
         if event.startswith('PERF_RECORD_SWITCH'):
             if rest.split()[0] == 'IN':
                 if tid > 0 and tid in asleep:
-                    start, state, preempted, wake, _ = asleep.pop(tid)
+                    start, state, preempted, wake, _, _ = asleep.pop(tid)
                     if state == 'S':
                         s_ns[tid] += t - start
                     elif state == 'D':
@@ -158,7 +173,7 @@ def oracle_sleeps(path):
                 if tid > 0:
                     state = last_state.pop(tid, None)
                     preempted = 'preempt' in rest.split()[1:2] or (state or '').startswith('R')
-                    asleep[tid] = [t, state, preempted, None, False]
+                    asleep[tid] = [t, state, preempted, None, False, False]
                 current.pop(cpu, None)
         elif event == 'sched:sched_switch:':
             f = dict(kv.split('=', 1) for kv in rest.split() if '=' in kv)
@@ -166,9 +181,14 @@ def oracle_sleeps(path):
         elif event in ('sched:sched_waking:', 'sched:sched_wakeup:', 'sched:sched_wakeup_new:'):
             f = dict(kv.split('=', 1) for kv in rest.split() if '=' in kv)
             target = int(f['pid'])
+            is_wakeup = event != 'sched:sched_waking:'
+            if target not in known and target not in asleep and first is not None and f.get('comm') != 'perf-exec':
+                asleep[target] = [first, None, False, None, False, True]
+            known.add(target)
             if target in asleep:
                 sl = asleep[target]
-                is_wakeup = event != 'sched:sched_waking:'
+                if sl[5] and sl[3] is not None and (not is_wakeup or sl[4]):
+                    sl[3] = None  # woken again before it ran: the last waking counts
                 if sl[3] is None or (is_wakeup and not sl[4]):
                     sl[3], sl[4] = t, is_wakeup
     return s_ns, d_ns, pre_ns, delay
