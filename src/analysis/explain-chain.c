@@ -11,18 +11,11 @@
 static const char *site_of(const rsp_model *m, const rsp_path_elem *e, GStringChunk *names)
 {
   const rsp_sleep *s = rsp_model_sleep(m, e->id);
-  const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(m, s->stack) : NULL;
-  if (!f || !f->function)
+  char buf[512];
+  const char *site = rsp_model_wait_site(m, s->stack, false, buf, sizeof buf);
+  if (!site)
     return s->before_start ? "a wait begun before the recording" : "an unknown place";
-  const rsp_model_frame *k = !f->kernel && f->label != f->function ? rsp_model_stack_kernel_site(m, s->stack) : NULL;
-  if (!k || !k->function)
-    return f->function;
-  const char *base = f->dso && f->dso[0] != '[' ? strrchr(f->dso, '/') : NULL;
-  char *text = base ? g_strdup_printf("%s (called from %s, no symbols)", k->function, base + 1)
-                    : g_strdup_printf("%s (called from code without symbols)", k->function);
-  const char *site = g_string_chunk_insert_const(names, text);
-  g_free(text);
-  return site;
+  return site == buf ? g_string_chunk_insert_const(names, buf) : site;
 }
 
 static bool blocked(const rsp_model *m, const rsp_path_elem *e)

@@ -448,16 +448,15 @@ static void add(builder *bd, rsp_profile_kind kind, rsp_instance_kind ikind, con
 
 static const char *wait_site(builder *bd, const rsp_sleep *s)
 {
-  if (s->stack != RSP_NO_ID && s->stack < rsp_model_n_stacks(bd->model)) {
-    const rsp_model_frame *f = rsp_model_stack_label(bd->model, s->stack);
-    if (f && f->function)
-      return f->function; /* interned by the model */
-  }
+  char buf[512];
+  const char *site = rsp_model_wait_site(bd->model, s->stack, false, buf, sizeof buf);
+  if (site) /* interned by the model, else here */
+    return site == buf ? g_string_chunk_insert_const(bd->set->strings, buf) : site;
   unsigned char state = (unsigned char)s->state;
   if (!bd->state_sites[state]) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "[state %c]", state ? state : '?');
-    bd->state_sites[state] = g_string_chunk_insert_const(bd->set->strings, buf);
+    char text[32];
+    snprintf(text, sizeof text, "[state %c]", state ? state : '?');
+    bd->state_sites[state] = g_string_chunk_insert_const(bd->set->strings, text);
   }
   return bd->state_sites[state];
 }

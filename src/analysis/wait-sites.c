@@ -200,11 +200,9 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
     if (e->kind != RSP_ELEM_SLEEP)
       continue;
     const rsp_sleep *s = rsp_model_sleep(m, e->id);
-    const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(m, s->stack) : NULL;
     char buf[512];
-    if (f)
-      g_snprintf(buf, sizeof buf, "%s (%s)", f->function, f->dso);
-    const char *label = g_string_chunk_insert_const(ws->strings, f ? buf : "[no stack]");
+    const char *text = rsp_model_wait_site(m, s->stack, true, buf, sizeof buf);
+    const char *label = g_string_chunk_insert_const(ws->strings, text ? text : "[no stack]");
     site *w = g_hash_table_lookup(by_label, label);
     if (!w) {
       w = g_new0(site, 1);

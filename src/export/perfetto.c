@@ -155,6 +155,7 @@ typedef struct writer {
   GHashTable *function_iids, *mapping_iids, *frame_iids; /* interned string / dso / "fn dso" -> iid */
   uint64_t next_iid;
   GString *text;         /* a name or label being written (copied into the packet at once) */
+  char site[512];        /* a wait site's text (wait_site) */
 } writer;
 
 /* Whether [A, B] meets the window of rsp-export --range (always without one): what meets it is written whole. */
@@ -332,11 +333,11 @@ static const char *link_kind_name(unsigned kind)
   return kind < G_N_ELEMENTS(names) && names[kind] ? names[kind] : "link";
 }
 
-/* The sleep's wait site: the innermost user function of its stack, else its kernel function. */
-static const char *wait_site(const rsp_model *m, const rsp_sleep *s)
+/* The sleep's wait site (rsp_model_wait_site), valid until the next call. */
+static const char *wait_site(writer *w, const rsp_sleep *s)
 {
-  const rsp_model_frame *f = s->stack == RSP_NO_ID ? NULL : rsp_model_stack_label(m, s->stack);
-  return f && f->function ? f->function : "[no stack]";
+  const char *site = rsp_model_wait_site(w->m, s->stack, false, w->site, sizeof w->site);
+  return site ? site : "[no stack]";
 }
 
 /* "comm tid" of task T at TIME, in W's scratch text. */
@@ -464,14 +465,14 @@ static void write_sleep(writer *w, rsp_sleep_id id)
   bool preempted = s->preempted || s->end_cause == RSP_SLEEP_END_PREEMPTED;
   uint64_t woken = !preempted && s->wake_time > s->start && s->wake_time < s->end ? s->wake_time : s->end;
   const char *name = preempted ? "Runnable (preempted)"
-                               : text_printf(w, "%c %s", s->state ? s->state : '?', wait_site(m, s));
+                               : text_printf(w, "%c %s", s->state ? s->state : '?', wait_site(w, s));
   uint64_t start = s->start;
   guint te;
   if (state_begin(w, s->task, &start, woken, name, &te)) {
     char state[2] = { s->state ? s->state : '?', 0 };
     annotate_str(w, "state", state);
     if (!preempted)
-      annotate_str(w, "wait_site", wait_site(m, s));
+      annotate_str(w, "wait_site", wait_site(w, s));
     annotate_str(w, "end", rsp_sleep_end_key(s->end_cause));
     if (s->end_inferred)
       annotate_int(w, "end_inferred", 1);
@@ -730,7 +731,7 @@ static const char *elem_name(writer *w, const rsp_path_elem *e)
     const rsp_sleep *s = rsp_model_sleep(m, e->id);
     bool preempted = e->n_merged <= 1 && (s->preempted || s->end_cause == RSP_SLEEP_END_PREEMPTED);
     return text_printf(w, "%s: %s %s", rsp_model_task_comm_at(m, e->task, e->start), preempted ? "preempted in" : "wait",
-                       wait_site(m, s));
+                       wait_site(w, s));
   }
   case RSP_ELEM_DISK: {
     const rsp_disk_op *d = rsp_model_disk_op(m, e->id);

@@ -162,6 +162,12 @@ const rsp_model_frame *rsp_model_stack(const rsp_model *model, rsp_stack_id stac
 const rsp_model_frame *rsp_model_stack_label(const rsp_model *model, rsp_stack_id stack);
 /* The innermost kernel frame of STACK that is not scheduler machinery, else NULL. */
 const rsp_model_frame *rsp_model_stack_kernel_site(const rsp_model *model, rsp_stack_id stack);
+/* Where a sleep of STACK waited, in words: its label's function; for a user frame no symbol names (a
+ * stripped go binary's runtime.futex: 0x46a160), the kernel function it waited in and the binary that
+ * called it ("futex_do_wait (called from go, no symbols)"), which says more. WITH_DSO: a named function
+ * is followed by its binary ("__poll (/usr/lib/x86_64-linux-gnu/libc.so.6)"), and a binary is named
+ * by its path. The model's interned text or BUF (SIZE bytes); NULL when STACK names no frame. */
+const char *rsp_model_wait_site(const rsp_model *model, rsp_stack_id stack, bool with_dso, char *buf, size_t size);
 /* What the symbolizer found of the file DSO (a frame's dso) when one of its addresses in a stack
  * named no function: missing, stripped, another build... (RSP_DSO_NOT_READ when not known). */
 rsp_dso_status rsp_model_dso_status(const rsp_model *model, const char *dso);

@@ -497,6 +497,29 @@ const rsp_model_frame *rsp_model_stack_kernel_site(const rsp_model *m, rsp_stack
   return NULL;
 }
 
+const char *rsp_model_wait_site(const rsp_model *m, rsp_stack_id stack, bool with_dso, char *buf, size_t size)
+{
+  if (stack == RSP_NO_ID || stack >= rsp_model_n_stacks(m))
+    return NULL;
+  const rsp_model_frame *f = rsp_model_stack_label(m, stack);
+  if (!f || !f->function)
+    return NULL;
+  const rsp_model_frame *k = !f->kernel && f->label != f->function ? rsp_model_stack_kernel_site(m, stack) : NULL;
+  if (k && k->function) {
+    const char *bin = f->dso && f->dso[0] != '[' ? f->dso : NULL;
+    const char *base = bin && !with_dso && strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
+    if (base)
+      g_snprintf(buf, size, "%s (called from %s, no symbols)", k->function, base);
+    else
+      g_snprintf(buf, size, "%s (called from code without symbols)", k->function);
+    return buf;
+  }
+  if (!with_dso)
+    return f->function;
+  g_snprintf(buf, size, "%s (%s)", f->function, f->dso);
+  return buf;
+}
+
 bool rsp_model_stack_has(const rsp_model *m, rsp_stack_id stack, const char *name)
 {
   uint32_t n;

@@ -14,11 +14,8 @@ static double ms(uint64_t ns)
 
 static const char *site_label(const rsp_model *m, const rsp_sleep *s, char *buf, size_t size)
 {
-  const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack_label(m, s->stack) : NULL;
-  if (!f)
-    return "[no stack]";
-  g_snprintf(buf, size, "%s (%s)", f->function, f->dso);
-  return buf;
+  const char *site = rsp_model_wait_site(m, s->stack, true, buf, size);
+  return site ? site : "[no stack]";
 }
 
 static int cat_key; /* the category by_category_total sorts on */

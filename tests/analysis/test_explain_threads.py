@@ -11,7 +11,11 @@ project's VM: see its README), checked against perf's own switch records (perf s
   to a pool thread running;
 - rustc (rc): the chain reaches rust-lld, whose last thread woke collect2 with pid/tid -1, and no wait is filed as
   woken by hardware;
-- go build (gb): the linker, several threads, ends the chain running;
+- go build (gb): the linker, several threads, ends the chain running; a wait in go's code, which has no symbols, is
+  named by the kernel function it waited in and the binary, as perf script shows the sched_switch's call chain (with
+  the recording's kallsyms): the innermost kernel frame that is not scheduler machinery, under an [unknown] user
+  frame of that binary (a site counts the waits on the paths: no more than perf's sched_switches of that pair); no
+  wait site is a bare address;
 - curl against python's ThreadingHTTPServer (http): curl's poll goes on through the server, which sent the data.
 Skipped (77) without perf or zstd."""
 import collections
@@ -120,6 +124,60 @@ def check_hops(name, d, sw):
     return checked
 
 
+# The scheduler's own frames above a wait's kernel function (src/model/stacks.c names the same ones).
+SCHEDULER = {'schedule', '__schedule', 'schedule_idle', 'schedule_timeout', 'schedule_hrtimeout',
+             'schedule_hrtimeout_range', 'schedule_hrtimeout_range_clock', 'schedule_preempt_disabled', 'io_schedule',
+             'io_schedule_timeout', 'preempt_schedule', 'preempt_schedule_common', 'preempt_schedule_irq',
+             'preempt_schedule_notrace', '__cond_resched', '_cond_resched', 'schedule_timeout_uninterruptible',
+             'schedule_timeout_interruptible', 'schedule_timeout_killable', 'bit_wait_io', 'rwsem_down_read_slowpath'}
+
+
+def unnamed_wait_sites(path, tmp):
+    """(kernel function, binary) of every sched_switch whose innermost user frame perf script names no symbol of."""
+    kallsyms = os.path.join(tmp, 'kallsyms')
+    if not os.path.exists(kallsyms):
+        subprocess.run(['zstd', '-q', '-d', '-f', os.path.join(DATA, 'kallsyms.zst'), '-o', kallsyms], check=True)
+    out = oracle.perf(['script', '--ns', '--kallsyms', kallsyms, '-F', 'comm,tid,time,event,ip,sym,dso'], path)
+    sites = collections.Counter()
+    frame = re.compile(r'^\t\s*[0-9a-f]+ (.*) \((.*)\)$')
+    blocks, cur = [], None
+    for line in out.splitlines():
+        if line.startswith('\t'):
+            if cur is not None:
+                m = frame.match(line)
+                if m:
+                    cur.append(m.groups())
+        else:  # a sample's first line; a sched_switch's frames follow it, one a line
+            cur = [] if 'sched:sched_switch:' in line else None
+            if cur is not None:
+                blocks.append(cur)
+    for frames in blocks:
+        kernel = [f for f, dso in frames if dso == '[kernel.kallsyms]']
+        user = [(f, dso) for f, dso in frames if dso != '[kernel.kallsyms]']
+        site = next((f for f in kernel if f not in SCHEDULER and not f.startswith(
+            ('__traceiter_', 'perf_trace_', 'trace_event_raw_event_'))), None)
+        if user and user[0][0] == '[unknown]' and site:
+            sites[(site, user[0][1])] += 1
+    return sites
+
+
+def check_unnamed_sites(path, tmp):
+    p = subprocess.run([SUMMARY, '--categories', '--waits', '--format=json', path], capture_output=True, text=True)
+    ok(p.returncode == 0, f'gb: --categories --waits exit {p.returncode}')
+    if p.returncode:
+        return
+    waits = json.loads(p.stdout)['waits']
+    truth = unnamed_wait_sites(path, tmp)
+    named = re.compile(r'^(\S+) \(called from (.*), no symbols\)$')
+    called = [named.match(w['site']) for w in waits]
+    bad = [(w['site'], w['count']) for w, m in zip(waits, called) if m and w['count'] > truth[m.groups()]]
+    ok(sum(1 for m in called if m) >= 3 and not bad,
+       f'gb: {sum(1 for m in called if m)} wait sites named by kernel function and binary, each counting no more waits '
+       f'than perf script shows with that kernel function under an unnamed frame of that binary (not so: {bad[:3]}; perf: {truth.most_common(3)})')
+    raw = [w['site'] for w in waits if w['site'].startswith('0x')]
+    ok(not raw, f'gb: no wait site is a bare address ({raw[:3]})')
+
+
 def main():
     if not shutil.which('perf') or not shutil.which('zstd'):
         print('skipped: perf or zstd missing')
@@ -156,6 +214,7 @@ def main():
             elif name == 'gb':
                 ok(any(h['comm'] == 'link' and h['kind'] == 'run' and h.get('threads', 0) >= 2 for h in chain),
                    f'gb: the linker ends the chain running in its threads ({[h["comm"] for h in chain]})')
+                check_unnamed_sites(path, tmp)
             elif name == 'http':
                 ok('python3' in text and 'sent it data over the network' in text,
                    'http: curl\'s poll goes on through the server that sent the data')
