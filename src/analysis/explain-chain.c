@@ -43,7 +43,8 @@ static const rsp_task *waker_task(const rsp_paths *p, rsp_elem_id id, const rsp_
     return NULL;
   const rsp_sleep *sl = rsp_model_sleep(m, last);
   if (sl->end_cause == RSP_SLEEP_END_NETWORK) {
-    /* the peer's run that sent the data, on loopback (the network link itself runs from the request's sender) */
+    /* the peer's run that sent the data, on loopback or a unix socket (the network link itself runs from the request's
+     * sender) */
     rsp_run_id r = rsp_paths_elem_ender(p, id);
     if (r == RSP_NO_ID || r >= rsp_model_n_runs(m))
       return NULL;
@@ -82,6 +83,8 @@ static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
   if (!t || t == rsp_model_task(m, e->task))
     return;
   h->woken_over_network = net;
+  const rsp_sleep *ls = rsp_model_sleep(m, last);
+  h->unix_socket = net && ls->net_op != RSP_NO_ID && rsp_model_net_op(m, ls->net_op)->family == 1 /* AF_UNIX */;
   h->woken_by_pid = pid_of(t);
   h->woken_by_tid = t->tid;
   h->woken_by_comm = t->comm;
@@ -270,6 +273,8 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
       rsp_explain_hop h = { .pid = x->chain[x->n_chain - 1].pid, .kind = c->kind, .ns = best_op };
       if (c->kind == RSP_ELEM_DISK)
         h.dev = rsp_model_disk_op(m, c->id)->dev;
+      else
+        h.unix_socket = rsp_model_net_op(m, c->id)->family == 1; /* AF_UNIX */
       x->chain[x->n_chain++] = h;
     } else if (best_pid >= 0) {
       const tally *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));

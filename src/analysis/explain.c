@@ -290,8 +290,8 @@ static void ended_clause(GString *g, const rsp_explain_hop *h)
     g_string_append_printf(g, " (%u of the timeouts a guess: their wakeups had no call stack)",
                            h->timeouts_guessed);
   if (h->woken_by_tid > 0 && h->woken_over_network && h->woken_by_pid != h->pid)
-    g_string_append_printf(g, "%s %s [%d] sent it data over the network", h->timeouts ? " before" : ", until",
-                           name_or(h->woken_by_comm), h->woken_by_pid);
+    g_string_append_printf(g, "%s %s [%d] sent it data over %s", h->timeouts ? " before" : ", until",
+                           name_or(h->woken_by_comm), h->woken_by_pid, h->unix_socket ? "a unix socket" : "the network");
   else if (h->woken_by_tid > 0 && h->woken_by_pid == h->pid && h->woken_by_tid == h->woken_by_pid)
     g_string_append_printf(g, "%s its main thread %s [%d] woke it", h->timeouts ? " before" : ", until",
                            name_or(h->woken_by_comm), h->woken_by_pid);
@@ -422,7 +422,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       else if (h->kind == RSP_ELEM_DISK)
         g_string_append_printf(g, ", for the disk (%u:%u, %.1f ms)", h->dev >> 20, h->dev & 0xfffff, ms(h->ns));
       else if (h->kind == RSP_ELEM_NET)
-        g_string_append_printf(g, ", for the network (%.1f ms)", ms(h->ns));
+        g_string_append_printf(g, ", for %s (%.1f ms)", h->unix_socket ? "a unix socket" : "the network", ms(h->ns));
       else {
         /* the process that waited or ran; another thread (or threads) of the process the chain is in, named as such
          * (go's link: its goroutines' threads wake each other) */

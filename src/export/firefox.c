@@ -194,7 +194,7 @@ static void write_markers(const rsp_model *m, const thread_lists *tl, thread_wri
   }
   for (guint i = 0; i < tl->net_ops->len; i++) {
     const rsp_net_op *n = rsp_model_net_op(m, g_array_index(tl->net_ops, rsp_net_op_id, i));
-    const char *proto = n->protocol == 6 ? "tcp" : n->protocol == 17 ? "udp" : "socket";
+    const char *proto = rsp_net_op_protocol(n) ? rsp_net_op_protocol(n) : "socket";
     g_string_printf(name, "Network %s", proto);
     if (n->remote)
       g_string_append_printf(name, " %s", n->remote);

@@ -703,7 +703,7 @@ static void write_network(writer *w)
     if (!l)
       l = lanes_new(0, "Network operations");
     uint64_t track = lane_take(w, l, op->start, op->end);
-    const char *proto = op->protocol == 6 ? "tcp" : op->protocol == 17 ? "udp" : "network";
+    const char *proto = rsp_net_op_protocol(op) ? rsp_net_op_protocol(op) : "network";
     const char *name = op->remote ? text_printf(w, "%s %s", proto, op->remote)
                        : op->dport ? text_printf(w, "%s :%u -> :%u", proto, op->sport, op->dport)
                                    : proto;

@@ -117,6 +117,7 @@ typedef struct rsp_net_event {
   rsp_task_id task;  /* the context task (RSP_NO_ID: idle/irq) */
   uint8_t kind;      /* rsp_net_kind */
   uint16_t protocol, sport, dport;
+  uint16_t family;   /* AF_* of the socket, 0 when the event did not say */
   const char *remote; /* NET_STATE: interned "addr:port" */
 } rsp_net_event;
 

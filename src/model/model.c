@@ -289,11 +289,12 @@ static void feed_net(rsp_model_builder *b, const rsp_event *ev, const evsel_info
     .kind = info->kind == EV_NET_SEND ? NET_SEND : info->kind == EV_NET_RECV ? NET_RECV
             : info->kind == EV_NET_DATA_READY ? NET_DATA_READY : NET_STATE,
     .protocol = info->protocol ? (uint16_t)rsp_event_field_u64(ev, info->protocol) : info->default_protocol,
+    .family = info->family ? (uint16_t)rsp_event_field_u64(ev, info->family) : 0,
   };
   if (info->kind == EV_NET_STATE) {
     ne.sport = info->sport ? (uint16_t)rsp_event_field_u64(ev, info->sport) : 0;
     ne.dport = info->dport ? (uint16_t)rsp_event_field_u64(ev, info->dport) : 0;
-    uint16_t family = info->family ? (uint16_t)rsp_event_field_u64(ev, info->family) : 0;
+    uint16_t family = ne.family;
     char text[80] = "";
     size_t len = 0;
     if (family == 2 /* AF_INET */ && info->daddr) {

@@ -18,7 +18,7 @@ typedef struct sock_state {
   rsp_task_id owner;  /* the last task that sent or received on it */
   uint32_t op;        /* its operation in progress, RSP_NO_ID */
   bool replied;       /* data came back since the op's last send */
-  uint16_t protocol, sport, dport;
+  uint16_t protocol, sport, dport, family;
   const char *remote;
 } sock_state;
 
@@ -49,7 +49,7 @@ static int op_by_start(const void *a, const void *b, void *data)
 static uint32_t new_op(GArray *ops, const sock_state *s, uint64_t sk, uint64_t time, rsp_task_id task,
                        uint32_t flags)
 {
-  rsp_net_op op = { .start = time, .end = time, .skaddr = sk, .task = task, .protocol = s->protocol,
+  rsp_net_op op = { .start = time, .end = time, .skaddr = sk, .task = task, .protocol = s->protocol, .family = s->family,
                     .sport = s->sport, .dport = s->dport, .remote = s->remote, .flags = flags };
   g_array_append_val(ops, op);
   return ops->len - 1;
@@ -116,6 +116,11 @@ void rsp_net_finish(rsp_model_builder *b)
     }
     if (e->protocol && !s->protocol)
       s->protocol = e->protocol;
+    if (e->family && !s->family) {
+      s->family = e->family;
+      if (s->op != RSP_NO_ID)
+        g_array_index(ops, rsp_net_op, s->op).family = s->family;
+    }
     switch (e->kind) {
     case NET_STATE:
       if (e->sport)
@@ -226,4 +231,11 @@ const rsp_net_op *rsp_model_net_op(const rsp_model *m, rsp_net_op_id id)
 {
   g_return_val_if_fail(id < m->net_ops->len, NULL);
   return &g_array_index(m->net_ops, rsp_net_op, id);
+}
+
+const char *rsp_net_op_protocol(const rsp_net_op *op)
+{
+  if (op->family == 1 /* AF_UNIX */)
+    return "unix";
+  return op->protocol == 6 ? "tcp" : op->protocol == 17 ? "udp" : NULL;
 }

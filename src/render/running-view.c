@@ -1278,7 +1278,7 @@ char *rsp_running_view_describe(const rsp_running_view *v, const rsp_hit *hit)
     if (sl->net_op != RSP_NO_ID) {
       const rsp_net_op *no = rsp_model_net_op(m, sl->net_op);
       g_string_append_printf(s, "network operation %s port %u -> %u%s%s, %s\n",
-                             no->protocol == 6 ? "TCP" : no->protocol == 17 ? "UDP" : "?", no->sport, no->dport,
+                             rsp_net_op_protocol(no) ? rsp_net_op_protocol(no) : "?", no->sport, no->dport,
                              no->remote ? ", remote " : "", no->remote ? no->remote : "",
                              rsp_format_duration(no->end - no->start, a, sizeof a));
     }

@@ -266,6 +266,10 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
       rsp_json_key(&json, "tid"); /* 0: another process, its threads together */
       rsp_json_i64(&json, h->tid);
     }
+    if (h->unix_socket) { /* its network operation, or the data that ended its wait, was on a unix socket */
+      rsp_json_key(&json, "unix_socket");
+      rsp_json_bool(&json, true);
+    }
     if (h->n_threads) { /* a process's threads together, from the model: how many of them ran */
       rsp_json_key(&json, "threads");
       rsp_json_u64(&json, h->n_threads);

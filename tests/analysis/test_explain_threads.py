@@ -16,7 +16,10 @@ project's VM: see its README), checked against perf's own switch records (perf s
   the recording's kallsyms): the innermost kernel frame that is not scheduler machinery, under an [unknown] user
   frame of that binary (a site counts the waits on the paths: no more than perf's sched_switches of that pair); no
   wait site is a bare address;
-- curl against python's ThreadingHTTPServer (http): curl's poll goes on through the server, which sent the data;
+- curl against python's ThreadingHTTPServer (http): curl's poll goes on through the server, which sent the data
+  'over the network';
+- python over a socketpair (us): the parent's recv goes on through the child, which sent the data 'over a unix socket'
+  (perf's sock:sock_send_length events of the child say family 0x1), not 'over the network';
 - a waker asleep since before the recording (fl: flock waits for a lock whose holder waits for its child sleep; pg2:
   an UPDATE waits for a row lock held by a session in pg_sleep): the holder H has no event in perf's records before
   its first waking, by a timer, at T. The chain reaches H's 'wait begun before the recording, which timed out', and
@@ -242,7 +245,7 @@ def main():
         print('skipped: perf or zstd missing')
         sys.exit(77)
     with tempfile.TemporaryDirectory() as tmp:
-        for name in ('pb', 'jv', 'rc', 'gb', 'http', 'fl', 'pg2'):
+        for name in ('pb', 'jv', 'rc', 'gb', 'http', 'us', 'fl', 'pg2'):
             path = unpack(name, tmp)
             d = explain(path)
             if not d:
@@ -279,7 +282,16 @@ def main():
                 check_unnamed_sites(path, tmp)
             elif name == 'http':
                 ok('python3' in text and 'sent it data over the network' in text,
-                   'http: curl\'s poll goes on through the server that sent the data')
+                   'http: curl\'s poll goes on through the server that sent the data over the network')
+            elif name == 'us':
+                sender = [h for h in chain if h.get('via_waker')]
+                sends = oracle.perf(['script', '--ns', '-F', 'pid,event,trace'], path)
+                families = {m.group(1) for m in re.finditer(
+                    rf'^\s*{sender[0]["pid"] if sender else -1}\s+sock:sock_send_length:.*family = (\S+)', sends, re.M)}
+                ok(bool(sender) and families == {'0x1'} and 'sent it data over a unix socket' in text and
+                   chain[0].get('unix_socket'),
+                   f'us: the parent\'s recv goes on through the child that sent the data over a unix socket (perf: its '
+                   f'sends\' family {families})')
     print(f'{len(failures)} failed')
     sys.exit(1 if failures else 0)
 
