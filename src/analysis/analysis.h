@@ -661,6 +661,15 @@ typedef struct rsp_explain_work {
   const char *function;
   uint64_t function_ns;
 } rsp_explain_work;
+/* Processes of one name that ran on the paths, three or more, none of them half of their running: a shell script's
+ * helpers, pyenv's shims, make's compilers. The text names them together. */
+typedef struct rsp_explain_group {
+  const char *comm;
+  uint32_t n_processes;
+  uint64_t run_ns;  /* all of them */
+  int32_t top_pid;  /* the one that ran the most, and how long */
+  uint64_t top_ns;
+} rsp_explain_group;
 /* A hop of the chain under the process of interest's longest wait: a process and where it waited (SITE,
  * NULL when it was running), or the disk (DEV) or network that ended the chain. */
 typedef struct rsp_explain_hop {
@@ -710,6 +719,8 @@ typedef struct rsp_explanation {
   uint32_t n_work;                      /* the processes with the most running time, the most first */
   rsp_explain_work work[RSP_EXPLAIN_MAX_WORK];
   rsp_explain_work lever;               /* the function with the most time on the paths (function NULL: none) */
+  uint32_t n_groups;                    /* the most running first (rsp_explain_group), the process of interest in none */
+  rsp_explain_group groups[RSP_EXPLAIN_MAX_WORK];
   /* its own threads' running time on the paths, the most first (pid: the tid), when more than one of them ran */
   uint32_t n_threads;                   /* all of them; the first min(n, RSP_EXPLAIN_MAX_THREADS) in threads */
   rsp_explain_work threads[RSP_EXPLAIN_MAX_THREADS];

@@ -74,6 +74,14 @@ static void proc_work_free(gpointer p)
   g_free(w);
 }
 
+static bool grouped(const rsp_explanation *x, const char *comm)
+{
+  for (uint32_t i = 0; comm && i < x->n_groups; i++)
+    if (strcmp(x->groups[i].comm, comm) == 0)
+      return true;
+  return false;
+}
+
 static int by_run(const void *a, const void *b)
 {
   const rsp_explain_work *x = a, *y = b;
@@ -344,6 +352,36 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     qsort(work->data, work->len, sizeof(rsp_explain_work), by_run);
     memcpy(x->work, work->data, x->n_work * sizeof(rsp_explain_work));
   }
+  /* processes of one name together (the array is sorted: a group's first is its top) */
+  GHashTable *by_comm = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+  GArray *groups = g_array_new(FALSE, FALSE, sizeof(rsp_explain_group *));
+  for (guint i = 0; i < work->len; i++) {
+    const rsp_explain_work *w = &g_array_index(work, rsp_explain_work, i);
+    if (w->pid == x->pid || !w->comm || !w->comm[0])
+      continue;
+    rsp_explain_group *gr = g_hash_table_lookup(by_comm, w->comm);
+    if (!gr) {
+      gr = g_new0(rsp_explain_group, 1);
+      *gr = (rsp_explain_group){ .comm = w->comm, .top_pid = w->pid, .top_ns = w->run_ns };
+      g_hash_table_insert(by_comm, (gpointer)w->comm, gr);
+      g_array_append_val(groups, gr);
+    }
+    gr->n_processes++;
+    gr->run_ns += w->run_ns;
+  }
+  for (guint i = 0; i < groups->len; i++) {
+    const rsp_explain_group *gr = g_array_index(groups, rsp_explain_group *, i);
+    if (gr->n_processes >= 3 && 2 * gr->top_ns < gr->run_ns && x->n_groups < RSP_EXPLAIN_MAX_WORK)
+      x->groups[x->n_groups++] = *gr;
+  }
+  for (uint32_t i = 1; i < x->n_groups; i++) /* by their running, the most first (a few: insertion) */
+    for (uint32_t j = i; j > 0 && x->groups[j].run_ns > x->groups[j - 1].run_ns; j--) {
+      rsp_explain_group t = x->groups[j];
+      x->groups[j] = x->groups[j - 1];
+      x->groups[j - 1] = t;
+    }
+  g_array_free(groups, TRUE);
+  g_hash_table_destroy(by_comm);
   /* the biggest lever: the function with the most time on the paths */
   for (guint i = 0; i < work->len; i++) {
     const rsp_explain_work *w = &g_array_index(work, rsp_explain_work, i);
@@ -456,15 +494,30 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     g_ptr_array_add(s, g_string_free(g, FALSE));
   }
 
-  /* 3. who did the work */
+  /* 3. who did the work: processes, and processes of one name together */
   GString *g = g_string_new(NULL);
   uint32_t named = 0;
-  for (uint32_t i = 0; i < x->n_work && named < 4; i++) {
-    const rsp_explain_work *w = &x->work[i];
-    if (w->pid == x->pid || w->run_ns < c->total_ns / 200)
+  for (uint32_t i = 0, k = 0; (i < x->n_work || k < x->n_groups) && named < 4;) {
+    const rsp_explain_work *w = i < x->n_work ? &x->work[i] : NULL;
+    const rsp_explain_group *gr = k < x->n_groups ? &x->groups[k] : NULL;
+    if (w && (w->pid == x->pid || grouped(x, w->comm))) {
+      i++;
       continue;
-    g_string_append_printf(g, "%s%s [%d] %.1f ms", named ? ", " : "Work done for it on its paths: ", name_or(w->comm),
-                           w->pid, ms(w->run_ns));
+    }
+    const char *sep = named ? ", " : "Work done for it on its paths: ";
+    if (gr && (!w || gr->run_ns >= w->run_ns)) {
+      k++;
+      if (gr->run_ns < c->total_ns / 200)
+        break;
+      g_string_append_printf(g, "%s%s (%u processes) %.1f ms, the most %s [%d] %.1f ms", sep, gr->comm,
+                             gr->n_processes, ms(gr->run_ns), gr->comm, gr->top_pid, ms(gr->top_ns));
+      named++;
+      continue;
+    }
+    i++;
+    if (w->run_ns < c->total_ns / 200)
+      break;
+    g_string_append_printf(g, "%s%s [%d] %.1f ms", sep, name_or(w->comm), w->pid, ms(w->run_ns));
     if (w->function)
       g_string_append_printf(g, " (%.1f ms in %s)", ms(w->function_ns), w->function);
     named++;

@@ -328,6 +328,24 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
     rsp_json_end_object(&json);
   }
   rsp_json_end_array(&json);
+  rsp_json_key(&json, "work_groups"); /* processes of one name together (rsp_explain_group) */
+  rsp_json_begin_array(&json);
+  for (uint32_t i = 0; i < x->n_groups; i++) {
+    const rsp_explain_group *gr = &x->groups[i];
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "comm");
+    rsp_json_string(&json, gr->comm);
+    rsp_json_key(&json, "processes");
+    rsp_json_u64(&json, gr->n_processes);
+    rsp_json_key(&json, "run_ms");
+    rsp_json_double(&json, 6, ms(gr->run_ns));
+    rsp_json_key(&json, "top_pid");
+    rsp_json_i64(&json, gr->top_pid);
+    rsp_json_key(&json, "top_ms");
+    rsp_json_double(&json, 6, ms(gr->top_ns));
+    rsp_json_end_object(&json);
+  }
+  rsp_json_end_array(&json);
   rsp_json_key(&json, "threads"); /* its own threads' running time on the paths, when more than one ran */
   rsp_json_begin_array(&json);
   for (uint32_t i = 0; i < x->n_threads && i < RSP_EXPLAIN_MAX_THREADS; i++) {

@@ -12,12 +12,16 @@
 - a wait with nothing under it says what ended it: profsleep's 220 nanosleeps (its design) are "220 waits in a row that
   timed out"; wl-sqlite's longest wait names a task that perf script shows waking the process;
 - the processes named for the work go by their latest comm, as perf script shows it last (cc1, not cc);
+- processes of one name, three or more and none half of their time, are named together: wl-nginx's 50 curls (a bash
+  loop), as many processes and as much CPU time as perf's switch records give the processes they show as curl, within
+  0.5%, the busiest one named; no curl named alone;
 - no sentence is given to a preemptor or a guess whose time rounds to 0.0 ms, nor such a kernel thread named;
 - JSON: the text is the same sentences; each work entry's run_ms is that process's paths_run_ms in the categories
   (the same paths); a pid that does not exist is an error naming it."""
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -149,6 +153,36 @@ def main():
            f'its paths\' processes in perf\'s switch records ({busiest}: {cpu[busiest]:.1f} ms)')
         last = x['chain'][-1]['comm'] if x['chain'] else None
         ok(last in ('cc1', 'as', 'ld', 'collect2', 'cc'), f'make: the chain ends at a compiler ({last})')
+    # processes of one name together: wl-nginx (tests/model/data/record-workloads.sh) runs curl 50 times from bash
+    nginx = os.path.join(SRC, 'tests', 'model', 'data', 'wl-nginx.data')
+    d = explain(nginx)
+    if d:
+        out = oracle.perf(['script', '--ns', '--show-switch-events', '-F', 'comm,pid,tid,cpu,time,event'], nginx)
+        line = re.compile(r'^\s*(.*?)\s+(-?\d+)/(-?\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+PERF_RECORD_SWITCH_CPU_WIDE (IN|OUT)')
+        cur, cpu, comm = {}, collections.Counter(), {}
+        for text in out.splitlines():
+            m = line.match(text)
+            if not m:
+                continue
+            c, pid, tid, cpu_, t = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)), oracle.parse_time(m.group(5))
+            if m.group(6) == 'IN':
+                cur[cpu_] = (pid, tid, t, c)
+                continue
+            x0 = cur.pop(cpu_, None)
+            if x0 and (x0[1] == tid or tid == -1):  # (-1: an exited task's last switch-out)
+                cpu[x0[0]] += t - x0[2]
+                comm[x0[0]] = c if tid != -1 else comm.get(x0[0], x0[3])
+        curls = [p for p in cpu if comm.get(p) == 'curl']
+        truth = sum(cpu[p] for p in curls) / 1e6
+        busiest = max(curls, key=lambda p: cpu[p]) if curls else None
+        x = d['explanation']
+        g = [w for w in x.get('work_groups', []) if w['comm'] == 'curl']
+        text = ' '.join(x['text'])
+        ok(g and g[0]['processes'] == len(curls) and abs(g[0]['run_ms'] - truth) <= 0.005 * truth and
+           g[0]['top_pid'] == busiest and f'curl ({len(curls)} processes) {truth:.1f} ms' in text and
+           not re.search(r'(?<!the most )curl \[\d+\] \d', text),
+           f'wl-nginx: the curls named together ({g}); perf\'s switch records: {len(curls)} curl processes, '
+           f'{truth:.1f} ms, the busiest {busiest}')
     # the processes named for the work go by their latest name (cc1, not the cc they were forked as before the exec):
     # the comm perf script shows last for the pid (data/sample.perf.data: make -j2, gcc forks cc then execs cc1)
     sample = os.path.join(SRC, 'data', 'sample.perf.data')
