@@ -686,6 +686,7 @@ typedef struct rsp_explain_hop {
   const char *woken_by_comm;
   bool woken_over_network; /* that task sent the network data that ended it (no wakeup of its own) */
   bool unix_socket;        /* that data (a network hop: its operation) was on a unix socket, not the network */
+  bool signalled;          /* that task ended it with a signal (kill: timeout's child) */
   /* the second hop, when the first wait was ended by another thread of the process or by another process (its work on
    * a path of its own): that thread (tid), or that process, running or waiting over the first wait, the chain going
    * on from its longest wait there */

@@ -257,6 +257,34 @@ static void elem_own(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e,
   }
 }
 
+/* A sleep nothing under it explains, woken (or signalled) by the task whose merged polls it is under, from a run
+ * between two of them: it waited for that task, and so for what ended the poll before that run (timeout's child sleep
+ * killed by timeout, whose sigsuspend its own timer ended: the poll timed out, no other path). The poll's sleep, else
+ * RSP_NO_ID. */
+static rsp_sleep_id parent_poll_waited(const rsp_paths *p, const rsp_path_elem *e, const rsp_sleep *s)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  if (e->parent == RSP_NO_ID || s->wake_link == RSP_NO_ID || s->wake_link >= rsp_model_n_links(m) ||
+      (s->end_cause != RSP_SLEEP_END_WOKEN && s->end_cause != RSP_SLEEP_END_SIGNAL))
+    return RSP_NO_ID;
+  const rsp_link *l = rsp_model_link(m, s->wake_link);
+  const rsp_path_elem *pe = rsp_paths_elem_fast(p, e->parent);
+  if (l->from_run == RSP_NO_ID || l->from_run >= rsp_model_n_runs(m) || pe->kind != RSP_ELEM_SLEEP ||
+      pe->n_merged < 2)
+    return RSP_NO_ID;
+  const rsp_run *r = rsp_model_run(m, l->from_run);
+  if (r->task != pe->task || r->start < pe->start || r->start >= pe->end)
+    return RSP_NO_ID;
+  rsp_sleep_id before = RSP_NO_ID;
+  for (uint32_t i = 0; i < pe->n_merged; i++) {
+    rsp_sleep_id sid = rsp_paths_elem_sleep(p, e->parent, i);
+    if (rsp_model_sleep(m, sid)->end > r->start)
+      break;
+    before = sid;
+  }
+  return before;
+}
+
 /* [A, B) of sleep element E: its own time now, its children's stretches pushed on TODO. */
 static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, uint64_t a, uint64_t b,
                             rsp_categories *out, walk *todo)
@@ -271,6 +299,15 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   uint32_t n;
   const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
   if (n == 0) {
+    rsp_sleep_id poll = e->n_merged <= 1 && own == RSP_CAT_OTHER_PATH ? parent_poll_waited(p, e, s) : RSP_NO_ID;
+    if (poll != RSP_NO_ID) {
+      const rsp_sleep *ps = rsp_model_sleep(m, poll);
+      bool guessed = sleep_cause_guessed(m, ps);
+      out->work_->guessing += guessed;
+      sleep_own(out, s, rsp_category_of_sleep(m, poll), ready, a, b);
+      out->work_->guessing -= guessed;
+      return;
+    }
     elem_own(p, id, e, s, own, ready, a, b, out);
     return;
   }

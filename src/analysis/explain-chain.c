@@ -52,7 +52,8 @@ static const rsp_task *waker_task(const rsp_paths *p, rsp_elem_id id, const rsp_
       *net = true;
     return rsp_model_task(m, rsp_model_run(m, r)->task);
   }
-  if (sl->end_cause != RSP_SLEEP_END_WOKEN || sl->wake_link == RSP_NO_ID || sl->wake_link >= rsp_model_n_links(m))
+  if ((sl->end_cause != RSP_SLEEP_END_WOKEN && sl->end_cause != RSP_SLEEP_END_SIGNAL) || sl->wake_link == RSP_NO_ID ||
+      sl->wake_link >= rsp_model_n_links(m))
     return NULL;
   const rsp_link *l = rsp_model_link(m, sl->wake_link);
   /* (a thread's exit that woke the pthread_join of it is filed as an exit -> wait link) */
@@ -83,6 +84,7 @@ static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
   if (!t || t == rsp_model_task(m, e->task))
     return;
   h->woken_over_network = net;
+  h->signalled = rsp_model_sleep(m, last)->end_cause == RSP_SLEEP_END_SIGNAL;
   const rsp_sleep *ls = rsp_model_sleep(m, last);
   h->unix_socket = net && ls->net_op != RSP_NO_ID && rsp_model_net_op(m, ls->net_op)->family == 1 /* AF_UNIX */;
   h->woken_by_pid = pid_of(t);

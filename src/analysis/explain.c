@@ -307,8 +307,8 @@ static void ended_clause(GString *g, const rsp_explain_hop *h)
     g_string_append_printf(g, "%s its thread %s [%d/%d] woke it", h->timeouts ? " before" : ", until",
                            name_or(h->woken_by_comm), h->woken_by_pid, h->woken_by_tid);
   else if (h->woken_by_tid > 0)
-    g_string_append_printf(g, "%s %s [%d] woke it", h->timeouts ? " before" : ", until",
-                           name_or(h->woken_by_comm), h->woken_by_pid);
+    g_string_append_printf(g, "%s %s [%d] %s it", h->timeouts ? " before" : ", until",
+                           name_or(h->woken_by_comm), h->woken_by_pid, h->signalled ? "signalled" : "woke");
 }
 
 rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)

@@ -20,6 +20,10 @@ project's VM: see its README), checked against perf's own switch records (perf s
   'over the network';
 - python over a socketpair (us): the parent's recv goes on through the child, which sent the data 'over a unix socket'
   (perf's sock:sock_send_length events of the child say family 0x1), not 'over the network';
+- timeout 0.3 sleep 5 (to): timeout's sigsuspend is ended by its own timer, then it kills sleep, whose exit wakes it
+  again: the chain says sleep waited 'until timeout [14643] signalled it', and the time from sleep's nanosleep (its
+  switch-out in perf's records) to timeout's waking by its timer is 'Waits that timed out', not 'Waits on other
+  control paths' (before: 297.3 ms there);
 - a waker asleep since before the recording (fl: flock waits for a lock whose holder waits for its child sleep; pg2:
   an UPDATE waits for a row lock held by a session in pg_sleep): the holder H has no event in perf's records before
   its first waking, by a timer, at T. The chain reaches H's 'wait begun before the recording, which timed out', and
@@ -240,12 +244,37 @@ def check_before_start(name, path, d):
        f'{name}: scheduler overhead {d["categories"]["scheduler"]:.1f} ms of {wall:.1f} ms')
 
 
+def check_timeout(path, d):
+    out = oracle.perf(['script', '--ns', '-F', 'pid,tid,time,event,trace'], path)
+    line = re.compile(r'^\s*(-?\d+)/(-?\d+)\s+(\d+\.\d+):\s+(\S+)(.*)$')
+    nap = woken = None
+    for text in out.splitlines():
+        m = line.match(text)
+        if not m:
+            continue
+        tid, t, event, rest = int(m.group(2)), oracle.parse_time(m.group(3)), m.group(4), m.group(5)
+        if event == 'sched:sched_switch:' and re.search(r'prev_comm=sleep prev_pid=14644 .*prev_state=S', rest):
+            nap = t
+        elif event == 'sched:sched_waking:' and 'pid=14643 ' in rest and tid != 14644 and nap and not woken:
+            woken = t  # timeout's waking by its timer (the irq's context: whatever ran), before sleep's exit
+    ok(nap is not None and woken is not None, f'to: perf shows sleep\'s nanosleep ({nap}) and timeout\'s timer ({woken})')
+    if nap is None or woken is None:
+        return
+    truth = (woken - nap) / 1e6
+    text = ' '.join(d['explanation']['text'])
+    cat = d['categories']
+    ok('until timeout [14643] signalled it' in text, 'to: sleep waited until timeout signalled it')
+    ok(cat['timed_out'] >= truth - 0.2 and cat['other_path'] < 1.0,
+       f'to: waits that timed out {cat["timed_out"]:.1f} ms (perf: sleep\'s nanosleep to timeout\'s timer {truth:.1f} '
+       f'ms), on other control paths {cat["other_path"]:.1f} ms')
+
+
 def main():
     if not shutil.which('perf') or not shutil.which('zstd'):
         print('skipped: perf or zstd missing')
         sys.exit(77)
     with tempfile.TemporaryDirectory() as tmp:
-        for name in ('pb', 'jv', 'rc', 'gb', 'http', 'us', 'fl', 'pg2'):
+        for name in ('pb', 'jv', 'rc', 'gb', 'http', 'us', 'to', 'fl', 'pg2'):
             path = unpack(name, tmp)
             d = explain(path)
             if not d:
@@ -255,6 +284,9 @@ def main():
             sw = Switches(path)
             if name in HOLDER:
                 check_before_start(name, path, d)
+                continue
+            if name == 'to':
+                check_timeout(path, d)
                 continue
             n = check_hops(name, d, sw)
             ok(n >= 1, f'{name}: the chain tells what a waker or a process of several threads ran ({n} hops)')
