@@ -532,7 +532,7 @@ static void add_net_ops(builder *bd)
     if (!op || op->end < op->start)
       continue;
     const rsp_task *task = op->task != RSP_NO_ID && op->task < rsp_model_n_tasks(m) ? rsp_model_task(m, op->task) : NULL;
-    const char *proto = op->protocol == 6 ? "tcp" : op->protocol == 17 ? "udp" : "socket";
+    const char *proto = rsp_net_op_protocol(op) ? rsp_net_op_protocol(op) : "socket";
     char site[128];
     if (op->remote)
       snprintf(site, sizeof site, "%s %s", proto, op->remote);

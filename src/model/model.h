@@ -265,7 +265,7 @@ typedef struct rsp_net_op {
   uint32_t n_wakeups;
   uint16_t protocol;     /* IPPROTO_TCP, IPPROTO_UDP, or 0 when unknown */
   uint16_t sport, dport; /* host order; 0 when the trace did not say */
-  uint16_t family;       /* AF_UNIX (1), AF_INET (2), AF_INET6 (10), or 0 when the trace did not say */
+  uint16_t family;       /* AF_UNIX (1), AF_INET (2), AF_INET6 (10), AF_NETLINK (16)..., or 0 when the trace did not say */
   const char *remote;    /* interned "addr:port" when the trace gave it (inet_sock_set_state), else NULL */
   uint32_t flags;        /* RSP_NET_* */
 } rsp_net_op;
@@ -274,7 +274,7 @@ enum {
   RSP_NET_NO_SEND = 1 << 0, /* data arrived with no send seen on the socket: start = its arrival */
 };
 
-/* What carried OP: "tcp", "udp", "unix" (an AF_UNIX socket), else NULL (the trace did not say). */
+/* What carried OP: "tcp", "udp", "unix" (an AF_UNIX socket), "netlink", else NULL (the trace did not say). */
 const char *rsp_net_op_protocol(const rsp_net_op *op);
 uint32_t rsp_model_n_net_ops(const rsp_model *model);
 const rsp_net_op *rsp_model_net_op(const rsp_model *model, rsp_net_op_id id); /* in start order */

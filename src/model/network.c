@@ -237,5 +237,7 @@ const char *rsp_net_op_protocol(const rsp_net_op *op)
 {
   if (op->family == 1 /* AF_UNIX */)
     return "unix";
+  if (op->family == 16 /* AF_NETLINK: su's audit messages, udev's events */)
+    return "netlink";
   return op->protocol == 6 ? "tcp" : op->protocol == 17 ? "udp" : NULL;
 }

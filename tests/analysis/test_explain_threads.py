@@ -19,7 +19,8 @@ project's VM: see its README), checked against perf's own switch records (perf s
 - curl against python's ThreadingHTTPServer (http): curl's poll goes on through the server, which sent the data
   'over the network';
 - python over a socketpair (us): the parent's recv goes on through the child, which sent the data 'over a unix socket'
-  (perf's sock:sock_send_length events of the child say family 0x1), not 'over the network';
+  (perf's sock:sock_send_length events of the child say family 0x1), not 'over the network', and the latency
+  profiles call its operations 'network unix';
 - timeout 0.3 sleep 5 (to): timeout's sigsuspend is ended by its own timer, then it kills sleep, whose exit wakes it
   again: the chain says sleep waited 'until timeout [14643] signalled it', and the time from sleep's nanosleep (its
   switch-out in perf's records) to timeout's waking by its timer is 'Waits that timed out', not 'Waits on other
@@ -324,6 +325,10 @@ def main():
                    chain[0].get('unix_socket'),
                    f'us: the parent\'s recv goes on through the child that sent the data over a unix socket (perf: its '
                    f'sends\' family {families})')
+                prof = subprocess.run([SUMMARY, '--profiles', path], capture_output=True, text=True).stdout
+                ok(re.search(rf'^network unix\s+\[python3, pid {d["pid"]}\]', prof, re.M) and
+                   not re.search(r'^network socket', prof, re.M),
+                   'us: the latency profiles name the parent\'s socket operations "network unix"')
     print(f'{len(failures)} failed')
     sys.exit(1 if failures else 0)
 
