@@ -83,10 +83,10 @@ static void note_end(const rsp_paths *p, rsp_elem_id id, rsp_explain_hop *h)
   const rsp_task *t = waker_task(p, id, e, &net);
   if (!t || t == rsp_model_task(m, e->task))
     return;
-  h->woken_over_network = net;
-  h->signalled = rsp_model_sleep(m, last)->end_cause == RSP_SLEEP_END_SIGNAL;
   const rsp_sleep *ls = rsp_model_sleep(m, last);
-  h->unix_socket = net && ls->net_op != RSP_NO_ID && rsp_model_net_op(m, ls->net_op)->family == 1 /* AF_UNIX */;
+  h->woken_over_network = net;
+  h->signalled = ls->end_cause == RSP_SLEEP_END_SIGNAL;
+  h->unix_socket = net && ls->net_op != RSP_NO_ID && rsp_net_op_is_unix(rsp_model_net_op(m, ls->net_op));
   h->woken_by_pid = pid_of(t);
   h->woken_by_tid = t->tid;
   h->woken_by_comm = t->comm;
@@ -276,7 +276,7 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
       if (c->kind == RSP_ELEM_DISK)
         h.dev = rsp_model_disk_op(m, c->id)->dev;
       else
-        h.unix_socket = rsp_model_net_op(m, c->id)->family == 1; /* AF_UNIX */
+        h.unix_socket = rsp_net_op_is_unix(rsp_model_net_op(m, c->id));
       x->chain[x->n_chain++] = h;
     } else if (best_pid >= 0) {
       const tally *acc = g_hash_table_lookup(by, GINT_TO_POINTER(best_pid));

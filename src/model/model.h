@@ -276,6 +276,8 @@ enum {
 
 /* What carried OP: "tcp", "udp", "unix" (an AF_UNIX socket), "netlink", else NULL (the trace did not say). */
 const char *rsp_net_op_protocol(const rsp_net_op *op);
+/* Whether OP was on an AF_UNIX socket (a socketpair, X11, PostgreSQL's local socket): not the network. */
+bool rsp_net_op_is_unix(const rsp_net_op *op);
 uint32_t rsp_model_n_net_ops(const rsp_model *model);
 const rsp_net_op *rsp_model_net_op(const rsp_model *model, rsp_net_op_id id); /* in start order */
 

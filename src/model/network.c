@@ -233,9 +233,14 @@ const rsp_net_op *rsp_model_net_op(const rsp_model *m, rsp_net_op_id id)
   return &g_array_index(m->net_ops, rsp_net_op, id);
 }
 
+bool rsp_net_op_is_unix(const rsp_net_op *op)
+{
+  return op->family == 1; /* AF_UNIX */
+}
+
 const char *rsp_net_op_protocol(const rsp_net_op *op)
 {
-  if (op->family == 1 /* AF_UNIX */)
+  if (rsp_net_op_is_unix(op))
     return "unix";
   if (op->family == 16 /* AF_NETLINK: su's audit messages, udev's events */)
     return "netlink";

@@ -95,6 +95,15 @@ static void begin_run(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint6
   }
 }
 
+/* SL begins: its task's open sleep, with no facts of its wakeup yet. */
+static void append_sleep(rsp_model_builder *b, const rsp_sleep *sl)
+{
+  g_array_append_val(b->m->sleeps, *sl);
+  rsp_tstate_at(b, sl->task)->open_sleep = b->m->sleeps->len - 1;
+  rsp_sleep_facts facts = { .wake = { .waker = RSP_NO_ID, .waker_run = RSP_NO_ID, .stack = RSP_NO_ID } };
+  g_array_append_val(b->sleep_facts, facts);
+}
+
 /* Ends TASK's open run at TIME; a sleep begins when SLEEPS (not at an exec). */
 static void end_run(rsp_model_builder *b, rsp_task_id task, uint64_t time, bool preempt, bool sleeps)
 {
@@ -125,10 +134,7 @@ static void end_run(rsp_model_builder *b, rsp_task_id task, uint64_t time, bool 
   s->pending_state = 0;
   if (sl.state == 'R')
     sl.preempted = true;
-  g_array_append_val(m->sleeps, sl);
-  s->open_sleep = m->sleeps->len - 1;
-  rsp_sleep_facts facts = { .wake = { .waker = RSP_NO_ID, .waker_run = RSP_NO_ID, .stack = RSP_NO_ID } };
-  g_array_append_val(b->sleep_facts, facts);
+  append_sleep(b, &sl);
 }
 
 void rsp_runs_switch_in(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64_t time, int32_t prev_tid)
@@ -236,17 +242,13 @@ void rsp_runs_switch_state(rsp_model_builder *b, rsp_task_id task, uint64_t time
 static void begin_sleep_before_start(rsp_model_builder *b, rsp_task_id task)
 {
   rsp_model *m = b->m;
-  rsp_task_state *s = rsp_tstate_at(b, task);
   const char *comm = rsp_task_at(m, task)->comm;
   if (comm && strcmp(comm, "perf-exec") == 0)
     return;
   rsp_sleep sl = { .start = m->time_first, .end = m->time_first, .task = task, .before_start = true,
                    .switch_event = RSP_NO_EVENT, .stack = RSP_NO_ID, .wake_link = RSP_NO_ID,
                    .disk_op = RSP_NO_ID, .net_op = RSP_NO_ID };
-  g_array_append_val(m->sleeps, sl);
-  s->open_sleep = m->sleeps->len - 1;
-  rsp_sleep_facts facts = { .wake = { .waker = RSP_NO_ID, .waker_run = RSP_NO_ID, .stack = RSP_NO_ID } };
-  g_array_append_val(b->sleep_facts, facts);
+  append_sleep(b, &sl);
 }
 
 void rsp_runs_wakeup(rsp_model_builder *b, rsp_task_id task, uint64_t time, uint8_t kind, int32_t target_cpu)
