@@ -158,13 +158,10 @@ static void sort_links_by_run(rsp_model *m)
   g_free(first);
 }
 
-void rsp_links_finish(rsp_model_builder *b)
+/* Each run's first incoming link, and each sleep's link that ended it. */
+static void links_in(void *data)
 {
-  rsp_model *m = b->m;
-  fork_and_exec_links(m);
-  /* Grouped by the run they end at (runs are in start order, and a link precedes its run: close
-   * to time order), so that each run's incoming links have consecutive ids. */
-  sort_links_by_run(m);
+  rsp_model *m = data;
   for (guint i = 0; i < m->runs->len; i++)
     g_array_index(m->runs, rsp_run, i).first_link_in = RSP_NO_ID;
   for (guint i = m->links->len; i-- > 0;) {
@@ -181,6 +178,12 @@ void rsp_links_finish(rsp_model_builder *b)
         g_array_index(m->sleeps, rsp_sleep, l->sleep).wake_link = i;
     }
   }
+}
+
+/* Each run's outgoing links (beside links_in: it reads the links' from_run, which links_in does not write). */
+static void links_out(void *data)
+{
+  rsp_model *m = data;
   /* Outgoing: counting sort by from_run. */
   g_array_set_size(m->run_out_first, m->runs->len + 1);
   memset(m->run_out_first->data, 0, (m->runs->len + 1) * sizeof(uint32_t));
@@ -200,6 +203,16 @@ void rsp_links_finish(rsp_model_builder *b)
       g_array_index(m->run_out, uint32_t, first[l->from_run] + fill[l->from_run]++) = i;
   }
   g_free(fill);
+}
+
+void rsp_links_finish(rsp_model_builder *b)
+{
+  rsp_model *m = b->m;
+  fork_and_exec_links(m);
+  /* Grouped by the run they end at (runs are in start order, and a link precedes its run: close
+   * to time order), so that each run's incoming links have consecutive ids. */
+  sort_links_by_run(m);
+  rsp_model_in_parallel(links_in, m, links_out, m);
 }
 
 uint32_t rsp_model_n_links(const rsp_model *m)

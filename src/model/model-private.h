@@ -323,6 +323,11 @@ void rsp_net_finish(rsp_model_builder *b);
 /* links.c */
 #define RSP_LINK_ENDS_SLEEP_ (1u << 7) /* builder only: this link is its sleep's wake_link */
 rsp_link_id rsp_links_add(rsp_model *m, const rsp_link *link);
+
+/* Runs A(DATA_A) and B(DATA_B), B on a thread of its own when two threads are wanted (else after A): both are done
+ * on return. For the halves of the model's last steps, which touch disjoint data. (A thread costs about what 10k
+ * elements do; it is started for small models too, so that every test goes the way big models go.) */
+void rsp_model_in_parallel(void (*a)(void *), void *data_a, void (*b)(void *), void *data_b);
 /* The first run of TASK starting at or after TIME, else RSP_NO_ID; the last run starting at or before. */
 rsp_run_id rsp_links_run_from(const rsp_model *m, rsp_task_id task, uint64_t time);
 rsp_run_id rsp_links_run_before(const rsp_model *m, rsp_task_id task, uint64_t time);

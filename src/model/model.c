@@ -723,6 +723,31 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   return m;
 }
 
+typedef struct parallel_part {
+  void (*fn)(void *);
+  void *data;
+} parallel_part;
+
+static gpointer parallel_main(gpointer data)
+{
+  parallel_part *part = data;
+  part->fn(part->data);
+  return NULL;
+}
+
+void rsp_model_in_parallel(void (*a)(void *), void *data_a, void (*b)(void *), void *data_b)
+{
+  if (rsp_threads_wanted() < 2) {
+    a(data_a);
+    b(data_b);
+    return;
+  }
+  parallel_part second = { b, data_b };
+  GThread *thread = g_thread_new("rsp-model-end", parallel_main, &second);
+  a(data_a);
+  g_thread_join(thread);
+}
+
 unsigned rsp_threads_wanted(void)
 {
   const char *env = g_getenv("RSP_THREADS");

@@ -383,42 +383,63 @@ void rsp_runs_sample(rsp_model_builder *b, rsp_task_id task, int32_t cpu, uint64
 
 /* Groups the ids of ARRAY's elements (whose task is at TASK_OFFSET) by task into INDEX, in
  * element order, and stores each task's first offset and count through the given members. */
-static void group_by_task(rsp_model *m, GArray *array, size_t elem_size, size_t task_offset,
-                          GArray *index, size_t first_member, size_t count_member, GArray *starts)
+typedef struct group_job {
+  rsp_model *m;
+  GArray *array;
+  size_t elem_size, task_offset;
+  GArray *index;
+  size_t first_member, count_member;
+  GArray *starts;
+} group_job;
+
+/* The ids of ARRAY's elements grouped by their task into INDEX (a counting sort: in id order within a task), each
+ * task's first and count written to the task's members FIRST_MEMBER and COUNT_MEMBER, and the elements' starts
+ * (their first member) beside INDEX into STARTS when not NULL. The counts are kept in an array of their own, not in
+ * the tasks: the runs and the sleeps are grouped at once on two threads, and their counts in the same tasks' cache
+ * lines went back and forth between the cores. */
+static void group_by_task(void *data)
 {
+  const group_job *g = data;
+  rsp_model *m = g->m;
+  GArray *array = g->array;
   guint n_tasks = m->tasks->len;
-  for (guint t = 0; t < n_tasks; t++) {
-    char *task = (char *)rsp_task_at(m, t);
-    *(uint32_t *)(task + count_member) = 0;
-  }
+  uint32_t *fill = g_new0(uint32_t, (size_t)n_tasks + 1);
   for (guint i = 0; i < array->len; i++) {
     rsp_task_id t;
-    memcpy(&t, array->data + i * elem_size + task_offset, sizeof t);
-    (*(uint32_t *)((char *)rsp_task_at(m, t) + count_member))++;
+    memcpy(&t, array->data + i * g->elem_size + g->task_offset, sizeof t);
+    fill[t]++;
   }
   uint32_t offset = 0;
   for (guint t = 0; t < n_tasks; t++) {
     char *task = (char *)rsp_task_at(m, t);
-    *(uint32_t *)(task + first_member) = offset;
-    offset += *(uint32_t *)(task + count_member);
-    *(uint32_t *)(task + count_member) = 0;
+    *(uint32_t *)(task + g->first_member) = offset;
+    *(uint32_t *)(task + g->count_member) = fill[t];
+    uint32_t n = fill[t];
+    fill[t] = offset;
+    offset += n;
   }
-  g_array_set_size(index, array->len);
-  if (starts)
-    g_array_set_size(starts, array->len);
+  g_array_set_size(g->index, array->len);
+  if (g->starts)
+    g_array_set_size(g->starts, array->len);
   for (guint i = 0; i < array->len; i++) {
     rsp_task_id t;
-    memcpy(&t, array->data + i * elem_size + task_offset, sizeof t);
-    char *task = (char *)rsp_task_at(m, t);
-    uint32_t *count = (uint32_t *)(task + count_member);
-    uint32_t at = *(uint32_t *)(task + first_member) + *count;
-    g_array_index(index, uint32_t, at) = i;
+    memcpy(&t, array->data + i * g->elem_size + g->task_offset, sizeof t);
+    uint32_t at = fill[t]++;
+    g_array_index(g->index, uint32_t, at) = i;
     /* STARTS beside INDEX, read here in array order: gathered afterwards through INDEX, they were a cache miss
      * each (runs and sleeps begin with their start) */
-    if (starts)
-      memcpy(&g_array_index(starts, uint64_t, at), array->data + i * elem_size, sizeof(uint64_t));
-    (*count)++;
+    if (g->starts)
+      memcpy(&g_array_index(g->starts, uint64_t, at), array->data + i * g->elem_size, sizeof(uint64_t));
   }
+  g_free(fill);
+}
+
+/* The sleeps, then the comm changes, grouped by task (beside the runs). */
+static void group_sleeps_and_comms(void *data)
+{
+  const group_job *g = data;
+  group_by_task((void *)&g[0]);
+  group_by_task((void *)&g[1]);
 }
 
 typedef struct start_id {
@@ -477,9 +498,17 @@ static void remap_facts_and_samples(rsp_model_builder *b)
  * start. Records stamped out of order or with a stray time (a switch-in moved seconds early) would
  * otherwise make a sleep that spans the task's later runs and sleeps, counted twice: cut it there,
  * and count it. */
-static void clip_overlaps(rsp_model *m)
+typedef struct clip_part {
+  rsp_model *m;
+  guint from, to; /* tasks */
+  uint64_t cut;
+} clip_part;
+
+static void clip_tasks_overlaps(void *data)
 {
-  for (guint t = 0; t < m->tasks->len; t++) {
+  clip_part *p = data;
+  rsp_model *m = p->m;
+  for (guint t = p->from; t < p->to; t++) {
     const rsp_task *task = &g_array_index(m->tasks, rsp_task, t);
     uint32_t ri = 0, si = 0;
     uint64_t *prev_end = NULL; /* the end of the item before, to cut */
@@ -494,7 +523,7 @@ static void clip_overlaps(rsp_model *m)
         *prev_end = start;
         if (prev_wake && *prev_wake > start)
           *prev_wake = start;
-        m->loss.overlaps_cut++;
+        p->cut++;
       }
       if (take_run) {
         prev_end = &r->end;
@@ -507,6 +536,18 @@ static void clip_overlaps(rsp_model *m)
       }
     }
   }
+}
+
+static void clip_overlaps(rsp_model *m)
+{
+  /* in two parts of about as many runs and sleeps, split between tasks */
+  uint64_t all = (uint64_t)m->runs->len + m->sleeps->len, seen = 0;
+  guint split = 0;
+  for (; split < m->tasks->len && seen * 2 < all; split++)
+    seen += (uint64_t)rsp_task_at(m, split)->n_runs + rsp_task_at(m, split)->n_sleeps;
+  clip_part parts[2] = { { m, 0, split, 0 }, { m, split, m->tasks->len, 0 } };
+  rsp_model_in_parallel(clip_tasks_overlaps, &parts[0], clip_tasks_overlaps, &parts[1]);
+  m->loss.overlaps_cut += parts[0].cut + parts[1].cut;
 }
 
 /* How long before the first sample or switch record a record may be stamped and still be the
@@ -626,13 +667,15 @@ void rsp_runs_finish(rsp_model_builder *b)
   }
   remap_facts_and_samples(b);
   G_STATIC_ASSERT(G_STRUCT_OFFSET(rsp_run, start) == 0 && G_STRUCT_OFFSET(rsp_sleep, start) == 0);
-  group_by_task(m, m->runs, sizeof(rsp_run), G_STRUCT_OFFSET(rsp_run, task), m->task_runs,
-                G_STRUCT_OFFSET(rsp_task, first_run_), G_STRUCT_OFFSET(rsp_task, n_runs), m->task_run_starts);
-  group_by_task(m, m->sleeps, sizeof(rsp_sleep), G_STRUCT_OFFSET(rsp_sleep, task), m->task_sleeps,
-                G_STRUCT_OFFSET(rsp_task, first_sleep_), G_STRUCT_OFFSET(rsp_task, n_sleeps), m->task_sleep_starts);
-  group_by_task(m, m->comms, sizeof(rsp_comm_change), G_STRUCT_OFFSET(rsp_comm_change, task),
-                m->task_comms, G_STRUCT_OFFSET(rsp_task, first_comm_),
-                G_STRUCT_OFFSET(rsp_task, n_comms), NULL);
+  group_job runs = { m, m->runs, sizeof(rsp_run), G_STRUCT_OFFSET(rsp_run, task), m->task_runs,
+                     G_STRUCT_OFFSET(rsp_task, first_run_), G_STRUCT_OFFSET(rsp_task, n_runs), m->task_run_starts };
+  group_job others[2] = {
+    { m, m->sleeps, sizeof(rsp_sleep), G_STRUCT_OFFSET(rsp_sleep, task), m->task_sleeps,
+      G_STRUCT_OFFSET(rsp_task, first_sleep_), G_STRUCT_OFFSET(rsp_task, n_sleeps), m->task_sleep_starts },
+    { m, m->comms, sizeof(rsp_comm_change), G_STRUCT_OFFSET(rsp_comm_change, task), m->task_comms,
+      G_STRUCT_OFFSET(rsp_task, first_comm_), G_STRUCT_OFFSET(rsp_task, n_comms), NULL },
+  };
+  rsp_model_in_parallel(group_by_task, &runs, group_sleeps_and_comms, others);
   clip_overlaps(m); /* moves ends, not starts */
 }
 

@@ -37,12 +37,23 @@ static rsp_run_id last_run(const rsp_model *m, rsp_task_id task)
   return t->n_runs ? g_array_index(m->task_runs, uint32_t, t->first_run_ + t->n_runs - 1) : RSP_NO_ID;
 }
 
-static void add(rsp_model *m, uint64_t time, rsp_run_id from, rsp_run_id to, rsp_sleep_id sleep, uint32_t op,
+/* Ending the sleeps FROM to TO (not included): their links, in sleep order, and the counts of the guesses among
+ * them (rsp_model_loss), kept apart so that two parts can be worked out at once. */
+typedef struct ends_part {
+  rsp_model *m;
+  const GArray *facts; /* rsp_sleep_facts, by sleep */
+  const rsp_run_id *around; /* runs_around_sleeps */
+  guint from, to;
+  GArray *links;
+  uint64_t end_inferred, end_unknown, without_run;
+} ends_part;
+
+static void add(ends_part *p, uint64_t time, rsp_run_id from, rsp_run_id to, rsp_sleep_id sleep, uint32_t op,
                 rsp_link_kind kind, bool inferred, bool ends)
 {
   rsp_link l = { .time = time, .from_run = from, .to_run = to, .sleep = sleep, .op = op, .kind = (uint8_t)kind,
                  .flags = (uint8_t)((inferred ? RSP_LINK_INFERRED : 0) | (ends ? RSP_LINK_ENDS_SLEEP_ : 0)) };
-  rsp_links_add(m, &l);
+  g_array_append_val(p->links, l);
 }
 
 /* A child of the sleeper that exited inside the sleep (a wait whose wakeup was lost). */
@@ -61,10 +72,18 @@ static rsp_task_id exited_child(const rsp_model *m, const rsp_sleep *sl)
 /* The runs before and after each sleep: a task's K-th sleep lies between its K-th and K+1-th
  * runs (every run but the last ends in a sleep, trailing sleeps are dropped); checked, with a
  * search by time where that does not hold. */
-static rsp_run_id *runs_around_sleeps(const rsp_model *m)
+typedef struct around_part {
+  const rsp_model *m;
+  rsp_run_id *around;
+  guint from, to; /* tasks */
+} around_part;
+
+static void runs_around_tasks_sleeps(void *data)
 {
-  rsp_run_id *around = g_new(rsp_run_id, 2 * (size_t)m->sleeps->len + 2);
-  for (guint t = 0; t < m->tasks->len; t++) {
+  const around_part *p = data;
+  const rsp_model *m = p->m;
+  rsp_run_id *around = p->around;
+  for (guint t = p->from; t < p->to; t++) {
     const rsp_task *task = &g_array_index(m->tasks, rsp_task, t);
     for (uint32_t k = 0; k < task->n_sleeps; k++) {
       rsp_sleep_id sid = g_array_index(m->task_sleeps, uint32_t, task->first_sleep_ + k);
@@ -83,16 +102,28 @@ static rsp_run_id *runs_around_sleeps(const rsp_model *m)
       around[2 * sid + 1] = after;
     }
   }
+}
+
+static rsp_run_id *runs_around_sleeps(const rsp_model *m)
+{
+  rsp_run_id *around = g_new(rsp_run_id, 2 * (size_t)m->sleeps->len + 2);
+  /* in two parts of about as many sleeps, split between tasks */
+  guint split = 0;
+  for (uint64_t seen = 0; split < m->tasks->len && seen * 2 < m->sleeps->len; split++)
+    seen += g_array_index(m->tasks, rsp_task, split).n_sleeps;
+  around_part parts[2] = { { m, around, 0, split }, { m, around, split, m->tasks->len } };
+  rsp_model_in_parallel(runs_around_tasks_sleeps, &parts[0], runs_around_tasks_sleeps, &parts[1]);
   return around;
 }
 
-void rsp_sleep_ends_finish(rsp_model_builder *b)
+static void end_sleeps(void *data)
 {
-  rsp_model *m = b->m;
-  rsp_run_id *around = runs_around_sleeps(m);
-  for (guint i = 0; i < m->sleeps->len; i++) {
+  ends_part *p = data;
+  rsp_model *m = p->m;
+  const rsp_run_id *around = p->around;
+  for (guint i = p->from; i < p->to; i++) {
     rsp_sleep *sl = &g_array_index(m->sleeps, rsp_sleep, i);
-    const rsp_sleep_facts *f = &g_array_index(b->sleep_facts, rsp_sleep_facts, i);
+    const rsp_sleep_facts *f = &g_array_index(p->facts, rsp_sleep_facts, i);
     rsp_run_id to = around[2 * i + 1];
     rsp_run_id before = around[2 * i];
     /* the waking fires in the waker's context, with its stack; the wakeup may fire on the target
@@ -105,21 +136,21 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
     if (sl->disk_op != RSP_NO_ID) {
       const rsp_disk_op *op = &g_array_index(m->disk_ops, rsp_disk_op, sl->disk_op);
       rsp_run_id from = op->task != RSP_NO_ID ? rsp_links_run_before(m, op->task, op->insert_time) : RSP_NO_ID;
-      add(m, op->complete_time, from, to, i, sl->disk_op, RSP_LINK_DISK,
+      add(p, op->complete_time, from, to, i, sl->disk_op, RSP_LINK_DISK,
           sl->end_inferred || (op->flags & RSP_DISK_COMPLETE_INFERRED), true);
       if (sl->end_inferred)
-        m->loss.sleeps_end_inferred++;
+        p->end_inferred++;
       continue;
     }
     if (sl->net_op != RSP_NO_ID) {
       const rsp_net_op *op = &g_array_index(m->net_ops, rsp_net_op, sl->net_op);
-      add(m, ctx ? ctx->time : sl->end, rsp_links_run_before(m, op->task, op->start), to, i, sl->net_op,
+      add(p, ctx ? ctx->time : sl->end, rsp_links_run_before(m, op->task, op->start), to, i, sl->net_op,
           RSP_LINK_NETWORK, sl->end_inferred, true);
       /* On loopback the sender's own run fired the wakeup: keep that link too. */
       if (ctx && ctx->waker_run != RSP_NO_ID && ctx->waker != sl->task)
-        add(m, ctx->time, ctx->waker_run, to, i, RSP_NO_ID, RSP_LINK_WAKEUP, false, false);
+        add(p, ctx->time, ctx->waker_run, to, i, RSP_NO_ID, RSP_LINK_WAKEUP, false, false);
       if (sl->end_inferred)
-        m->loss.sleeps_end_inferred++;
+        p->end_inferred++;
       continue;
     }
     if (!ctx) {
@@ -131,17 +162,17 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
       if (child != RSP_NO_ID) {
         sl->end_cause = RSP_SLEEP_END_WOKEN;
         sl->end_inferred = true;
-        add(m, g_array_index(m->tasks, rsp_task, child).exit_time, last_run(m, child), to, i, RSP_NO_ID,
+        add(p, g_array_index(m->tasks, rsp_task, child).exit_time, last_run(m, child), to, i, RSP_NO_ID,
             RSP_LINK_EXIT_WAIT, true, true);
       } else if (stack_has(m, sl->stack, RSP_FRAMES_TIMED_SLEEP)) {
         sl->end_cause = RSP_SLEEP_END_TIMEOUT;
         sl->end_inferred = true;
-        add(m, sl->end, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, true, true);
+        add(p, sl->end, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, true, true);
       }
       if (sl->end_inferred)
-        m->loss.sleeps_end_inferred++;
+        p->end_inferred++;
       else
-        m->loss.sleeps_end_unknown++;
+        p->end_unknown++;
       continue;
     }
     rsp_stack_id ws = ctx->stack;
@@ -157,12 +188,12 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
       /* The exiting child notified its parent (do_notify_parent): exit -> wait. */
       sl->end_cause = RSP_SLEEP_END_WOKEN;
       rsp_run_id from = ctx->waker_run != RSP_NO_ID ? ctx->waker_run : last_run(m, waker);
-      add(m, ctx->time, from, to, i, RSP_NO_ID, RSP_LINK_EXIT_WAIT, ctx->waker_run == RSP_NO_ID, true);
+      add(p, ctx->time, from, to, i, RSP_NO_ID, RSP_LINK_EXIT_WAIT, ctx->waker_run == RSP_NO_ID, true);
       continue;
     }
     if (stack_has(m, ws, RSP_FRAMES_TIMER)) {
       sl->end_cause = RSP_SLEEP_END_TIMEOUT;
-      add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, false, true);
+      add(p, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, false, true);
       continue;
     }
     if (ws == RSP_NO_ID && stack_has(m, sl->stack, RSP_FRAMES_TIMED_SLEEP) && ctx->irq != RSP_IRQ_CTX_TASK_SOFTIRQ) {
@@ -171,8 +202,8 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
        * guessed. */
       sl->end_cause = RSP_SLEEP_END_TIMEOUT;
       sl->end_inferred = true;
-      m->loss.sleeps_end_inferred++;
-      add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, true, true);
+      p->end_inferred++;
+      add(p, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, true, true);
       continue;
     }
     if (!in_irq && waker != RSP_NO_ID && waker != sl->task && ctx->waker_run == RSP_NO_ID &&
@@ -180,14 +211,14 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
       /* A task woke it, not an interrupt (its callchain, or its cpu's interrupt tracepoints, say so),
        * but the run it did it in was lost (perf dropped its switch-in): woken by that task, from its last
        * run before, and said to be a guess, not filed as a wait for hardware. */
-      m->loss.wakeups_without_run++;
+      p->without_run++;
       sl->end_cause = stack_has(m, ws, RSP_FRAMES_SIGNAL) ? RSP_SLEEP_END_SIGNAL : RSP_SLEEP_END_WOKEN;
-      add(m, ctx->time, rsp_links_run_before(m, waker, ctx->time), to, i, RSP_NO_ID, RSP_LINK_WAKEUP, true, true);
+      add(p, ctx->time, rsp_links_run_before(m, waker, ctx->time), to, i, RSP_NO_ID, RSP_LINK_WAKEUP, true, true);
       continue;
     }
     if (in_irq || waker == RSP_NO_ID || ctx->waker_run == RSP_NO_ID || waker == sl->task) {
       if (waker != RSP_NO_ID && ctx->waker_run == RSP_NO_ID && !in_irq)
-        m->loss.wakeups_without_run++;
+        p->without_run++;
       /* Fired from an interrupt (or on an idle cpu): a wait for hardware, or for a timer when the
        * sleep was a timed one and no callchain says otherwise. A futex wait ends by a task's futex_wake
        * (in task context, with its callchain), by its timeout or by a signal, never by a device: from
@@ -197,18 +228,39 @@ void rsp_sleep_ends_finish(rsp_model_builder *b)
       if (ws == RSP_NO_ID && (timed || futex)) {
         sl->end_cause = RSP_SLEEP_END_TIMEOUT;
         sl->end_inferred = true;
-        m->loss.sleeps_end_inferred++;
+        p->end_inferred++;
       } else {
         sl->end_cause = RSP_SLEEP_END_INTERRUPT;
       }
-      add(m, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, sl->end_inferred, true);
+      add(p, ctx->time, before, to, i, RSP_NO_ID, RSP_LINK_INTERRUPT, sl->end_inferred, true);
       continue;
     }
     sl->end_cause = stack_has(m, ws, RSP_FRAMES_SIGNAL) ? RSP_SLEEP_END_SIGNAL : RSP_SLEEP_END_WOKEN;
-    add(m, ctx->time, ctx->waker_run, to, i, RSP_NO_ID, RSP_LINK_WAKEUP, false, true);
+    add(p, ctx->time, ctx->waker_run, to, i, RSP_NO_ID, RSP_LINK_WAKEUP, false, true);
+  }
+}
+
+void rsp_sleep_ends_finish(rsp_model_builder *b)
+{
+  rsp_model *m = b->m;
+  rsp_run_id *around = runs_around_sleeps(m);
+  /* the sleeps in two halves, the second's links after the first's: as one pass would add them */
+  guint n = m->sleeps->len;
+  ends_part parts[2] = { { .m = m, .facts = b->sleep_facts, .around = around, .from = 0, .to = n / 2, .links = m->links },
+                         { .m = m, .facts = b->sleep_facts, .around = around, .from = n / 2, .to = n,
+                           .links = g_array_new(FALSE, FALSE, sizeof(rsp_link)) } };
+  rsp_model_in_parallel(end_sleeps, &parts[0], end_sleeps, &parts[1]);
+  g_array_append_vals(m->links, parts[1].links->data, parts[1].links->len);
+  g_array_free(parts[1].links, TRUE);
+  for (int k = 0; k < 2; k++) {
+    m->loss.sleeps_end_inferred += parts[k].end_inferred;
+    m->loss.sleeps_end_unknown += parts[k].end_unknown;
+    m->loss.wakeups_without_run += parts[k].without_run;
   }
   g_free(around);
 }
+
+
 
 const char *rsp_sleep_end_key(unsigned end)
 {
