@@ -431,13 +431,14 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
     if (r->immediate_next < r->immediates->len)
       return rsp_reader_deliver_immediate(r, error);
     rsp_reader_reset_immediates(r);
-    rsp_ftrace_event fe;
-    bool have_fe = rsp_ftrace_peek(r->ftrace, &fe);
+    const rsp_ftrace_event *fe = rsp_ftrace_peek(r->ftrace);
+    bool have_fe = fe != NULL;
+    uint64_t fe_time = have_fe ? fe->time : 0; /* (fe is the capture's head: read before it is popped) */
     /* the ftrace instance runs a little longer than perf on both sides: keep only what falls
      * inside perf's recording (its first and last sample) */
     uint64_t first = r->info.sample_time_first, last = r->info.sample_time_last;
-    if (have_fe && (fe.time < first || (last && fe.time > last) ||
-                    (r->perf_exhausted && !last && fe.time > r->oe.max_time))) {
+    if (have_fe && (fe_time < first || (last && fe_time > last) ||
+                    (r->perf_exhausted && !last && fe_time > r->oe.max_time))) {
       r->stats.ftrace_read++;
       r->stats.ftrace_outside++;
       if (!rsp_ftrace_pop(r->ftrace, error))
@@ -449,8 +450,8 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
       while (!r->stats.window_resolved && !r->perf_exhausted && r->immediate_next >= r->immediates->len)
         if (!lookahead_pull(r, error) && error && *error)
           return NULL; /* the window's origin is the first perf timestamp */
-      if (r->ftrace_past_window || rsp_window_outside(r, fe.time)) {
-        if (r->ftrace_past_window || fe.time > r->stats.window_hi) {
+      if (r->ftrace_past_window || rsp_window_outside(r, fe_time)) {
+        if (r->ftrace_past_window || fe_time > r->stats.window_hi) {
           r->ftrace_past_window = true;
           have_fe = false;
         } else {
@@ -465,7 +466,7 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
     /* pull perf events until the ftrace head's window is covered */
     while (!r->perf_exhausted) {
       size_t n = r->la_end;
-      if (n > r->la_next && (!have_fe || rsp_la_at(r, n - 1)->time > fe.time + RSP_FTRACE_MATCH_AFTER_NS))
+      if (n > r->la_next && (!have_fe || rsp_la_at(r, n - 1)->time > fe_time + RSP_FTRACE_MATCH_AFTER_NS))
         break;
       if (!lookahead_pull(r, error)) {
         if (error && *error)
@@ -478,16 +479,16 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
       continue;
     /* a head already looked for with its window complete is no twin: while it waits for the perf events
      * before it to be rsp_reader_delivered, searching again per delivery was quadratic */
-    bool checked = have_fe && r->fe_checked && r->fe_checked_path == fe.path && r->fe_checked_offset == fe.offset;
+    bool checked = have_fe && r->fe_checked && r->fe_checked_path == fe->path && r->fe_checked_offset == fe->offset;
     if (have_fe && !checked) {
-      rsp_evsel *fe_evsel = ftrace_evsel(r, fe.type_id);
-      uint64_t key = fe_evsel && fe.size >= 8 ? tracepoint_key(fe_evsel, fe.cpu, fe.data, fe.size) : 0;
+      rsp_evsel *fe_evsel = ftrace_evsel(r, fe->type_id);
+      uint64_t key = fe_evsel && fe->size >= 8 ? tracepoint_key(fe_evsel, fe->cpu, fe->data, fe->size) : 0;
       /* from the first that may still match: the ftrace events come in time order, and perf's twins of the
        * ones before this were looked for there (the ftrace side may run far ahead of perf's deliveries,
        * over the twins it drops: from the start of the lookahead each time was quadratic) */
-      while (r->la_scan < r->la_end && rsp_la_at(r, r->la_scan)->time + RSP_FTRACE_MATCH_BEFORE_NS < fe.time)
+      while (r->la_scan < r->la_end && rsp_la_at(r, r->la_scan)->time + RSP_FTRACE_MATCH_BEFORE_NS < fe_time)
         r->la_scan++;
-      rsp_lookahead *twin = find_twin(r, key, fe.time);
+      rsp_lookahead *twin = find_twin(r, key, fe_time);
       if (twin) {
         twin->matched = true;
         r->stats.ftrace_read++;
@@ -497,16 +498,16 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
         continue;
       }
       size_t n = r->la_end;
-      if (r->perf_exhausted || (n > r->la_first && rsp_la_at(r, n - 1)->time > fe.time + RSP_FTRACE_MATCH_AFTER_NS)) {
+      if (r->perf_exhausted || (n > r->la_first && rsp_la_at(r, n - 1)->time > fe_time + RSP_FTRACE_MATCH_AFTER_NS)) {
         r->fe_checked = true;
-        r->fe_checked_path = fe.path;
-        r->fe_checked_offset = fe.offset;
+        r->fe_checked_path = fe->path;
+        r->fe_checked_offset = fe->offset;
       }
     }
     rsp_lookahead *p = r->la_next < r->la_end ? rsp_la_at(r, r->la_next) : NULL;
     const rsp_event *ev;
-    if (have_fe && (!p || fe.time < p->time)) {
-      ev = deliver_ftrace(r, &fe, error);
+    if (have_fe && (!p || fe_time < p->time)) {
+      ev = deliver_ftrace(r, fe, error);
     } else if (p) {
       r->la_next++;
       if (r->la_current_orphan)
@@ -524,7 +525,7 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
       r->stats.ftrace_missed = rsp_ftrace_missed(r->ftrace);
       return rsp_reader_end_of_stream(r, error);
     }
-    lookahead_prune(r, have_fe ? fe.time : UINT64_MAX);
+    lookahead_prune(r, have_fe ? fe_time : UINT64_MAX);
     return ev;
   }
 }

@@ -223,8 +223,8 @@ typedef struct rsp_ftrace_event {
 
 rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error);
 void rsp_ftrace_close(rsp_ftrace *ft);
-/* The oldest event not yet popped, across CPUs; false when none is left. */
-bool rsp_ftrace_peek(rsp_ftrace *ft, rsp_ftrace_event *out);
+/* The oldest event not yet popped, across CPUs (valid until the next peek); NULL when none is left. */
+const rsp_ftrace_event *rsp_ftrace_peek(rsp_ftrace *ft);
 bool rsp_ftrace_pop(rsp_ftrace *ft, GError **error);
 struct tep_handle *rsp_ftrace_tep(rsp_ftrace *ft);
 uint64_t rsp_ftrace_missed(const rsp_ftrace *ft);

@@ -38,6 +38,44 @@ def dump(*args, data=DATA):
     return out.stdout
 
 
+def pages(path, size=4096):
+    data = open(path, 'rb').read()
+    return [data[i:i + size] for i in range(0, len(data) - size + 1, size)]
+
+
+def page_events(page, stop_after=None):
+    """The events with a payload of a ring-buffer page: [(offset of the header from the events' start, size)], and
+    their times."""
+    u32 = lambda o: int.from_bytes(page[16 + o:16 + o + 4], 'little')
+    ts = int.from_bytes(page[0:8], 'little')
+    commit = int.from_bytes(page[8:16], 'little') & ((1 << 27) - 1)
+    found, times, at = [], [], 0
+    while at < commit:
+        w = u32(at)
+        type_len, delta, nxt = w & 31, w >> 5, at + 4
+        if type_len == 29:
+            length = u32(nxt)
+        elif type_len in (30, 31):
+            t = (u32(nxt) << 27) + delta
+            nxt += 4
+            length, delta = 0, t
+            if type_len == 31:
+                ts, delta = t | (ts & (0xf8 << 56)), 0
+        elif type_len == 0:
+            length = (u32(nxt) - 4 + 3) & ~3
+            nxt += 4
+        else:
+            length = type_len * 4
+        ts += delta
+        if type_len < 29:
+            found.append((at, length))
+            times.append(ts)
+            if stop_after is not None and len(found) > stop_after:
+                break
+        at = nxt + length
+    return found, times
+
+
 def main():
     stat = {}
     with open(os.path.join(HERE, 'data', 'coldgrep.stat')) as f:
@@ -87,6 +125,41 @@ def main():
         again = json.loads(dump('--stats', '--format=json', data=copy))
         check(again['ftrace'] == merged['ftrace'] and again['events'] == merged['events'],
               'a hole, an empty cpu file and files not named cpuN.raw change nothing: %s' % again['ftrace'])
+
+    # the pages read against the kernel's ring-buffer format, parsed here (each page: its time, a long whose low 27
+    # bits count the bytes of events; each event a 32-bit word of type_len (5 bits) and time delta, then per type a
+    # payload, a length word, a padding length or a time word): every event with a payload is read once
+    d = DATA + '.ftrace'
+    total = sum(len(page_events(page)[0]) for name in sorted(os.listdir(d)) if name.startswith('cpu')
+                for page in pages(os.path.join(d, name)))
+    check(total == merged['ftrace']['read'], 'every event of the capture is read once (%d parsed here, %d read)'
+          % (total, merged['ftrace']['read']))
+    times = [t for name in sorted(os.listdir(d)) if name.startswith('cpu')
+             for page in pages(os.path.join(d, name)) for t in page_events(page)[1]]
+    ftrace_times = sorted(e['time'] for e in events if e.get('source') == 'ftrace')
+    check(set(ftrace_times) <= set(times), 'the added events carry the times of their pages\' events')
+
+    # a malformed event (a length past its page's events) drops the rest of its page, counted as lost: no read past
+    # the page, no crash, the other pages read as before
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, 'coldgrep.data')
+        os.symlink(DATA, copy)
+        shutil.copytree(DATA + '.ftrace', copy + '.ftrace')
+        raw = os.path.join(copy + '.ftrace', 'cpu1.raw')
+        data = bytearray(open(raw, 'rb').read())
+        page = data[4096:8192]
+        kept, _ = page_events(page, stop_after=3)
+        offset = 4096 + 16 + kept[-1][0]  # the fourth event with a payload: its header
+        data[offset:offset + 4] = (0).to_bytes(4, 'little')  # type_len 0: a length word follows
+        data[offset + 4:offset + 8] = (1 << 30).to_bytes(4, 'little')  # ... far past the page
+        open(raw, 'wb').write(bytes(data))
+        lost = len(page_events(page)[0]) - 3
+        out = subprocess.run([RSP_DUMP, '--stats', '--format=json', copy], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        check(out.returncode == 0, 'a malformed ring-buffer event is no error: %s' % out.stderr.strip())
+        bad = json.loads(out.stdout)['ftrace'] if out.returncode == 0 else {}
+        check(bad.get('missed') == 1 and bad.get('read') == merged['ftrace']['read'] - lost,
+              'the rest of its page is dropped (%d events) and counted as lost: %s' % (lost, bad))
     print('%d passed, %d failed' % (0 if failures else 1, 1 if failures else 0))
     return 1 if failures else 0
 
