@@ -370,7 +370,13 @@ const rsp_event *rsp_reader_deliver(rsp_reader *r, const uint8_t *rec, uint64_t 
                                     GError **error);
 const rsp_event *rsp_reader_delivered(rsp_reader *r, rsp_event *ev);
 const rsp_event *rsp_reader_deliver_immediate(rsp_reader *r, GError **error);
-void rsp_reader_reset_immediates(rsp_reader *r);
+void rsp_reader_clear_immediates(rsp_reader *r);
+/* Forgets the immediates once all are handed out (inline: the merge asks before every event). */
+static inline void rsp_reader_reset_immediates(rsp_reader *r)
+{
+  if (r->immediates->len && r->immediate_next >= r->immediates->len)
+    rsp_reader_clear_immediates(r);
+}
 void rsp_reader_prefetch_queued(const rsp_reader *r);
 
 /* ---- ftrace-merge.c: the ftrace side stream merged into perf's events ------------------------- */

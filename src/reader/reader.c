@@ -1087,14 +1087,12 @@ const rsp_event *rsp_reader_deliver_immediate(rsp_reader *r, GError **error)
                  g_array_index(r->immediate_evsels, uint32_t, i), error);
 }
 
-void rsp_reader_reset_immediates(rsp_reader *r)
+void rsp_reader_clear_immediates(rsp_reader *r)
 {
-  if (r->immediates->len && r->immediate_next >= r->immediates->len) {
-    g_ptr_array_set_size(r->immediates, 0);
-    g_array_set_size(r->immediate_offsets, 0);
-    g_array_set_size(r->immediate_evsels, 0);
-    r->immediate_next = 0;
-  }
+  g_ptr_array_set_size(r->immediates, 0);
+  g_array_set_size(r->immediate_offsets, 0);
+  g_array_set_size(r->immediate_evsels, 0);
+  r->immediate_next = 0;
 }
 
 static const rsp_event *next_event(rsp_reader *r, GError **error);
