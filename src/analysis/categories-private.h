@@ -8,10 +8,7 @@ struct rsp_categories_work {
   const rsp_paths *paths;
   uint32_t guessing; /* > 0 while attributing time whose cause was guessed */
   /* preemptors.c */
-  uint32_t n_cpus;
-  int32_t *cpus;                  /* the cpus runs were on, ascending; cpu index i is cpus[i] */
-  uint32_t *cpu_first, *cpu_runs; /* the runs of cpu index i: cpu_runs[cpu_first[i] .. cpu_first[i + 1]), in start order */
-  uint64_t *cpu_run_starts;       /* their starts, beside them (searched by time) */
+  const rsp_cpu_runs *cpu_runs;   /* the model's runs by cpu */
   uint8_t *on_path;               /* by task id: 1 when the task is on the paths */
   uint64_t *preempt_ns;           /* by task id: preempted time of the paths it ran over */
   GHashTable *off_path_spans;     /* run id -> its span over preempted time (uint64_t[2]), for runs on no path */

@@ -9,70 +9,11 @@
 
 #include <string.h>
 
-static gint cmp_i32(gconstpointer a, gconstpointer b)
-{
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The index of CPU in W's cpus, or -1. */
-static long cpu_index(const rsp_categories_work *w, int32_t cpu)
-{
-  uint32_t lo = 0, hi = w->n_cpus;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (w->cpus[mid] < cpu)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < w->n_cpus && w->cpus[lo] == cpu ? (long)lo : -1;
-}
-
 void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *p)
 {
   const rsp_model *m = rsp_paths_model(p);
-  uint32_t n_runs = rsp_model_n_runs(m), n_tasks = rsp_model_n_tasks(m);
-  /* cpus by index, not by number: a recording can say cpu 0x7fffffff (issue 21); the usual small numbers
-   * are looked up directly, not hashed (a million runs) */
-  enum { DIRECT_CPUS = 4096 };
-  uint8_t *seen = g_new0(uint8_t, DIRECT_CPUS);
-  GHashTable *seen_big = g_hash_table_new(g_direct_hash, g_direct_equal);
-  GArray *cpus = g_array_new(FALSE, FALSE, sizeof(int32_t));
-  for (rsp_run_id r = 0; r < n_runs; r++) {
-    int32_t c = rsp_model_run(m, r)->cpu;
-    if (c < 0)
-      continue;
-    bool added = c < DIRECT_CPUS ? !seen[c] && (seen[c] = 1) : g_hash_table_add(seen_big, GINT_TO_POINTER(c));
-    if (added)
-      g_array_append_val(cpus, c);
-  }
-  g_free(seen);
-  g_hash_table_destroy(seen_big);
-  g_array_sort(cpus, cmp_i32);
-  w->n_cpus = cpus->len;
-  w->cpus = (int32_t *)(void *)g_array_free(cpus, FALSE);
-  w->cpu_first = g_new0(uint32_t, (size_t)w->n_cpus + 1);
-  w->cpu_runs = g_new(uint32_t, n_runs ? n_runs : 1);
-  w->cpu_run_starts = g_new(uint64_t, n_runs ? n_runs : 1);
-  uint32_t *run_cpu = g_new(uint32_t, n_runs ? n_runs : 1);
-  for (rsp_run_id r = 0; r < n_runs; r++) {
-    int32_t c = rsp_model_run(m, r)->cpu;
-    long ci = c >= 0 ? cpu_index(w, c) : -1;
-    run_cpu[r] = ci >= 0 ? (uint32_t)ci : UINT32_MAX;
-    if (ci >= 0)
-      w->cpu_first[ci + 1]++;
-  }
-  for (uint32_t c = 0; c < w->n_cpus; c++)
-    w->cpu_first[c + 1] += w->cpu_first[c];
-  uint32_t *fill = g_memdup2(w->cpu_first, sizeof(uint32_t) * ((size_t)w->n_cpus + 1));
-  for (rsp_run_id r = 0; r < n_runs; r++) /* runs are in start order: so is each cpu's list */
-    if (run_cpu[r] != UINT32_MAX) {
-      w->cpu_run_starts[fill[run_cpu[r]]] = rsp_model_run(m, r)->start;
-      w->cpu_runs[fill[run_cpu[r]]++] = r;
-    }
-  g_free(run_cpu);
-  g_free(fill);
+  uint32_t n_tasks = rsp_model_n_tasks(m);
+  w->cpu_runs = rsp_model_cpu_runs(m);
   /* on the paths: a task of a process that has a task on them (the generation before a child's exec,
    * a thread that woke no one, are that process too) */
   w->on_path = g_new0(uint8_t, n_tasks ? n_tasks : 1);
@@ -128,14 +69,15 @@ void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t 
   /* the cpu it was switched out from: its run that ended where the sleep began */
   rsp_run_id before = s->start ? rsp_model_run_at(m, s->task, s->start - 1) : RSP_NO_ID;
   int32_t cpu = before != RSP_NO_ID ? rsp_model_run(m, before)->cpu : -1;
-  long ci = cpu < 0 ? -1 : cpu_index(w, cpu);
+  const rsp_cpu_runs *cr = w->cpu_runs;
+  long ci = rsp_model_cpu_index(cr, cpu);
   if (ci < 0) {
     rsp_categories_add_ns(out, RSP_CAT_INVOLUNTARY, b - a);
     return;
   }
-  const uint32_t *runs = w->cpu_runs + w->cpu_first[ci];
-  const uint64_t *starts = w->cpu_run_starts + w->cpu_first[ci];
-  uint32_t n = w->cpu_first[ci + 1] - w->cpu_first[ci];
+  const uint32_t *runs = cr->runs + cr->first[ci];
+  const uint64_t *starts = cr->starts + cr->first[ci];
+  uint32_t n = cr->first[ci + 1] - cr->first[ci];
   /* the first run that ends after A (a cpu's runs do not overlap: their ends are in order too, but
    * a run may start before A and still cover it, so search by start and step back once) */
   uint32_t lo = 0, hi = n;
@@ -218,18 +160,12 @@ void rsp_preemptors_finish(rsp_categories *out)
       out->top_preemptors[j] = out->top_preemptors[j - 1];
     out->top_preemptors[j] = cand;
   }
-  g_free(w->cpus);
-  g_free(w->cpu_first);
-  g_free(w->cpu_runs);
-  g_free(w->cpu_run_starts);
-  w->cpu_run_starts = NULL;
+  w->cpu_runs = NULL;
   g_free(w->on_path);
   g_free(w->preempt_ns);
   g_free(off_paths);
   g_hash_table_destroy(w->off_path_spans);
   w->off_path_spans = NULL;
-  w->cpus = NULL;
-  w->cpu_first = w->cpu_runs = NULL;
   w->on_path = NULL;
   w->preempt_ns = NULL;
 }

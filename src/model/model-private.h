@@ -5,6 +5,9 @@
 
 struct rsp_model {
   GThread *releasing;    /* frees what building it needed and it does not (joined by rsp_model_free) */
+  rsp_cpu_runs *cpu_runs;   /* cpu-runs.c: built when first asked for (NULL until then) */
+  GThread *cpu_runs_thread; /* ...or ahead, on this thread (joined by rsp_model_free) */
+  gsize cpu_runs_started;   /* that thread was started */
   GStringChunk *strings; /* interned strings: comms, evsel names */
   GArray *tasks;         /* rsp_task */
   GArray *runs;          /* rsp_run, in start order */
@@ -327,6 +330,8 @@ rsp_link_id rsp_links_add(rsp_model *m, const rsp_link *link);
 /* Runs A(DATA_A) and B(DATA_B), B on a thread of its own when two threads are wanted (else after A): both are done
  * on return. For the halves of the model's last steps, which touch disjoint data. (A thread costs about what 10k
  * elements do; it is started for small models too, so that every test goes the way big models go.) */
+void rsp_model_cpu_runs_free(rsp_model *m);
+
 void rsp_model_in_parallel(void (*a)(void *), void *data_a, void (*b)(void *), void *data_b);
 /* The first run of TASK starting at or after TIME, else RSP_NO_ID; the last run starting at or before. */
 rsp_run_id rsp_links_run_from(const rsp_model *m, rsp_task_id task, uint64_t time);

@@ -811,6 +811,7 @@ void rsp_model_free(rsp_model *m)
     return;
   if (m->releasing)
     g_thread_join(m->releasing);
+  rsp_model_cpu_runs_free(m);
   g_string_chunk_free(m->strings);
   g_array_free(m->tasks, TRUE);
   g_array_free(m->runs, TRUE);

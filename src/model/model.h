@@ -221,6 +221,24 @@ rsp_run_id rsp_model_run_at(const rsp_model *model, rsp_task_id task, uint64_t t
 /* The sleep of TASK covering TIME, else RSP_NO_ID. */
 rsp_sleep_id rsp_model_sleep_at(const rsp_model *model, rsp_task_id task, uint64_t time);
 
+/* The runs of each cpu, in start order (a cpu's runs do not overlap), for searches by time (cpu-runs.c). Cpus are
+ * numbered by index: cpus[i] is the cpu of index i (ascending); its runs are runs[first[i] .. first[i + 1]), their
+ * starts beside them. */
+typedef struct rsp_cpu_runs {
+  uint32_t n_cpus;
+  const int32_t *cpus;
+  const uint32_t *first;
+  const rsp_run_id *runs;
+  const uint64_t *starts;
+} rsp_cpu_runs;
+
+/* Built when first asked for (thread-safe: a second caller waits for the first). */
+const rsp_cpu_runs *rsp_model_cpu_runs(const rsp_model *model);
+/* Starts building it on a thread of its own (when there are two), for a caller that will ask for it later. */
+void rsp_model_cpu_runs_ahead(const rsp_model *model);
+/* The index of CPU, or -1 when no run was on it. */
+long rsp_model_cpu_index(const rsp_cpu_runs *cpu_runs, int32_t cpu);
+
 /* ---- Disk I/O ------------------------------------------------------------------------------
  * From block_rq_insert / block_rq_issue / block_rq_complete matched by (dev, sector) (paper,
  * "Disk IO"). Missing events are inferred and marked. */
