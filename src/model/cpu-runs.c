@@ -83,10 +83,13 @@ static rsp_cpu_runs *build(const rsp_model *m)
 
 const rsp_cpu_runs *rsp_model_cpu_runs(const rsp_model *model)
 {
-  rsp_model *m = (rsp_model *)model; /* a cache, built once (g_once: a second caller waits for the first) */
-  if (g_once_init_enter(&m->cpu_runs))
-    g_once_init_leave(&m->cpu_runs, build(m));
-  return m->cpu_runs;
+  rsp_model *m = (rsp_model *)model; /* a cache, built once (a second caller waits for the first) */
+  pthread_mutex_lock(&m->cpu_runs_lock);
+  if (!m->cpu_runs)
+    m->cpu_runs = build(m);
+  const rsp_cpu_runs *cr = m->cpu_runs;
+  pthread_mutex_unlock(&m->cpu_runs_lock);
+  return cr;
 }
 
 static gpointer ahead_main(gpointer data)
@@ -100,15 +103,15 @@ void rsp_model_cpu_runs_ahead(const rsp_model *model)
   rsp_model *m = (rsp_model *)model;
   if (rsp_threads_wanted() < 2)
     return;
-  if (g_once_init_enter(&m->cpu_runs_started)) { /* (once, whoever asks first) */
+  pthread_mutex_lock(&m->cpu_runs_lock);
+  if (!m->cpu_runs && !m->cpu_runs_thread) /* (once, whoever asks first) */
     m->cpu_runs_thread = g_thread_new("rsp-cpu-runs", ahead_main, m);
-    g_once_init_leave(&m->cpu_runs_started, 1);
-  }
+  pthread_mutex_unlock(&m->cpu_runs_lock);
 }
 
 void rsp_model_cpu_runs_free(rsp_model *m)
 {
-  if (m->cpu_runs_thread)
+  if (m->cpu_runs_thread) /* (no other thread asks any more) */
     g_thread_join(m->cpu_runs_thread);
   m->cpu_runs_thread = NULL;
   if (!m->cpu_runs)

@@ -3,11 +3,14 @@
 
 #include "model/model.h"
 
+#include <pthread.h>
+
 struct rsp_model {
   GThread *releasing;    /* frees what building it needed and it does not (joined by rsp_model_free) */
-  rsp_cpu_runs *cpu_runs;   /* cpu-runs.c: built when first asked for (NULL until then) */
+  pthread_mutex_t cpu_runs_lock; /* cpu-runs.c (plain pthreads, which ThreadSanitizer follows; GLib's g_once it
+                                  * does not): guards the two below */
+  rsp_cpu_runs *cpu_runs;   /* built when first asked for (NULL until then) */
   GThread *cpu_runs_thread; /* ...or ahead, on this thread (joined by rsp_model_free) */
-  gsize cpu_runs_started;   /* that thread was started */
   GStringChunk *strings; /* interned strings: comms, evsel names */
   GArray *tasks;         /* rsp_task */
   GArray *runs;          /* rsp_run, in start order */

@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <string.h>
 
 typedef enum {
@@ -156,6 +157,7 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
     b->opts.sample_window_ns = RSP_SAMPLE_ATTACH_WINDOW_NS;
   b->use_switch_records = use_switch_records;
   rsp_model *m = g_new0(rsp_model, 1);
+  pthread_mutex_init(&m->cpu_runs_lock, NULL);
   m->strings = g_string_chunk_new(4096);
   m->tasks = g_array_new(FALSE, TRUE, sizeof(rsp_task));
   m->runs = g_array_new(FALSE, TRUE, sizeof(rsp_run));
@@ -812,6 +814,7 @@ void rsp_model_free(rsp_model *m)
   if (m->releasing)
     g_thread_join(m->releasing);
   rsp_model_cpu_runs_free(m);
+  pthread_mutex_destroy(&m->cpu_runs_lock);
   g_string_chunk_free(m->strings);
   g_array_free(m->tasks, TRUE);
   g_array_free(m->runs, TRUE);
