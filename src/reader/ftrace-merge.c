@@ -38,6 +38,7 @@ void rsp_ftrace_merge_open(rsp_reader *r)
       r->la_cap = 1024;
       r->lookahead = g_new(rsp_lookahead, r->la_cap);
       r->la_keyed = g_new0(uint64_t, RSP_LA_BUCKETS);
+      r->key_plans = g_ptr_array_new_with_free_func(g_free);
     }
   }
   g_free(dir);
@@ -93,16 +94,49 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
 #define RSP_FTRACE_MATCH_AFTER_NS 200000u
 #define RSP_FTRACE_MATCH_BEFORE_NS 5000u
 
-/* A hash of what identifies one tracepoint hit in both streams: the tracepoint, the cpu and the
- * field values (not the raw bytes: padding and the tails of char arrays differ between copies). */
-static uint64_t tracepoint_key(const rsp_evsel *e, int32_t cpu, const uint8_t *raw, uint32_t size)
+/* What tracepoint_key reads of an evsel: its fields but the common ones, in format order, worked out once per evsel
+ * (going through every field and skipping the common ones per event was a quarter of the key's instructions). */
+typedef struct key_field {
+  uint32_t offset, size;
+  bool number, string, dynamic, relative;
+} key_field;
+
+typedef struct key_plan {
+  const rsp_evsel *evsel;
+  unsigned n;
+  key_field f[];
+} key_plan;
+
+static const key_plan *key_plan_of(rsp_reader *r, const rsp_evsel *e)
 {
-  uint64_t h = 1469598103934665603ull ^ (e->attr.config * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uint32_t)cpu;
-  h *= 1099511628211ull;
-  for (unsigned f = 0; f < e->n_fields; f++) {
-    const rsp_field *fd = &e->fields[f];
+  if (e->index >= r->key_plans->len)
+    g_ptr_array_set_size(r->key_plans, (guint)e->index + 1);
+  key_plan *kp = g_ptr_array_index(r->key_plans, e->index);
+  if (kp && kp->evsel == e)
+    return kp;
+  g_free(kp);
+  kp = g_malloc0(sizeof *kp + sizeof(key_field) * (e->n_fields ? e->n_fields : 1));
+  kp->evsel = e;
+  for (unsigned i = 0; i < e->n_fields; i++) {
+    const rsp_field *fd = &e->fields[i];
     if (fd->common)
       continue;
+    kp->f[kp->n++] = (key_field){ fd->offset, fd->size, fd->kind != RSP_FIELD_STRING && fd->kind != RSP_FIELD_ARRAY,
+                                  fd->kind == RSP_FIELD_STRING, fd->dynamic, fd->relative };
+  }
+  g_ptr_array_index(r->key_plans, e->index) = kp;
+  return kp;
+}
+
+/* A hash of what identifies one tracepoint hit in both streams: the tracepoint, the cpu and the
+ * field values (not the raw bytes: padding and the tails of char arrays differ between copies). */
+static uint64_t tracepoint_key(rsp_reader *r, const rsp_evsel *e, int32_t cpu, const uint8_t *raw, uint32_t size)
+{
+  const key_plan *kp = key_plan_of(r, e);
+  uint64_t h = 1469598103934665603ull ^ (e->attr.config * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uint32_t)cpu;
+  h *= 1099511628211ull;
+  for (unsigned f = 0; f < kp->n; f++) {
+    const key_field *fd = &kp->f[f];
     /* the field's bytes as rsp_event_field_bytes and rsp_event_field_u64 read them, written out here: two calls
      * per field were a tenth of the decode */
     uint32_t off = fd->offset, flen = fd->size;
@@ -116,7 +150,7 @@ static uint64_t tracepoint_key(const rsp_evsel *e, int32_t cpu, const uint8_t *r
         off += fd->offset + fd->size;
       in = (uint64_t)off + flen <= size;
     }
-    if (fd->kind != RSP_FIELD_STRING && fd->kind != RSP_FIELD_ARRAY) {
+    if (fd->number) {
       uint64_t v = 0;
       if (in && !fd->dynamic) {
         switch (flen) {
@@ -137,7 +171,7 @@ static uint64_t tracepoint_key(const rsp_evsel *e, int32_t cpu, const uint8_t *r
     size_t len = in ? flen : 0;
     /* eight bytes a step; a string up to its NUL, found in the word that holds it (a memchr and a memcpy call per
      * string were a fifth of the key) */
-    bool str = fd->kind == RSP_FIELD_STRING;
+    bool str = fd->string;
     size_t i = 0;
     for (; i < len; i += 8) {
       size_t n = len - i < 8 ? len - i : 8;
@@ -356,7 +390,7 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
            * 0.4-0.6 s of 2.0 on deep3m), and decoding here and copying the event out at delivery were a fifth of
            * the merge's time */
           if (raw)
-            l->key = tracepoint_key(e, cpu, raw, raw_size);
+            l->key = tracepoint_key(r, e, cpu, raw, raw_size);
           index_key(r, l);
           return true;
         }
@@ -367,7 +401,7 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
         rsp_event *tmp = la_slot(r, l->slot);
         l->decoded = rsp_decode_record(l->record, h->size, e, q->offset, r->path, tmp, NULL);
         if (l->decoded && tmp->raw)
-          l->key = tracepoint_key(e, tmp->cpu, tmp->raw, tmp->raw_size);
+          l->key = tracepoint_key(r, e, tmp->cpu, tmp->raw, tmp->raw_size);
         index_key(r, l);
       }
       return true;
@@ -482,7 +516,7 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
     bool checked = have_fe && r->fe_checked && r->fe_checked_path == fe->path && r->fe_checked_offset == fe->offset;
     if (have_fe && !checked) {
       rsp_evsel *fe_evsel = ftrace_evsel(r, fe->type_id);
-      uint64_t key = fe_evsel && fe->size >= 8 ? tracepoint_key(fe_evsel, fe->cpu, fe->data, fe->size) : 0;
+      uint64_t key = fe_evsel && fe->size >= 8 ? tracepoint_key(r, fe_evsel, fe->cpu, fe->data, fe->size) : 0;
       /* from the first that may still match: the ftrace events come in time order, and perf's twins of the
        * ones before this were looked for there (the ftrace side may run far ahead of perf's deliveries,
        * over the twins it drops: from the start of the lookahead each time was quadratic) */
@@ -544,6 +578,8 @@ void rsp_ftrace_merge_close(rsp_reader *r)
     g_free(r->la_keyed);
   }
   g_free(r->ftrace_evsels);
+  if (r->key_plans)
+    g_ptr_array_unref(r->key_plans);
   if (r->perf_twinnable)
     g_byte_array_unref(r->perf_twinnable);
   g_free(r->ftrace_copy);

@@ -301,6 +301,7 @@ struct rsp_reader {
   uint64_t *la_keyed;        /* by key bits (RSP_LA_BUCKETS): 1 + the number of the last entry with such a key, its
                                 predecessors chained by prev_same (ftrace-merge.c, find_twin); 0: none */
   uint64_t la_latest;        /* the latest time pulled into the lookahead */
+  GPtrArray *key_plans;      /* by evsel index: the fields tracepoint_key reads (ftrace-merge.c, key_plan_of) */
   size_t la_unsorted;        /* the last entry pulled with a time before la_latest (0: none): a scan of the
                                 lookahead from an entry before it stops at a later time, not by time alone */
   bool fe_checked;           /* the ftrace head (its path, offset) was looked for among perf's events with its */

@@ -350,9 +350,36 @@ int32_t rsp_metadata_workload_pid(GKeyFile *meta);
 /* The same read from DATA_PATH's FILE.meta, for a caller that has not opened the recording yet. */
 int32_t rsp_metadata_workload_pid_of(const char *data_path);
 
-/* Tracepoint field access on a sample of a tracepoint evsel. Out-of-bounds fields read as 0/"". */
-uint64_t rsp_event_field_u64(const rsp_event *ev, const rsp_field *field);
-int64_t rsp_event_field_s64(const rsp_event *ev, const rsp_field *field);
+/* Tracepoint field access on a sample of a tracepoint evsel. Out-of-bounds fields read as 0/"". A number field:
+ * 1, 2, 4 or 8 bytes (a dynamic field or another size reads as 0). Inline: the model reads five fields of every
+ * scheduler event (0.38 G instructions of calls on deep3m). */
+static inline uint64_t rsp_event_field_u64(const rsp_event *ev, const rsp_field *field)
+{
+  if (!field || field->dynamic || !ev->raw || (uint64_t)field->offset + field->size > ev->raw_size)
+    return 0;
+  const uint8_t *p = ev->raw + field->offset;
+  switch (field->size) {
+  case 1: return p[0];
+  case 2: { uint16_t v; __builtin_memcpy(&v, p, 2); return v; }
+  case 4: { uint32_t v; __builtin_memcpy(&v, p, 4); return v; }
+  case 8: { uint64_t v; __builtin_memcpy(&v, p, 8); return v; }
+  default: return 0;
+  }
+}
+
+/* The same, sign-extended from the field's size. */
+static inline int64_t rsp_event_field_s64(const rsp_event *ev, const rsp_field *field)
+{
+  uint64_t v = rsp_event_field_u64(ev, field);
+  if (!field)
+    return 0;
+  switch (field->size) {
+  case 1: return (int8_t)v;
+  case 2: return (int16_t)v;
+  case 4: return (int32_t)v;
+  default: return (int64_t)v;
+  }
+}
 /* A string field (without trailing NULs), or the bytes of an array field. */
 const char *rsp_event_field_bytes(const rsp_event *ev, const rsp_field *field, size_t *len);
 

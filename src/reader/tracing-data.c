@@ -303,34 +303,6 @@ static bool field_span(const rsp_event *ev, const rsp_field *f, uint32_t *off, u
   return true;
 }
 
-uint64_t rsp_event_field_u64(const rsp_event *ev, const rsp_field *f)
-{
-  uint32_t off, len;
-  if (!f || f->dynamic || !field_span(ev, f, &off, &len))
-    return 0;
-  const uint8_t *p = ev->raw + off;
-  switch (len) {
-  case 1: return p[0];
-  case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-  case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-  case 8: { uint64_t v; memcpy(&v, p, 8); return v; }
-  default: return 0;
-  }
-}
-
-int64_t rsp_event_field_s64(const rsp_event *ev, const rsp_field *f)
-{
-  uint64_t v = rsp_event_field_u64(ev, f);
-  if (!f)
-    return 0;
-  switch (f->size) {
-  case 1: return (int8_t)v;
-  case 2: return (int16_t)v;
-  case 4: return (int32_t)v;
-  default: return (int64_t)v;
-  }
-}
-
 const char *rsp_event_field_bytes(const rsp_event *ev, const rsp_field *f, size_t *len)
 {
   uint32_t off, l;
