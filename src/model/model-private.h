@@ -336,6 +336,9 @@ rsp_link_id rsp_links_add(rsp_model *m, const rsp_link *link);
 void rsp_model_cpu_runs_free(rsp_model *m);
 
 void rsp_model_in_parallel(void (*a)(void *), void *data_a, void (*b)(void *), void *data_b);
+/* Where to split the tasks in two parts of about as many of their runs (RUNS) and sleeps (SLEEPS), for
+ * rsp_model_in_parallel: the first task of the second part. */
+guint rsp_model_tasks_half(const rsp_model *m, bool runs, bool sleeps);
 /* The first run of TASK starting at or after TIME, else RSP_NO_ID; the last run starting at or before. */
 rsp_run_id rsp_links_run_from(const rsp_model *m, rsp_task_id task, uint64_t time);
 rsp_run_id rsp_links_run_before(const rsp_model *m, rsp_task_id task, uint64_t time);

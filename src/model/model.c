@@ -752,6 +752,17 @@ void rsp_model_in_parallel(void (*a)(void *), void *data_a, void (*b)(void *), v
   g_thread_join(thread);
 }
 
+guint rsp_model_tasks_half(const rsp_model *m, bool runs, bool sleeps)
+{
+  uint64_t all = (runs ? (uint64_t)m->runs->len : 0) + (sleeps ? m->sleeps->len : 0), seen = 0;
+  guint split = 0;
+  for (; split < m->tasks->len && seen * 2 < all; split++) {
+    const rsp_task *t = &g_array_index(m->tasks, rsp_task, split);
+    seen += (runs ? (uint64_t)t->n_runs : 0) + (sleeps ? t->n_sleeps : 0);
+  }
+  return split;
+}
+
 unsigned rsp_threads_wanted(void)
 {
   const char *env = g_getenv("RSP_THREADS");

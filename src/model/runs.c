@@ -540,11 +540,7 @@ static void clip_tasks_overlaps(void *data)
 
 static void clip_overlaps(rsp_model *m)
 {
-  /* in two parts of about as many runs and sleeps, split between tasks */
-  uint64_t all = (uint64_t)m->runs->len + m->sleeps->len, seen = 0;
-  guint split = 0;
-  for (; split < m->tasks->len && seen * 2 < all; split++)
-    seen += (uint64_t)rsp_task_at(m, split)->n_runs + rsp_task_at(m, split)->n_sleeps;
+  guint split = rsp_model_tasks_half(m, true, true);
   clip_part parts[2] = { { m, 0, split, 0 }, { m, split, m->tasks->len, 0 } };
   rsp_model_in_parallel(clip_tasks_overlaps, &parts[0], clip_tasks_overlaps, &parts[1]);
   m->loss.overlaps_cut += parts[0].cut + parts[1].cut;

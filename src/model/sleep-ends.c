@@ -107,10 +107,7 @@ static void runs_around_tasks_sleeps(void *data)
 static rsp_run_id *runs_around_sleeps(const rsp_model *m)
 {
   rsp_run_id *around = g_new(rsp_run_id, 2 * (size_t)m->sleeps->len + 2);
-  /* in two parts of about as many sleeps, split between tasks */
-  guint split = 0;
-  for (uint64_t seen = 0; split < m->tasks->len && seen * 2 < m->sleeps->len; split++)
-    seen += g_array_index(m->tasks, rsp_task, split).n_sleeps;
+  guint split = rsp_model_tasks_half(m, false, true);
   around_part parts[2] = { { m, around, 0, split }, { m, around, split, m->tasks->len } };
   rsp_model_in_parallel(runs_around_tasks_sleeps, &parts[0], runs_around_tasks_sleeps, &parts[1]);
   return around;

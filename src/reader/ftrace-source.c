@@ -17,8 +17,8 @@
  * (its length in the next word); 30: the next word extends the time delta (its bits 27 and up); 31: an absolute
  * time (the next word its bits 27 and up, the top five bits those of the time before). Read here instead of through
  * libtraceevent's kbuffer, whose calls through function pointers for each word were a third of the ftrace side's
- * decode (kbuffer_next_event 0.55 G of deep3m's 21.5 G instructions), with the same results on well-formed pages
- * and an error, not a read past the page, on others. */
+ * decode (kbuffer_next_event 0.55 G of deep3m's 21.5 G instructions), with the same results on well-formed pages;
+ * on others, the rest of the page is dropped and counted as lost (bad_page), never read past. */
 #define PAGE_HEADER 16u
 #define COMMIT_MASK ((1u << 27) - 1)
 #define MISSED_EVENTS (1ull << 31)
