@@ -37,7 +37,7 @@ void rsp_ftrace_merge_open(rsp_reader *r)
       r->perf_twinnable = g_byte_array_new();
       r->la_cap = 1024;
       r->lookahead = g_new(rsp_lookahead, r->la_cap);
-      r->la_keyed = g_new0(uint64_t, RSP_LA_BUCKETS);
+      r->la_keyed = g_new0(uint64_t, 2 * RSP_LA_BUCKETS);
       r->key_plans = g_ptr_array_new_with_free_func(g_free);
     }
   }
@@ -228,6 +228,18 @@ static bool may_twin(rsp_reader *r, const rsp_evsel *e)
   return *v == 1;
 }
 
+/* Takes entry number AT, whose successor in its bucket is NEXT, off the front of its bucket of la_keyed, if it is
+ * there: it is dropped from the lookahead, or can be no twin any more. */
+static void unchain_first(rsp_reader *r, uint64_t key, size_t at, uint64_t next)
+{
+  uint64_t *first = &r->la_keyed[key & (RSP_LA_BUCKETS - 1)];
+  if (*first != at + 1)
+    return;
+  *first = next;
+  if (!next)
+    first[RSP_LA_BUCKETS] = 0;
+}
+
 static void lookahead_prune(rsp_reader *r, uint64_t horizon)
 {
   /* the horizon only moves forward: count on from where the last call stopped */
@@ -248,6 +260,8 @@ static void lookahead_prune(rsp_reader *r, uint64_t horizon)
     return;
   for (size_t i = r->la_first; i < drop; i++) {
     const rsp_lookahead *l = rsp_la_at(r, i);
+    if (l->key)
+      unchain_first(r, l->key, i, l->next_same);
     if (!l->owned)
       continue;
     if (l->record != r->la_current)
@@ -309,36 +323,49 @@ static uint64_t la_slot_new(rsp_reader *r)
   return r->la_ring_head++;
 }
 
-/* Enters the last entry pulled, L, in the index of keys (when it has one). */
+/* Enters the last entry pulled, L, in the index of keys (when it has one), at the end of its bucket's chain. */
 static void index_key(rsp_reader *r, rsp_lookahead *l)
 {
   if (!l->key)
     return;
-  uint64_t *head = &r->la_keyed[l->key & (RSP_LA_BUCKETS - 1)];
-  l->prev_same = *head;
-  *head = r->la_end; /* 1 + its number */
+  uint64_t *first = &r->la_keyed[l->key & (RSP_LA_BUCKETS - 1)], *last = first + RSP_LA_BUCKETS;
+  l->next_same = 0;
+  /* the chain's entries are dropped from its front (lookahead_prune): a last one still there has a place for the
+   * link, else the chain is empty */
+  if (*first)
+    rsp_la_at(r, *last - 1)->next_same = r->la_end;
+  else
+    *first = r->la_end; /* 1 + its number */
+  *last = r->la_end;
 }
 
 /* The lookahead's twin of an ftrace event of KEY at time T: the first entry from la_scan on, up to the first whose
  * time is past T's window, that is not matched yet and has KEY and a time in the window. Found through the index of
  * keys when the entries from la_scan on are in time order (the first past the window is then the first of a later
  * time), else by a scan. A scan was a third of the merge's instructions (17 entries per ftrace event on deep3m:
- * those of the other cpu and perf's untwinnable events between them). */
+ * those of the other cpu and perf's untwinnable events between them). The chains run oldest first: the entries at a
+ * chain's front that are matched or before la_scan can be no later event's twin (the ftrace events come in time
+ * order) and are taken off it, so the twin is mostly the first one looked at (walking chains newest first, through
+ * the same task's wakeups of the whole window, was a third of the merge's own time). */
 static rsp_lookahead *find_twin(rsp_reader *r, uint64_t key, uint64_t t)
 {
   if (!key)
     return NULL;
-  rsp_lookahead *found = NULL;
   if (r->la_unsorted <= r->la_scan) {
-    /* newest first: the last one found is the first in time */
-    for (uint64_t at = r->la_keyed[key & (RSP_LA_BUCKETS - 1)]; at > r->la_scan;) {
+    for (uint64_t at = r->la_keyed[key & (RSP_LA_BUCKETS - 1)]; at;) {
       rsp_lookahead *l = rsp_la_at(r, at - 1);
-      if (l->key == key && !l->matched && l->time + RSP_FTRACE_MATCH_BEFORE_NS >= t &&
-          l->time <= t + RSP_FTRACE_MATCH_AFTER_NS)
-        found = l;
-      at = l->prev_same;
+      uint64_t next = l->next_same;
+      if (l->matched || at - 1 < r->la_scan) {
+        unchain_first(r, l->key, at - 1, next);
+      } else {
+        if (l->time > t + RSP_FTRACE_MATCH_AFTER_NS)
+          return NULL;
+        if (l->key == key && l->time + RSP_FTRACE_MATCH_BEFORE_NS >= t)
+          return l;
+      }
+      at = next;
     }
-    return found;
+    return NULL;
   }
   for (size_t i = r->la_scan; i < r->la_end; i++) {
     rsp_lookahead *l = rsp_la_at(r, i);
@@ -373,7 +400,7 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
       l->record = lasting ? q->record : g_memdup2(q->record, h->size);
       l->offset = q->offset;
       l->slot = 0;
-      l->prev_same = 0;
+      l->next_same = 0;
       if (l->time < r->la_latest)
         r->la_unsorted = r->la_end - 1;
       else

@@ -241,7 +241,7 @@ typedef struct rsp_lookahead {
   uint8_t *record; /* in the file's mapping, or a copy (owned) */
   uint64_t offset;
   uint64_t slot;
-  uint64_t prev_same; /* 1 + the number of the entry before it whose key falls in its bucket of la_keyed; 0: none */
+  uint64_t next_same; /* 1 + the number of the entry after it whose key falls in its bucket of la_keyed; 0: none */
 } rsp_lookahead;
 
 /* ---- reader.c ------------------------------------------------------------------------------- */
@@ -298,8 +298,9 @@ struct rsp_reader {
   size_t la_droppable;       /* the first ones known to be out of the matching window: dropped in one go */
   size_t la_scan;            /* the ones before it ended their window before the ftrace head's time: a twin of
                                 it or of a later ftrace event (in time order) is at or after it */
-  uint64_t *la_keyed;        /* by key bits (RSP_LA_BUCKETS): 1 + the number of the last entry with such a key, its
-                                predecessors chained by prev_same (ftrace-merge.c, find_twin); 0: none */
+  uint64_t *la_keyed;        /* by key bits (RSP_LA_BUCKETS): 1 + the number of the first entry with such a key that
+                                may still be a twin, its successors chained by next_same, then (from RSP_LA_BUCKETS
+                                on) 1 + the number of the last (ftrace-merge.c, find_twin); 0: none */
   uint64_t la_latest;        /* the latest time pulled into the lookahead */
   GPtrArray *key_plans;      /* by evsel index: the fields tracepoint_key reads (ftrace-merge.c, key_plan_of) */
   size_t la_unsorted;        /* the last entry pulled with a time before la_latest (0: none): a scan of the
