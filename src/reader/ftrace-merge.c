@@ -208,7 +208,7 @@ static uint64_t tracepoint_key(rsp_reader *r, const rsp_evsel *e, int32_t cpu, c
 /* Whether perf's events of evsel E may have a twin in the capture: its tracepoint is one of the capture's (by id or
  * by name, as ftrace_evsel finds perf's evsel of an ftrace event). Most are not (sched_switch, the socket
  * tracepoints): hashing their events for nothing was half of tracepoint_key's cost on deep3m. */
-static bool may_twin(rsp_reader *r, const rsp_evsel *e)
+bool rsp_ftrace_may_twin(rsp_reader *r, const rsp_evsel *e)
 {
   if (e->index >= r->perf_twinnable->len) {
     unsigned old = r->perf_twinnable->len;
@@ -406,7 +406,7 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
       else
         r->la_latest = l->time;
       rsp_evsel *e = q->evsel < r->evsels->len ? g_ptr_array_index(r->evsels, q->evsel) : NULL;
-      if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT && may_twin(r, e)) {
+      if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT && rsp_ftrace_may_twin(r, e)) {
         int32_t cpu;
         const uint8_t *raw;
         uint32_t raw_size;

@@ -379,7 +379,7 @@ static inline void rsp_reader_reset_immediates(rsp_reader *r)
   if (r->immediates->len && r->immediate_next >= r->immediates->len)
     rsp_reader_clear_immediates(r);
 }
-void rsp_reader_prefetch_queued(const rsp_reader *r);
+void rsp_reader_prefetch_queued(rsp_reader *r);
 
 /* ---- ftrace-merge.c: the ftrace side stream merged into perf's events ------------------------- */
 /* Opens FILE.ftrace/ (or the options' ftrace_dir) when there is one and perf recorded on CLOCK_MONOTONIC;
@@ -388,6 +388,8 @@ void rsp_ftrace_merge_open(rsp_reader *r);
 /* The next event of the merged streams (rsp_reader_next's, when r->ftrace is open). */
 const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error);
 void rsp_ftrace_merge_close(rsp_reader *r);
+/* Whether perf's events of evsel E may have a twin in the capture (its tracepoint is one of the capture's). */
+bool rsp_ftrace_may_twin(rsp_reader *r, const rsp_evsel *e);
 
 /* Records a warning ("FILE: at byte offset N (0xN): ..."), as rsp_set_error words an error. */
 void rsp_reader_warn(rsp_reader *r, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
