@@ -167,7 +167,7 @@ static gpointer read_ahead(gpointer data)
 static event_batch *batch_new(void)
 {
   event_batch *b = g_aligned_alloc0(1, sizeof(event_batch), 64);
-  b->events = g_new(rsp_event, BATCH_EVENTS);
+  b->events = g_new0(rsp_event, BATCH_EVENTS); /* zeroed: rsp_event.dirty */
   b->cap = BATCH_STORAGE;
   b->storage = g_malloc(b->cap);
   return b;

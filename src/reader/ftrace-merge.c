@@ -313,7 +313,7 @@ static uint64_t la_slot_new(rsp_reader *r)
    * the slots kept in place */
   if (r->la_ring_head - r->la_ring_tail >= r->la_ring_cap / 2) {
     size_t cap = r->la_ring_cap ? r->la_ring_cap * 2 : 1024;
-    rsp_event *ring = g_new(rsp_event, cap);
+    rsp_event *ring = g_new0(rsp_event, cap); /* zeroed: rsp_event.dirty */
     for (uint64_t k = r->la_ring_tail; k < r->la_ring_head; k++)
       ring[k & (cap - 1)] = *la_slot(r, k);
     g_free(r->la_ring);

@@ -112,6 +112,8 @@ typedef struct rsp_event {
                              window the reader was asked for (rsp_reader_options.window) */
   bool decode_deferred;   /* rsp_reader_defer_decoding: only type, misc, size, offset, evsel, record and
                              source are set; rsp_reader_decode_deferred decodes the rest */
+  uint8_t dirty;          /* the parts that may hold a value (RSP_EVENT_DIRTY_*): a decode into this event
+                             clears only those (an event's storage starts zeroed, or is a copy of a whole event) */
 
   /* Sample fields, and the sample_id_all trailer of other records. */
   uint64_t present; /* PERF_SAMPLE_* bits actually decoded for this event */
@@ -166,6 +168,8 @@ typedef struct rsp_event {
 } rsp_event;
 
 enum { RSP_SOURCE_PERF = 0, RSP_SOURCE_FTRACE = 1 };
+/* rsp_event.dirty: the sample fields from weight to aux_size, the per-type union */
+enum { RSP_EVENT_DIRTY_RARE = 1, RSP_EVENT_DIRTY_UNION = 2 };
 
 /* The recording's header and feature sections. Strings are NULL when the feature is absent. */
 typedef struct rsp_build_id {
@@ -279,7 +283,8 @@ rsp_reader *rsp_reader_open(const char *path, const rsp_reader_options *options,
 const rsp_event *rsp_reader_next(rsp_reader *reader, GError **error);
 
 /* The same, decoded into OUT instead of the reader's own event (OUT's pointers still point into
- * the reader's buffers: rsp_event_copy(OUT, OUT, storage) moves them out). */
+ * the reader's buffers: rsp_event_copy(OUT, OUT, storage) moves them out). OUT is zeroed storage or holds an event
+ * (its dirty parts are what a decode clears). */
 const rsp_event *rsp_reader_next_to(rsp_reader *reader, rsp_event *out, GError **error);
 
 void rsp_reader_close(rsp_reader *reader);
