@@ -406,7 +406,7 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
       else
         r->la_latest = l->time;
       rsp_evsel *e = q->evsel < r->evsels->len ? g_ptr_array_index(r->evsels, q->evsel) : NULL;
-      if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT && rsp_ftrace_may_twin(r, e)) {
+      if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT && rsp_ftrace_twinnable(r, e)) {
         int32_t cpu;
         const uint8_t *raw;
         uint32_t raw_size;
@@ -460,7 +460,7 @@ static const rsp_event *deliver_ftrace(rsp_reader *r, const rsp_ftrace_event *fe
   }
   memcpy(r->ftrace_copy, fe->data, fe->size);
   rsp_event *ev = r->out;
-  memset(ev, 0, sizeof *ev);
+  rsp_event_clear(ev);
   ev->type = PERF_RECORD_SAMPLE;
   ev->source = RSP_SOURCE_FTRACE;
   ev->evsel = e;

@@ -127,6 +127,8 @@ typedef struct rsp_id_layout {
   int trailer_id_pos;    /* u64 index of the id counted from the end of a trailer, or -1 */
 } rsp_id_layout;
 
+/* Zeroes EV, an event's storage (zeroed or holding an event): of the parts rarely set, those its dirty says. */
+void rsp_event_clear(rsp_event *ev);
 /* Decodes REC (SIZE bytes) into EV. EVSEL is the attr the record belongs to (NULL when the
  * recording has none usable). Returns false with ERROR naming OFFSET when the record is
  * inconsistent with its attr. */
@@ -390,6 +392,13 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error);
 void rsp_ftrace_merge_close(rsp_reader *r);
 /* Whether perf's events of evsel E may have a twin in the capture (its tracepoint is one of the capture's). */
 bool rsp_ftrace_may_twin(rsp_reader *r, const rsp_evsel *e);
+/* The same, from the answer noted at the first call for E (asked per perf event). */
+static inline bool rsp_ftrace_twinnable(rsp_reader *r, const rsp_evsel *e)
+{
+  if (e->index < r->perf_twinnable->len && r->perf_twinnable->data[e->index])
+    return r->perf_twinnable->data[e->index] == 1;
+  return rsp_ftrace_may_twin(r, e);
+}
 
 /* Records a warning ("FILE: at byte offset N (0xN): ..."), as rsp_set_error words an error. */
 void rsp_reader_warn(rsp_reader *r, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);

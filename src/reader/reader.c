@@ -1021,7 +1021,7 @@ void rsp_reader_prefetch_queued(rsp_reader *r)
    * tracepoint the ftrace capture may have a twin of (finding the field of every other sample was 0.4 G
    * instructions of the reader's 10.7 G on deep3m) */
   if (r->defer_decoding && !r->opts.window &&
-      !(r->ftrace && e->attr.type == PERF_TYPE_TRACEPOINT && rsp_ftrace_may_twin(r, e)))
+      !(r->ftrace && e->attr.type == PERF_TYPE_TRACEPOINT && rsp_ftrace_twinnable(r, e)))
     return;
   const uint8_t *raw = rsp_sample_raw_guess(near->record, h->size, &e->attr);
   if (raw) {

@@ -383,18 +383,23 @@ bool rsp_sample_cpu_raw(const uint8_t *rec, size_t size, const struct perf_event
   return true;
 }
 
-bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, uint64_t offset,
-                       const char *path, rsp_event *ev, GError **error)
+void rsp_event_clear(rsp_event *ev)
 {
-  const struct perf_event_header *h = (const struct perf_event_header *)rec;
-  /* zeroed: the fields every record may set, and of the others (408 bytes in all) those an earlier decode into
-   * the same event may have set (the whole event's two memsets were a third of the decode's instructions) */
+  /* the fields every record may set, and of the others (408 bytes in all) those an earlier decode into the same
+   * event may have set (the whole event's two memsets were a third of the decode's instructions) */
   uint8_t dirty = ev->dirty;
   memset(ev, 0, offsetof(rsp_event, weight));
   if (dirty & RSP_EVENT_DIRTY_RARE)
     memset(&ev->weight, 0, offsetof(rsp_event, u) - offsetof(rsp_event, weight));
   if (dirty & RSP_EVENT_DIRTY_UNION)
     memset(&ev->u, 0, sizeof ev->u);
+}
+
+bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, uint64_t offset,
+                       const char *path, rsp_event *ev, GError **error)
+{
+  const struct perf_event_header *h = (const struct perf_event_header *)rec;
+  rsp_event_clear(ev);
   ev->type = h->type;
   ev->misc = h->misc;
   ev->size = h->size;
