@@ -53,6 +53,7 @@ struct rsp_paths {
   uint32_t *run_item;                         /* run id -> index in its task's timeline */
   uint32_t *sleep_item;                       /* sleep id -> index of the item holding it */
   uint32_t *disk_by_task, n_disk_by_task;     /* disk op ids by (issuing task, completion) */
+  uint32_t *disk_first;                       /* by task: the first of its ops in disk_by_task (n_tasks + 1) */
   uint8_t *task_on_path;                      /* per task: 1 once an element of it is on a path */
   GHashTable *socket_owner;                   /* loopback socket (sport << 16 | dport) -> its task + 1 */
   GHashTable *task_sends;                     /* task -> GArray of its net ops with ports, in start order */
@@ -342,6 +343,17 @@ static void index_disk_ops(rsp_paths *p)
   }
   g_qsort_with_data(p->disk_by_task, (gint)p->n_disk_by_task, sizeof(uint32_t), by_task_complete,
                     (gpointer)p->model);
+  /* each task's range, so that a sleep of a task with no disk request (most of them) looks for none: a binary
+   * search of all of them per sleep was a quarter of the walk's instructions on deep3m */
+  uint32_t nt = rsp_model_n_tasks(p->model);
+  p->disk_first = g_new0(uint32_t, (size_t)nt + 1);
+  for (uint32_t i = 0; i < p->n_disk_by_task; i++) {
+    rsp_task_id t = rsp_model_disk_op(p->model, p->disk_by_task[i])->task;
+    if (t < nt)
+      p->disk_first[t + 1]++;
+  }
+  for (uint32_t t = 0; t < nt; t++)
+    p->disk_first[t + 1] += p->disk_first[t];
 }
 
 static void add_disk_child(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem *se, rsp_disk_op_id op)
@@ -358,19 +370,18 @@ static void add_disk_child(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem *s
  * fsync (say) waited on, though the wakeup came through a worker thread. */
 static void add_own_disk_ops(rsp_paths *p, rsp_elem_id sid, const rsp_path_elem *se, rsp_disk_op_id linked)
 {
-  uint32_t lo = 0, hi = p->n_disk_by_task;
+  uint32_t lo = p->disk_first[se->task], end = p->disk_first[se->task + 1], hi = end;
   while (lo < hi) { /* the first of the task completing after the sleep's start */
     uint32_t mid = lo + (hi - lo) / 2;
-    const rsp_disk_op *d = rsp_model_disk_op(p->model, p->disk_by_task[mid]);
-    if (d->task < se->task || (d->task == se->task && d->complete_time <= se->start))
+    if (rsp_model_disk_op(p->model, p->disk_by_task[mid])->complete_time <= se->start)
       lo = mid + 1;
     else
       hi = mid;
   }
-  for (uint32_t i = lo; i < p->n_disk_by_task; i++) {
+  for (uint32_t i = lo; i < end; i++) {
     rsp_disk_op_id op = p->disk_by_task[i];
     const rsp_disk_op *d = rsp_model_disk_op(p->model, op);
-    if (d->task != se->task || d->complete_time > se->end)
+    if (d->complete_time > se->end)
       break;
     if (op == linked || (d->sleep != RSP_NO_ID && d->sleep < rsp_model_n_sleeps(p->model) &&
                          p->sleep_elem[d->sleep] != sid))
@@ -1094,6 +1105,7 @@ void rsp_paths_free(rsp_paths *p)
   g_free(p->timelines);
   g_free(p->run_item);
   g_free(p->disk_by_task);
+  g_free(p->disk_first);
   g_free(p->sleep_item);
   g_free(p->run_elem);
   g_free(p->sleep_elem);
