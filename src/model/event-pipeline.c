@@ -11,13 +11,13 @@
 #include <pthread.h>
 #include <string.h>
 
-/* A reference is 32 bytes where an event is 408: the reader runs 262,144 events ahead (36 ms of deep3m, where the
+/* A reference is 32 bytes where an event is 408: the reader runs 524,288 events ahead (70 ms of deep3m, where the
  * model's first events wait 37 ms for libc's debug info, opened on another thread, and 16 batches of 2048 events
- * had the reader stand still after 4.5 ms) in 8 MB of references. */
+ * had the reader stand still after 4.5 ms; 32 of 8192, for 14-38 ms) in 16 MB of references. */
 enum {
   BATCH_EVENTS = 8192,
   BATCH_STORAGE = 512 * 1024, /* grows for a batch whose first event needs more */
-  N_BATCHES = 32,
+  N_BATCHES = 64,
 };
 
 /* One event of a batch: a whole event in the batch's storage, or the record of one to decode. */
