@@ -68,12 +68,14 @@ struct rsp_event_pipeline {
   _Alignas(64) rsp_event read; /* where the reader's thread reads an event into */
 };
 
+/* An event in a batch's storage, before what it points to outside the file's mapping (8-byte aligned). */
+#define EVENT_HEAD ((sizeof(rsp_event) + 7) & ~(size_t)7)
+
 /* The size of EV whole in a batch's storage: the event, and what it points to outside the file's mapping (none when
  * LASTING). */
 static size_t whole_size(const rsp_event *ev, bool lasting)
 {
-  size_t head = (sizeof(rsp_event) + 7) & ~(size_t)7;
-  return head + (lasting ? 0 : rsp_event_copy_size(ev));
+  return EVENT_HEAD + (lasting ? 0 : rsp_event_copy_size(ev));
 }
 
 /* Copies EV (NEED bytes: whole_size) into B; false when B has events and no room for it. */
@@ -90,7 +92,7 @@ static bool batch_add(event_batch *b, const rsp_event *ev, bool lasting, size_t 
   if (lasting)
     *dst = *ev; /* its pointers point into the file's mapping */
   else
-    rsp_event_copy(dst, ev, b->storage + b->used + ((sizeof(rsp_event) + 7) & ~(size_t)7));
+    rsp_event_copy(dst, ev, b->storage + b->used + EVENT_HEAD);
   b->used += need;
   b->refs[b->n++] = (event_ref){ .full = dst };
   return true;

@@ -120,7 +120,7 @@ RSP_DEFINE_NATURAL_MERGE_SORT(sort_links, rsp_link, link_before)
 
 /* One half of sort_links_by_run's buckets (runs), [LO, HI): both halves read every link, each writes its own. */
 typedef struct link_sort_half {
-  const rsp_link *a;
+  rsp_link *a;
   guint n, n_runs;
   uint32_t lo, hi;
   uint32_t *first;  /* by bucket: its count (at bucket + 1), then its start */
@@ -171,7 +171,7 @@ static void copy_links_half(void *data)
 {
   link_sort_half *h = data;
   const uint32_t *first = h->first;
-  memcpy((rsp_link *)h->a + first[h->lo], h->sorted + first[h->lo], (size_t)(first[h->hi] - first[h->lo]) * sizeof *h->a);
+  memcpy(h->a + first[h->lo], h->sorted + first[h->lo], (size_t)(first[h->hi] - first[h->lo]) * sizeof *h->a);
 }
 
 /* M's links by link_order, stably: counted out by the run they end at (one pass each way), then each run's few

@@ -208,24 +208,21 @@ static uint64_t tracepoint_key(rsp_reader *r, const rsp_evsel *e, int32_t cpu, c
 /* Whether perf's events of evsel E may have a twin in the capture: its tracepoint is one of the capture's (by id or
  * by name, as ftrace_evsel finds perf's evsel of an ftrace event). Most are not (sched_switch, the socket
  * tracepoints): hashing their events for nothing was half of tracepoint_key's cost on deep3m. */
-bool rsp_ftrace_may_twin(rsp_reader *r, const rsp_evsel *e)
+bool rsp_ftrace_note_twinnable(rsp_reader *r, const rsp_evsel *e)
 {
   if (e->index >= r->perf_twinnable->len) {
     unsigned old = r->perf_twinnable->len;
     g_byte_array_set_size(r->perf_twinnable, e->index + 1);
     memset(r->perf_twinnable->data + old, 0, e->index + 1 - old);
   }
-  uint8_t *v = &r->perf_twinnable->data[e->index];
-  if (!*v) {
-    struct tep_handle *tep = rsp_ftrace_tep(r->ftrace);
-    bool found = false;
-    for (int i = 0; i < tep_get_events_count(tep) && !found; i++) {
-      const struct tep_event *te = tep_get_event(tep, i);
-      found = (uint64_t)te->id == e->attr.config || names_tracepoint(e, te);
-    }
-    *v = found ? 1 : 2;
+  struct tep_handle *tep = rsp_ftrace_tep(r->ftrace);
+  bool found = false;
+  for (int i = 0; i < tep_get_events_count(tep) && !found; i++) {
+    const struct tep_event *te = tep_get_event(tep, i);
+    found = (uint64_t)te->id == e->attr.config || names_tracepoint(e, te);
   }
-  return *v == 1;
+  r->perf_twinnable->data[e->index] = found ? 1 : 2;
+  return found;
 }
 
 /* Takes entry number AT, whose successor in its bucket is NEXT, off the front of its bucket of la_keyed, if it is
@@ -410,7 +407,7 @@ static bool lookahead_pull(rsp_reader *r, GError **error)
         int32_t cpu;
         const uint8_t *raw;
         uint32_t raw_size;
-        if (r->defer_decoding && !r->opts.window && lasting &&
+        if (r->defer_decoding && lasting &&
             rsp_sample_cpu_raw(l->record, h->size, &e->attr, &cpu, &raw, &raw_size)) {
           /* its key from the payload found in place, and the decode left to the model's thread as for the other
            * samples (rsp_reader_deliver): the reader's thread is the slower of the two (the model's waited for it

@@ -283,7 +283,7 @@ struct rsp_reader {
   uint64_t *id_keys;       /* sorted ids and their evsels, for the per-record lookup */
   rsp_evsel **id_vals;
   size_t n_id;
-  bool defer_decoding;     /* rsp_reader_defer_decoding */
+  bool defer_decoding;     /* rsp_reader_defer_decoding, and no time window */
   rsp_evsel **id_flat;     /* the same by id - id_base when the ids span less than ID_FLAT_MAX (perf numbers them
                               in a row): a lookup per record without a bisection; NULL otherwise */
   uint64_t id_base, id_span;
@@ -390,14 +390,15 @@ void rsp_ftrace_merge_open(rsp_reader *r);
 /* The next event of the merged streams (rsp_reader_next's, when r->ftrace is open). */
 const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error);
 void rsp_ftrace_merge_close(rsp_reader *r);
-/* Whether perf's events of evsel E may have a twin in the capture (its tracepoint is one of the capture's). */
-bool rsp_ftrace_may_twin(rsp_reader *r, const rsp_evsel *e);
-/* The same, from the answer noted at the first call for E (asked per perf event). */
+/* Whether perf's events of evsel E may have a twin in the capture (its tracepoint is one of the capture's), found
+ * and noted in perf_twinnable (1 yes, 2 no) for rsp_ftrace_twinnable. */
+bool rsp_ftrace_note_twinnable(rsp_reader *r, const rsp_evsel *e);
+/* The same, read from the answer noted for E (asked per perf event), found at the first call. */
 static inline bool rsp_ftrace_twinnable(rsp_reader *r, const rsp_evsel *e)
 {
   if (e->index < r->perf_twinnable->len && r->perf_twinnable->data[e->index])
     return r->perf_twinnable->data[e->index] == 1;
-  return rsp_ftrace_may_twin(r, e);
+  return rsp_ftrace_note_twinnable(r, e);
 }
 
 /* Records a warning ("FILE: at byte offset N (0xN): ..."), as rsp_set_error words an error. */

@@ -1020,7 +1020,7 @@ void rsp_reader_prefetch_queued(rsp_reader *r)
   /* decoded on the model's thread (rsp_reader_defer_decoding): this one reads the RAW field only for the key of a
    * tracepoint the ftrace capture may have a twin of (finding the field of every other sample was 0.4 G
    * instructions of the reader's 10.7 G on deep3m) */
-  if (r->defer_decoding && !r->opts.window &&
+  if (r->defer_decoding &&
       !(r->ftrace && e->attr.type == PERF_TYPE_TRACEPOINT && rsp_ftrace_twinnable(r, e)))
     return;
   const uint8_t *raw = rsp_sample_raw_guess(near->record, h->size, &e->attr);
@@ -1038,7 +1038,7 @@ const rsp_event *rsp_reader_deliver(rsp_reader *r, const uint8_t *rec, uint64_t 
   rsp_event *ev = r->out;
   /* the decode left to the taker (rsp_reader_defer_decoding): what rsp_reader_delivered and the group reads look
    * at is the header and the evsel, except for LOST records and group reads, which are decoded here */
-  if (r->defer_decoding && !r->opts.window && rsp_source_lasting(&r->src, rec) &&
+  if (r->defer_decoding && rsp_source_lasting(&r->src, rec) &&
       ((h->type == PERF_RECORD_SAMPLE && e && !(e->attr.sample_type & PERF_SAMPLE_READ)) ||
        h->type == PERF_RECORD_SWITCH || h->type == PERF_RECORD_SWITCH_CPU_WIDE)) {
     ev->type = h->type;
@@ -1059,7 +1059,7 @@ const rsp_event *rsp_reader_deliver(rsp_reader *r, const uint8_t *rec, uint64_t 
 
 void rsp_reader_defer_decoding(rsp_reader *r, bool defer)
 {
-  r->defer_decoding = defer;
+  r->defer_decoding = defer && !r->opts.window; /* a window's events are decoded here (rsp_reader_delivered) */
 }
 
 bool rsp_reader_decode_deferred(const rsp_reader *r, rsp_event *ev, GError **error)
