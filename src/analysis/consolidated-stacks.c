@@ -22,7 +22,19 @@ struct rsp_stack_tree {
   GStringChunk *labels;
   uint32_t max_depth;
   uint64_t t0, t1;   /* only the parts of the frames inside [t0, t1) are gathered */
+  struct column_memo *memo; /* COLUMN_MEMO, while building */
 };
+
+/* The nodes a column's frames went to, remembered: the same stack on the same node again (a process's runs and
+ * sleeps, thousands of times) walks them without looking each up. */
+enum { COLUMN_MEMO = 256 };
+typedef struct column_memo {
+  const rsp_model_frame *frames;
+  uint32_t base, n;
+  bool user_only;
+  uint32_t n_ids, cap;
+  uint32_t *ids;
+} column_memo;
 
 typedef struct node_key {
   uint32_t parent;
@@ -93,18 +105,34 @@ static void add_column(uint64_t start, uint64_t end, const rsp_model_frame *fram
   bool user_only = false;
   for (uint32_t i = 0; w->user_waits && i < n && !user_only; i++)
     user_only = !frames[i].kernel;
-  for (uint32_t i = 0; i < n; i++) {
-    const rsp_model_frame *f = &frames[n - 1 - i];
-    if (user_only && f->kernel)
-      continue;
-    /* the model interns function names: one pointer per name, compared as such */
-    id = child(w->t, id, f->label ? f->label : "?", false);
-    tree_node *nd = at(w->t, id);
+  column_memo *m = &w->t->memo[(((uintptr_t)frames >> 4) ^ (id * 2654435761u)) % COLUMN_MEMO];
+  bool hit = m->frames == frames && m->base == id && m->n == n && m->user_only == user_only;
+  if (!hit) {
+    if (m->cap < n) {
+      m->ids = g_renew(uint32_t, m->ids, n);
+      m->cap = n;
+    }
+    m->frames = frames;
+    m->base = id;
+    m->n = n;
+    m->user_only = user_only;
+    m->n_ids = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      const rsp_model_frame *f = &frames[n - 1 - i];
+      if (user_only && f->kernel)
+        continue;
+      /* the model interns function names: one pointer per name, compared as such */
+      id = child(w->t, id, f->label ? f->label : "?", false);
+      m->ids[m->n_ids++] = id;
+    }
+  }
+  for (uint32_t k = 0; k < m->n_ids; k++) {
+    tree_node *nd = at(w->t, m->ids[k]);
     nd->pub.ns += end - start;
     nd->pub.n_merged++;
     nd->pub.kinds |= (uint8_t)w->kinds;
   }
-  w->top = id;
+  w->top = m->n_ids ? m->ids[m->n_ids - 1] : w->base;
 }
 
 static void no_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
@@ -210,6 +238,7 @@ rsp_stack_tree *rsp_stack_tree_build_kwork(const rsp_paths *paths, const rsp_ker
   t->roots = g_array_new(false, false, sizeof(uint32_t));
   t->index = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
   t->labels = g_string_chunk_new(1024);
+  t->memo = g_new0(column_memo, COLUMN_MEMO);
   for (rsp_path_id p = 0; p < rsp_paths_n_paths(paths); p++) {
     const rsp_path *path = rsp_paths_path(paths, p);
     for (uint32_t i = 0; i < path->n_elems; i++) {
@@ -218,6 +247,9 @@ rsp_stack_tree *rsp_stack_tree_build_kwork(const rsp_paths *paths, const rsp_ker
         add_layer(t, id, RSP_NO_ID);
     }
   }
+  for (uint32_t k = 0; k < COLUMN_MEMO; k++)
+    g_free(t->memo[k].ids);
+  g_clear_pointer(&t->memo, g_free);
   if (kw)
     add_kernel_work(t, kw);
   g_hash_table_destroy(t->index);

@@ -48,25 +48,47 @@ typedef struct kwork_piece {
 } kwork_piece;
 
 typedef struct cell {
-  uint64_t start, end, max_end; /* max_end: the largest end of this and the row's earlier cells */
-  uint64_t key;                 /* this frame and all below it in its layers: equal keys merge */
+  uint64_t start, end;
+  uint64_t key;       /* this frame and all below it in its layers: equal keys merge */
   const char *label;
-  rsp_elem_id elem;
-  uint8_t kinds; /* RSP_FRAME_* */
+  rsp_elem_id elem;   /* the (first) element it was cut from; RSP_NO_ID: kernel work */
+  uint8_t kinds;      /* RSP_FRAME_* */
 } cell;
 
 typedef struct row_cells {
-  uint32_t first, n; /* into view->cells */
+  uint32_t first, n; /* into the set's cells */
 } row_cells;
+
+/* A level of detail: the frames of the time window [W0, W1) cut into cells on a grid of Q ns (0: exact), each
+ * row's cells start-sorted with the running maximum of ends (MAX_ENDS, dense: the searches of every redraw touch
+ * 8 bytes a cell), so that a redraw finds a row's visible cells by binary search and touches only those. Cut on
+ * the grid, a frame is what the drawing makes of it at a pixel of Q ns: adjacent equal frames are one, a frame
+ * inside the one before it is gone. */
+typedef struct cell_set {
+  cell *cells;
+  uint64_t *max_ends;
+  row_cells *rows; /* per row */
+  uint32_t n_cells;
+  uint64_t q, w0, w1;
+} cell_set;
 
 struct rsp_flame_view {
   const rsp_paths *paths;
   const rsp_model *model;
-  cell *cells;
-  uint64_t *max_ends; /* the cells' max_end, dense: the searches of every redraw touch 8 bytes a cell */
-  uint32_t n_cells;
-  row_cells *rows; /* per row */
+  cell_set whole;  /* the whole recording, on a grid of at most 1/16384 of its span */
+  cell_set zoom;   /* zoomed in finer than the whole's grid: the viewport's surroundings, cut when drawn */
+  const cell_set *drawn; /* the last drawing's (the kernel work's frames under a pointer) */
+  uint64_t exact_frames; /* the most frames cut exactly (EXACT_FRAMES) */
   int n_rows;
+  int32_t *base_row;   /* per element: the row of its process frame (rows above it have smaller indexes) */
+  uint32_t *height;    /* per element: the most frames a column of it has */
+  uint64_t *top_key;   /* per element: the key of its last column's innermost frame (its layers stand on it) */
+  rsp_elem_id *order;  /* the elements by start */
+  uint64_t *order_start;
+  uint64_t long_ns;    /* elements longer than this are in long_elems, not looked for through order */
+  GArray *long_elems;  /* rsp_elem_id */
+  const char **task_label; /* per model task: its process frames' label ("comm tid"), in labels */
+  GHashTable *frame_labels; /* every label drawn (a set), for the search's count */
   int *path_label_row; /* per path: the row its label goes on (its base row) */
   rsp_task_id *path_label_task; /* per path: the task it is named after (its last root-level element's:
                                    the process's name after an exec; a command forked by rsp-record
@@ -75,6 +97,7 @@ struct rsp_flame_view {
   GArray *segments;    /* per redraw: the links' lines (x0, y0, x1, y1 as floats) */
   GArray *fills[N_SHADES]; /* per redraw and colour (frame_shade): rectangles (x0, y, x1 as floats) */
   GArray *kwork_bands; /* kwork_band: the kernel work bands' rows and names */
+  GArray *kwork_pieces; /* kwork_piece: the kernel work drawn */
   GArray *texts;       /* per redraw: labelled frames (painted_frame), drawn over the fills */
   GArray *matches;     /* per redraw: search matches' rectangles, outlined last */
   GStringChunk *labels;
@@ -128,41 +151,163 @@ static uint64_t mix(uint64_t a, uint64_t b)
   return z ^ (z >> 31);
 }
 
-/* Building: the cells of one element, in two passes over its columns (count per row, then fill). */
-typedef struct build {
-  rsp_flame_view *v;
-  rsp_elem_id elem;
-  uint64_t base_key, top_key;
-  int32_t base_row; /* the row of the element's process frame; rows above it have smaller indexes */
-  unsigned kinds;
-  uint32_t *fill; /* per row: cells written so far (fill pass), or counted (count pass) */
-} build;
+/* The grid of the whole recording's cells: its span in this many pieces at most. */
+enum { WHOLE_GRID = 16384 };
+/* Paths with at most this many frames in all their columns are cut exactly, once; a zoomed in window with at
+ * most half as many (about), exactly too. */
+#define EXACT_FRAMES 1000000ull
 
-static void count_cells(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static uint64_t elem_end(const rsp_path_elem *e)
 {
-  (void)start, (void)end, (void)frames;
-  build *b = data;
-  for (uint32_t i = 0; i < n; i++)
-    b->fill[b->base_row - 1 - (int32_t)i]++;
+  return e->end > e->start ? e->end : e->start + 1;
 }
 
-static void add_cells(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+/* E's process frame's key: its task (or its kind: disk, network) on the frame it stands on. */
+static uint64_t base_key(const rsp_flame_view *v, const rsp_path_elem *e)
 {
-  build *b = data;
-  uint64_t key = b->base_key;
-  for (uint32_t i = 0; i < n; i++) {
-    const rsp_model_frame *f = &frames[n - 1 - i];
-    const char *fn = f->label ? f->label : "?";
-    key = mix(key, (uint64_t)(uintptr_t)fn);
-    int32_t row = b->base_row - 1 - (int32_t)i;
-    b->v->cells[b->v->rows[row].first + b->fill[row]++] = (cell){ start, end, 0, key, fn, b->elem, (uint8_t)b->kinds };
+  uint32_t n_elems = rsp_paths_n_elems(v->paths);
+  uint64_t below = e->parent != RSP_NO_ID && e->parent < n_elems ? v->top_key[e->parent] : 0;
+  return mix(below, e->kind == RSP_ELEM_RUN || e->kind == RSP_ELEM_SLEEP ? 0x100000000ull + e->task : e->kind);
+}
+
+/* ---- The layout: each element's rows and keys, once -------------------------------------------- */
+
+typedef struct measure {
+  uint64_t frames;              /* in all columns */
+  const rsp_model_frame *last;  /* the last column's frames */
+  uint32_t n_last;
+} measure;
+
+static void measure_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+{
+  (void)start, (void)end;
+  measure *ms = data;
+  ms->frames += n;
+  ms->last = frames;
+  ms->n_last = n;
+}
+
+/* The key of the innermost of FRAMES (N) on a frame of key BASE, remembered: the same stack on the same frame
+ * again (a process's runs and sleeps, thousands of times) is not hashed again. */
+enum { KEY_MEMO = 1024 };
+typedef struct key_memo {
+  uint64_t base, top;
+  const rsp_model_frame *frames;
+  uint32_t n;
+} key_memo;
+
+static uint64_t top_key(key_memo *memo, uint64_t base, const rsp_model_frame *frames, uint32_t n)
+{
+  key_memo *m = &memo[(base ^ ((uintptr_t)frames >> 4) * 0x9e3779b97f4a7c15ull) >> 54];
+  if (m->base == base && m->frames == frames && m->n == n && frames)
+    return m->top;
+  uint64_t key = base;
+  for (uint32_t k = 0; k < n; k++)
+    key = mix(key, (uint64_t)(uintptr_t)(frames[n - 1 - k].label ? frames[n - 1 - k].label : "?"));
+  *m = (key_memo){ base, key, frames, n };
+  return key;
+}
+
+/* ---- Cutting: a row's frames as they come, painted on the grid ----------------------------------- */
+
+typedef struct painter {
+  cell pend; /* the frame being extended */
+  bool have;
+  cell *out;
+  uint32_t n, cap;
+} painter;
+
+static void painter_emit(painter *p)
+{
+  if (p->n == p->cap) {
+    p->cap = p->cap ? p->cap * 2 : 16;
+    p->out = g_renew(cell, p->out, p->cap);
   }
-  b->top_key = key;
+  p->out[p->n++] = p->pend;
 }
 
-static void no_cells(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+/* The frame [QS, QE) (on the grid) into row P: an equal frame of the same colour adjacent to the one being extended
+ * extends it (a process frame stands for its element alone: never; frames of different colours are one only where
+ * the drawing sees them adjacent, purple), a frame inside it is not seen; else the one being extended is done. Frames come by start, mostly: one that starts earlier ends the one being extended (the row is sorted
+ * once cut). */
+static void paint(painter *p, uint64_t q, uint64_t qs, uint64_t qe, uint64_t key, const char *label, rsp_elem_id elem,
+                  unsigned kinds)
 {
-  (void)start, (void)end, (void)frames, (void)n, (void)data;
+  if (!q) { /* exact: every piece, as the drawing will see them */
+    p->pend = (cell){ qs, qe, key, label, elem, (uint8_t)kinds };
+    painter_emit(p);
+    return;
+  }
+  if (p->have && qs >= p->pend.start) {
+    if (key == p->pend.key && kinds == p->pend.kinds && qs <= p->pend.end && !(kinds & RSP_FRAME_PROCESS)) {
+      if (qe > p->pend.end)
+        p->pend.end = qe;
+      return;
+    }
+    if (qe <= p->pend.end)
+      return;
+  }
+  if (p->have)
+    painter_emit(p);
+  p->pend = (cell){ qs, qe, key, label, elem, (uint8_t)kinds };
+  p->have = true;
+}
+
+/* [START, END) on the grid of Q ns (0: none): each end to its nearest step, at least a step long. */
+static void on_grid(uint64_t start, uint64_t end, uint64_t q, uint64_t *qs, uint64_t *qe)
+{
+  if (end <= start)
+    end = start + 1;
+  if (!q) {
+    *qs = start;
+    *qe = end;
+    return;
+  }
+  *qs = (start + q / 2) / q * q;
+  *qe = (end + q / 2) / q * q;
+  if (*qe <= *qs)
+    *qe = *qs + q;
+}
+
+typedef struct cut {
+  rsp_flame_view *v;
+  painter *rows;
+  uint64_t q;
+  rsp_elem_id elem;
+  int32_t base_row;
+  uint64_t base_key;
+  const unsigned *kinds; /* rsp_layer_columns's answer, set before its first column */
+  GHashTable *stacks_seen; /* the whole's cut: the stacks whose labels are in frame_labels */
+  const rsp_model_frame *last_seen;
+} cut;
+
+static void cut_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+{
+  cut *c = data;
+  if (!n)
+    return;
+  if (c->stacks_seen && frames != c->last_seen) {
+    c->last_seen = frames;
+    if (g_hash_table_add(c->stacks_seen, (gpointer)frames))
+      for (uint32_t i = 0; i < n; i++)
+        g_hash_table_add(c->v->frame_labels, (gpointer)(frames[i].label ? frames[i].label : "?"));
+  }
+  uint64_t qs, qe;
+  on_grid(start, end, c->q, &qs, &qe);
+  painter *row = c->rows + c->base_row - 1; /* frame I's row: row - I */
+  /* the column inside what each of its rows already paints (the same column again, mostly): nothing to do */
+  uint32_t i = 0;
+  while (c->q && i < n && row[-(int32_t)i].have && qs >= row[-(int32_t)i].pend.start && qe <= row[-(int32_t)i].pend.end)
+    i++;
+  if (i == n)
+    return;
+  uint64_t key = c->base_key;
+  unsigned kinds = *c->kinds;
+  for (i = 0; i < n; i++) {
+    const char *fn = frames[n - 1 - i].label ? frames[n - 1 - i].label : "?";
+    key = mix(key, (uint64_t)(uintptr_t)fn);
+    paint(row - i, c->q, qs, qe, key, fn, c->elem, kinds);
+  }
 }
 
 static int cmp_cell(const void *a, const void *b)
@@ -171,18 +316,129 @@ static int cmp_cell(const void *a, const void *b)
   return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Gathering the kernel work parts drawn: a band per process, in the order met. */
-typedef struct kwork_gather {
-  rsp_flame_view *v;
-  GArray *pieces; /* kwork_piece */
-} kwork_gather;
+static void cell_set_clear(cell_set *s)
+{
+  g_free(s->cells);
+  g_free(s->max_ends);
+  g_free(s->rows);
+  *s = (cell_set){ 0 };
+}
 
+/* Cuts the frames of the elements and kernel work in IDS (N, by start mostly) into S, on a grid of Q ns, for the
+ * window [W0, W1). */
+static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint32_t n, uint64_t q, uint64_t w0,
+                    uint64_t w1, bool whole)
+{
+  cell_set_clear(s);
+  s->q = q;
+  s->w0 = w0;
+  s->w1 = w1;
+  painter *rows = g_new0(painter, v->n_rows + 1);
+  cut c = { .v = v, .rows = rows, .q = q, .stacks_seen = whole ? g_hash_table_new(g_direct_hash, g_direct_equal) : NULL };
+  for (uint32_t k = 0; k < n; k++) {
+    rsp_elem_id id = ids[k];
+    const rsp_path_elem *e = rsp_paths_elem(v->paths, id);
+    if (v->base_row[id] < 0)
+      continue;
+    uint64_t qs, qe;
+    on_grid(e->start, elem_end(e), q, &qs, &qe);
+    unsigned kinds = 0;
+    c.elem = id;
+    c.base_row = v->base_row[id];
+    c.base_key = base_key(v, e);
+    c.kinds = &kinds;
+    const char *label = e->kind == RSP_ELEM_DISK ? "disk" : e->kind == RSP_ELEM_NET ? "network" : v->task_label[e->task];
+    unsigned base_kinds = e->kind == RSP_ELEM_DISK ? RSP_FRAME_IO : e->kind == RSP_ELEM_NET ? RSP_FRAME_NET
+                                                                                             : RSP_FRAME_PROCESS;
+    /* a disk or network element has no process: the request itself, green (or teal) */
+    paint(&rows[c.base_row], q, qs, qe, c.base_key, label, id, base_kinds);
+    rsp_layer_columns(v->model, e, cut_column, &c, &kinds);
+  }
+  if (c.stacks_seen)
+    g_hash_table_destroy(c.stacks_seen);
+  for (guint k = 0; k < v->kwork_pieces->len; k++) {
+    const kwork_piece *pc = &g_array_index(v->kwork_pieces, kwork_piece, k);
+    if (pc->end <= w0 || pc->start >= w1)
+      continue;
+    const kwork_band *band = &g_array_index(v->kwork_bands, kwork_band, pc->band);
+    uint64_t key = mix(0x6b776f726bull, (uint64_t)(uint32_t)band->pid), qs, qe;
+    on_grid(pc->start, pc->end, q, &qs, &qe);
+    paint(&rows[band->row], q, qs, qe, key, band->label, RSP_NO_ID, RSP_FRAME_KWORK);
+    paint(&rows[band->row - 1], q, qs, qe, mix(key, (uint64_t)(uintptr_t)pc->doer), pc->doer, RSP_NO_ID,
+          RSP_FRAME_KWORK);
+  }
+  s->rows = g_new0(row_cells, v->n_rows + 1);
+  uint64_t total = 0;
+  for (int r = 0; r < v->n_rows; r++) {
+    if (rows[r].have)
+      painter_emit(&rows[r]);
+    s->rows[r].first = (uint32_t)total;
+    s->rows[r].n = rows[r].n;
+    total += rows[r].n;
+  }
+  g_assert(total < UINT32_MAX);
+  s->n_cells = (uint32_t)total;
+  s->cells = g_new(cell, total + 1);
+  s->max_ends = g_new(uint64_t, total + 1);
+  for (int r = 0; r < v->n_rows; r++) {
+    cell *cs = s->cells + s->rows[r].first;
+    uint32_t nr = rows[r].n;
+    if (nr)
+      memcpy(cs, rows[r].out, nr * sizeof(cell));
+    g_free(rows[r].out);
+    bool sorted = true;
+    for (uint32_t k = 1; k < nr && sorted; k++)
+      sorted = cs[k - 1].start <= cs[k].start;
+    if (!sorted)
+      qsort(cs, nr, sizeof(cell), cmp_cell);
+    uint64_t m = 0;
+    for (uint32_t k = 0; k < nr; k++) {
+      if (cs[k].end > m)
+        m = cs[k].end;
+      s->max_ends[s->rows[r].first + k] = m;
+    }
+  }
+  g_free(rows);
+}
+
+/* The elements that may overlap [T0, T1), by start mostly, into IDS (a new array; *N of them). */
+static rsp_elem_id *elems_around(const rsp_flame_view *v, uint64_t t0, uint64_t t1, uint32_t *n)
+{
+  uint32_t n_elems = rsp_paths_n_elems(v->paths);
+  /* an element not in long_elems lasts at most long_ns: it starts at t0 - long_ns or later */
+  uint64_t from = t0 > v->long_ns ? t0 - v->long_ns : 0;
+  uint32_t lo = 0, hi = n_elems;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (v->order_start[mid] < from)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  GArray *a = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
+  for (guint k = 0; k < v->long_elems->len; k++) {
+    rsp_elem_id id = g_array_index(v->long_elems, rsp_elem_id, k);
+    const rsp_path_elem *e = rsp_paths_elem(v->paths, id);
+    if (e->start < t1 && elem_end(e) > t0)
+      g_array_append_val(a, id);
+  }
+  for (uint32_t k = lo; k < n_elems && v->order_start[k] < t1; k++) {
+    const rsp_path_elem *e = rsp_paths_elem(v->paths, v->order[k]);
+    if (elem_end(e) > t0 && elem_end(e) - e->start <= v->long_ns)
+      g_array_append_val(a, v->order[k]);
+  }
+  *n = a->len;
+  return (rsp_elem_id *)(void *)g_array_free(a, FALSE);
+}
+
+/* ---- Building -------------------------------------------------------------------------------------- */
+
+/* Gathering the kernel work parts drawn: a band per process, in the order met. */
 static void gather_kwork(const rsp_kernel_work_part *part, void *data)
 {
-  kwork_gather *g = data;
+  rsp_flame_view *v = data;
   if (part->ns <= 0) /* all of it drawn on the paths already, or nothing in the recording's time */
     return;
-  rsp_flame_view *v = g->v;
   uint32_t b = 0;
   while (b < v->kwork_bands->len && g_array_index(v->kwork_bands, kwork_band, b).pid != part->pid)
     b++;
@@ -194,12 +450,27 @@ static void gather_kwork(const rsp_kernel_work_part *part, void *data)
     band.name = g_string_chunk_insert_const(v->labels, buf);
     g_snprintf(buf, sizeof buf, "kernel work for %s", comm);
     band.label = g_string_chunk_insert_const(v->labels, buf);
+    g_hash_table_add(v->frame_labels, (gpointer)band.label);
     g_array_append_val(v->kwork_bands, band);
   }
   g_array_index(v->kwork_bands, kwork_band, b).n_parts++;
   kwork_piece pc = { part->start, part->end > part->start ? part->end : part->start + 1, b,
                      g_string_chunk_insert_const(v->labels, part->doer) };
-  g_array_append_val(g->pieces, pc);
+  g_hash_table_add(v->frame_labels, (gpointer)pc.doer);
+  g_array_append_val(v->kwork_pieces, pc);
+}
+
+typedef struct by_start {
+  uint64_t start;
+  rsp_elem_id id;
+} by_start;
+
+static int cmp_by_start(const void *a, const void *b)
+{
+  const by_start *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
 }
 
 rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
@@ -209,19 +480,34 @@ rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
 
 rsp_flame_view *rsp_flame_view_new_kwork(const rsp_paths *paths, const rsp_kernel_work *kw)
 {
+  return rsp_flame_view_new_cut(paths, kw, EXACT_FRAMES);
+}
+
+rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_work *kw, uint64_t exact_frames)
+{
   rsp_flame_view *v = g_new0(rsp_flame_view, 1);
+  v->exact_frames = exact_frames;
   v->kwork_bands = g_array_new(FALSE, FALSE, sizeof(kwork_band));
+  v->kwork_pieces = g_array_new(FALSE, FALSE, sizeof(kwork_piece));
+  v->long_elems = g_array_new(FALSE, FALSE, sizeof(rsp_elem_id));
+  v->frame_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
   v->paths = paths;
   v->model = rsp_paths_model(paths);
   v->labels = g_string_chunk_new(4096);
   uint32_t n_paths = rsp_paths_n_paths(paths), n_elems = rsp_paths_n_elems(paths);
   v->path_label_row = g_new0(int, n_paths + 1);
   v->path_label_task = g_new0(rsp_task_id, n_paths + 1);
-  int32_t *base_row = g_new(int32_t, n_elems + 1), *top = g_new(int32_t, n_elems + 1);
+  v->base_row = g_new(int32_t, n_elems + 1);
+  v->height = g_new0(uint32_t, n_elems + 1);
+  v->top_key = g_new0(uint64_t, n_elems + 1);
+  v->task_label = g_new0(const char *, rsp_model_n_tasks(v->model) + 1);
+  int32_t *top = g_new(int32_t, n_elems + 1);
   for (uint32_t i = 0; i < n_elems; i++)
-    base_row[i] = top[i] = -1;
+    v->base_row[i] = top[i] = -1;
+  key_memo *memo = g_new0(key_memo, KEY_MEMO);
   /* heights: a layer stands on its parent's top; elements come in (depth, start) order */
   int row = 0;
+  uint64_t frames = 0;
   for (rsp_path_id p = 0; p < n_paths; p++) {
     const rsp_path *path = rsp_paths_path(paths, p);
     if (!path->n_elems)
@@ -231,9 +517,21 @@ rsp_flame_view *rsp_flame_view_new_kwork(const rsp_paths *paths, const rsp_kerne
       rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
       const rsp_path_elem *e = rsp_paths_elem(paths, id);
       unsigned kinds = 0;
-      uint32_t most = rsp_layer_columns(v->model, e, no_cells, NULL, &kinds);
+      measure ms = { 0 };
+      uint32_t most = rsp_layer_columns(v->model, e, measure_column, &ms, &kinds);
+      frames += ms.frames;
+      v->height[id] = most;
+      v->top_key[id] = top_key(memo, base_key(v, e), ms.last, ms.n_last);
+      if ((e->kind == RSP_ELEM_RUN || e->kind == RSP_ELEM_SLEEP) && e->task < rsp_model_n_tasks(v->model) &&
+          !v->task_label[e->task]) {
+        char buf[96];
+        v->task_label[e->task] = g_string_chunk_insert_const(v->labels, rsp_layer_base_label(v->model, e, buf, sizeof buf));
+        g_hash_table_add(v->frame_labels, (gpointer)v->task_label[e->task]);
+      } else if (e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET) {
+        g_hash_table_add(v->frame_labels, (gpointer)(e->kind == RSP_ELEM_DISK ? "disk" : "network"));
+      }
       int32_t bottom = e->parent != RSP_NO_ID && e->parent < n_elems && top[e->parent] >= 0 ? top[e->parent] : 0;
-      base_row[id] = bottom; /* from the band's bottom, for now */
+      v->base_row[id] = bottom; /* from the band's bottom, for now */
       if (e->depth == 0)
         v->path_label_task[p] = e->task;
       top[id] = bottom + 1 + (int32_t)most;
@@ -243,114 +541,62 @@ rsp_flame_view *rsp_flame_view_new_kwork(const rsp_paths *paths, const rsp_kerne
     int base = row + band - 1; /* the band's row 0 (its bottom) */
     for (uint32_t i = 0; i < path->n_elems; i++) {
       rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
-      base_row[id] = base - base_row[id];
+      v->base_row[id] = base - v->base_row[id];
     }
     v->path_label_row[p] = base;
     row += band + 1; /* a blank row between paths */
   }
+  g_free(top);
+  g_free(memo);
   /* the kernel work bands under the paths: the doers' row, then "kernel work for X" */
-  kwork_gather kg = { v, g_array_new(FALSE, FALSE, sizeof(kwork_piece)) };
   if (kw)
-    rsp_kernel_work_paths_parts(kw, paths, 0, 0, gather_kwork, &kg);
+    rsp_kernel_work_paths_parts(kw, paths, 0, 0, gather_kwork, v);
   for (guint b = 0; b < v->kwork_bands->len; b++) {
     g_array_index(v->kwork_bands, kwork_band, b).row = row + 1;
     row += 3;
   }
   v->n_rows = row;
-  g_free(top);
-  /* cells per row, then each row's slice of one array */
-  uint32_t *fill = g_new0(uint32_t, v->n_rows + 1);
-  for (rsp_path_id p = 0; p < n_paths; p++) {
-    const rsp_path *path = rsp_paths_path(paths, p);
-    for (uint32_t i = 0; i < path->n_elems; i++) {
-      rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
-      unsigned kinds = 0;
-      build b = { .v = v, .elem = id, .base_row = base_row[id], .fill = fill };
-      fill[b.base_row]++;
-      rsp_layer_columns(v->model, rsp_paths_elem(paths, id), count_cells, &b, &kinds);
-    }
+  /* the elements by start; the long ones apart (an element lasting more than 1/1024 of the recording) */
+  by_start *bs = g_new(by_start, n_elems + 1);
+  for (uint32_t i = 0; i < n_elems; i++)
+    bs[i] = (by_start){ rsp_paths_elem(paths, i)->start, i };
+  qsort(bs, n_elems, sizeof(by_start), cmp_by_start);
+  v->order = g_new(rsp_elem_id, n_elems + 1);
+  v->order_start = g_new(uint64_t, n_elems + 1);
+  for (uint32_t i = 0; i < n_elems; i++) {
+    v->order[i] = bs[i].id;
+    v->order_start[i] = bs[i].start;
   }
-  for (guint b = 0; b < v->kwork_bands->len; b++) {
-    const kwork_band *band = &g_array_index(v->kwork_bands, kwork_band, b);
-    fill[band->row] += band->n_parts;
-    fill[band->row - 1] += band->n_parts;
+  g_free(bs);
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint32_t i = 0; i < n_elems; i++) {
+    const rsp_path_elem *e = rsp_paths_elem(paths, v->order[i]);
+    lo = MIN(lo, e->start);
+    hi = MAX(hi, elem_end(e));
   }
-  v->rows = g_new0(row_cells, v->n_rows + 1);
-  uint32_t total = 0;
-  for (int r = 0; r < v->n_rows; r++) {
-    v->rows[r].first = total;
-    v->rows[r].n = fill[r];
-    total += fill[r];
-    fill[r] = 0;
+  for (guint k = 0; k < v->kwork_pieces->len; k++) {
+    lo = MIN(lo, g_array_index(v->kwork_pieces, kwork_piece, k).start);
+    hi = MAX(hi, g_array_index(v->kwork_pieces, kwork_piece, k).end);
   }
-  v->n_cells = total;
-  v->cells = g_new(cell, total + 1);
-  v->max_ends = g_new(uint64_t, total + 1);
-  uint64_t *top_key = g_new0(uint64_t, n_elems + 1);
-  for (rsp_path_id p = 0; p < n_paths; p++) {
-    const rsp_path *path = rsp_paths_path(paths, p);
-    for (uint32_t i = 0; i < path->n_elems; i++) {
-      rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
-      const rsp_path_elem *e = rsp_paths_elem(paths, id);
-      char buf[96];
-      const char *label = g_string_chunk_insert_const(v->labels, rsp_layer_base_label(v->model, e, buf, sizeof buf));
-      uint64_t below = e->parent != RSP_NO_ID && e->parent < n_elems ? top_key[e->parent] : 0;
-      build b = { .v = v, .elem = id, .base_row = base_row[id], .fill = fill };
-      b.base_key = mix(below, e->kind == RSP_ELEM_RUN || e->kind == RSP_ELEM_SLEEP ? 0x100000000ull + e->task
-                                                                                   : e->kind);
-      b.top_key = b.base_key;
-      uint64_t end = e->end > e->start ? e->end : e->start + 1;
-      unsigned kinds = 0;
-      cell *pc = &v->cells[v->rows[b.base_row].first + fill[b.base_row]++];
-      *pc = (cell){ e->start, end, 0, b.base_key, label, id, RSP_FRAME_PROCESS };
-      b.kinds = 0;
-      rsp_layer_columns(v->model, e, no_cells, NULL, &kinds);
-      b.kinds = kinds;
-      if (e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET)
-        pc->kinds = (uint8_t)kinds; /* no process: the request itself, green (or teal) */
-      rsp_layer_columns(v->model, e, add_cells, &b, &kinds);
-      top_key[id] = b.top_key;
-    }
+  uint64_t span = hi > lo ? hi - lo : 1;
+  v->long_ns = MAX(span / 1024, 1);
+  for (uint32_t i = 0; i < n_elems; i++) {
+    const rsp_path_elem *e = rsp_paths_elem(paths, v->order[i]);
+    if (elem_end(e) - e->start > v->long_ns)
+      g_array_append_val(v->long_elems, v->order[i]);
   }
-  g_free(top_key);
-  for (guint k = 0; k < kg.pieces->len; k++) {
-    const kwork_piece *pc = &g_array_index(kg.pieces, kwork_piece, k);
-    const kwork_band *band = &g_array_index(v->kwork_bands, kwork_band, pc->band);
-    uint64_t key = mix(0x6b776f726bull, (uint64_t)(uint32_t)band->pid);
-    int r = band->row;
-    v->cells[v->rows[r].first + fill[r]++] = (cell){ pc->start, pc->end, 0, key, band->label, RSP_NO_ID,
-                                                     RSP_FRAME_KWORK };
-    r = band->row - 1;
-    v->cells[v->rows[r].first + fill[r]++] = (cell){ pc->start, pc->end, 0, mix(key, (uint64_t)(uintptr_t)pc->doer),
-                                                     pc->doer, RSP_NO_ID, RSP_FRAME_KWORK };
-  }
-  g_array_free(kg.pieces, TRUE);
-  g_free(fill);
-  for (int r = 0; r < v->n_rows; r++) {
-    cell *c = v->cells + v->rows[r].first;
-    uint32_t n = v->rows[r].n;
-    bool sorted = true;
-    for (uint32_t k = 1; k < n && sorted; k++)
-      sorted = c[k - 1].start <= c[k].start;
-    if (!sorted)
-      qsort(c, n, sizeof(cell), cmp_cell);
-    uint64_t m = 0;
-    for (uint32_t k = 0; k < n; k++) {
-      if (c[k].end > m)
-        m = c[k].end;
-      c[k].max_end = v->max_ends[v->rows[r].first + k] = m;
-    }
-  }
+  /* the whole, exactly when it is small enough, else on a grid that the zoomed in views cut finer */
+  uint64_t q = frames <= exact_frames ? 0 : MAX(span / WHOLE_GRID, 1);
+  cut_set(v, &v->whole, v->order, n_elems, q, 0, UINT64_MAX, true);
   uint32_t n_runs = rsp_model_n_runs(v->model);
   v->run_row = g_new(int32_t, n_runs + 1);
   for (uint32_t i = 0; i < n_runs; i++)
     v->run_row[i] = -1;
   for (uint32_t i = 0; i < n_elems; i++) {
     const rsp_path_elem *e = rsp_paths_elem(paths, i);
-    if (e->kind == RSP_ELEM_RUN && e->id < n_runs && base_row[i] >= 0)
-      v->run_row[e->id] = base_row[i];
+    if (e->kind == RSP_ELEM_RUN && e->id < n_runs && v->base_row[i] >= 0)
+      v->run_row[e->id] = v->base_row[i];
   }
-  g_free(base_row);
   v->segments = g_array_new(false, false, sizeof(float) * 4);
   for (int k = 0; k < N_SHADES; k++)
     v->fills[k] = g_array_new(false, false, sizeof(float) * 3);
@@ -363,11 +609,18 @@ void rsp_flame_view_free(rsp_flame_view *v)
 {
   if (!v)
     return;
-  g_free(v->cells);
+  cell_set_clear(&v->whole);
+  cell_set_clear(&v->zoom);
   if (v->match_items)
     g_array_free(v->match_items, true);
-  g_free(v->max_ends);
-  g_free(v->rows);
+  g_free(v->base_row);
+  g_free(v->height);
+  g_free(v->top_key);
+  g_free(v->order);
+  g_free(v->order_start);
+  g_array_free(v->long_elems, true);
+  g_free(v->task_label);
+  g_hash_table_destroy(v->frame_labels);
   g_free(v->path_label_row);
   g_free(v->path_label_task);
   g_free(v->run_row);
@@ -375,6 +628,7 @@ void rsp_flame_view_free(rsp_flame_view *v)
   for (int k = 0; k < N_SHADES; k++)
     g_array_free(v->fills[k], true);
   g_array_free(v->kwork_bands, true);
+  g_array_free(v->kwork_pieces, true);
   g_array_free(v->texts, true);
   g_array_free(v->matches, true);
   g_string_chunk_free(v->labels);
@@ -396,11 +650,12 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *v, const char *text)
   g_array_set_size(v->match_items, 0);
   if (!v->search)
     return 0;
+  const cell_set *s = &v->whole; /* on its grid: pieces closer than a grid step are one */
   for (int r = 0; r < v->n_rows; r++) {
     flame_match cur = { 0, 0, -1 };
     const char *cur_label = NULL;
-    for (uint32_t i = v->rows[r].first; i < v->rows[r].first + v->rows[r].n; i++) {
-      const cell *c = &v->cells[i];
+    for (uint32_t i = s->rows[r].first; i < s->rows[r].first + s->rows[r].n; i++) {
+      const cell *c = &s->cells[i];
       if (!rsp_label_matches(c->label, v->search))
         continue;
       if (cur.row >= 0 && c->label == cur_label && c->start <= cur.end) { /* the same frame, going on */
@@ -416,12 +671,12 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *v, const char *text)
       g_array_append_val(v->match_items, cur);
   }
   g_array_sort(v->match_items, cmp_flame_match);
-  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
-  for (uint32_t i = 0; i < v->n_cells; i++)
-    if (rsp_label_matches(v->cells[i].label, v->search))
-      g_hash_table_add(seen, (gpointer)v->cells[i].label);
-  uint32_t n = g_hash_table_size(seen);
-  g_hash_table_destroy(seen);
+  uint32_t n = 0;
+  GHashTableIter it;
+  gpointer label;
+  g_hash_table_iter_init(&it, v->frame_labels);
+  while (g_hash_table_iter_next(&it, &label, NULL))
+    n += rsp_label_matches(label, v->search);
   return n;
 }
 
@@ -536,6 +791,31 @@ static void add_links(rsp_flame_view *v, const rsp_path_elem *e, const rsp_viewp
   }
 }
 
+/* The cells to draw VP with: the whole's when a pixel is at least two of its grid steps, else the zoomed in view's,
+ * cut again (on a grid of a quarter of a pixel, over the viewport and a viewport's width on each side) when a pixel
+ * of VP is less than two of its steps or VP leaves its window. */
+static const cell_set *cells_for(rsp_flame_view *v, const rsp_viewport *vp, const rsp_style *style)
+{
+  double plot = vp->width - style->label_width > 1 ? vp->width - style->label_width : 1;
+  uint64_t span = vp->t1 > vp->t0 ? vp->t1 - vp->t0 : 1;
+  double pixel = (double)span / plot;
+  if (pixel >= 2.0 * (double)v->whole.q) /* its ends within a quarter of a pixel */
+    return v->drawn = &v->whole;
+  cell_set *z = &v->zoom;
+  if (!z->cells || 2.0 * (double)z->q > pixel || vp->t0 < z->w0 || vp->t1 > z->w1) {
+    uint64_t w0 = vp->t0 > span ? vp->t0 - span : 0, w1 = vp->t1 + span, q = (uint64_t)(pixel / 4), frames = 0;
+    uint32_t n = 0;
+    rsp_elem_id *ids = elems_around(v, w0, w1, &n);
+    for (uint32_t k = 0; k < n; k++)
+      frames += v->height[ids[k]] + 1;
+    if (frames <= v->exact_frames / 2) /* few enough (a column an element, mostly): exactly */
+      q = 0;
+    cut_set(v, z, ids, n, q, w0, w1, false);
+    g_free(ids);
+  }
+  return v->drawn = z;
+}
+
 void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)
 {
   cairo_save(cr);
@@ -545,13 +825,14 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
   cairo_set_font_size(cr, style->font_size);
   int rh = style->row_height;
   g_array_set_size(v->segments, 0);
+  const cell_set *s = cells_for(v, vp, style);
   for (int r = 0; r < v->n_rows; r++) {
     int y = style->ruler_height + r * rh - vp->scroll_y;
-    if (y + rh <= style->ruler_height || y >= vp->height || !v->rows[r].n)
+    if (y + rh <= style->ruler_height || y >= vp->height || !s->rows[r].n)
       continue;
-    const cell *c = v->cells + v->rows[r].first;
-    const uint64_t *me = v->max_ends + v->rows[r].first;
-    uint32_t n = v->rows[r].n;
+    const cell *c = s->cells + s->rows[r].first;
+    const uint64_t *me = s->max_ends + s->rows[r].first;
+    uint32_t n = s->rows[r].n;
     bool pending = false; /* the frame being extended */
     uint64_t pend_key = 0;
     const char *pend_label = NULL;
@@ -669,6 +950,19 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
   cairo_restore(cr);
 }
 
+typedef struct find_frame {
+  uint64_t t;
+  uint32_t index; /* from the outermost */
+  const char *label;
+} find_frame;
+
+static void find_frame_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+{
+  find_frame *f = data;
+  if (f->t >= start && f->t < end && f->index < n)
+    f->label = frames[n - 1 - f->index].label ? frames[n - 1 - f->index].label : "?";
+}
+
 bool rsp_flame_view_frame_at(const rsp_flame_view *v, const rsp_viewport *vp, const rsp_style *style, double x,
                              double y, rsp_elem_id *elem, const char **label)
 {
@@ -681,11 +975,41 @@ bool rsp_flame_view_frame_at(const rsp_flame_view *v, const rsp_viewport *vp, co
   if (row < 0 || row >= v->n_rows)
     return false;
   uint64_t t = rsp_viewport_time(vp, style, x);
-  const cell *c = v->cells + v->rows[row].first;
-  uint32_t n = v->rows[row].n;
-  for (uint32_t i = first_reaching(v->max_ends + v->rows[row].first, 0, n, t); i < n && c[i].start <= t; i++)
-    if (c[i].end > t) {
-      *elem = c[i].elem;
+  /* the element whose layer has a frame there: its frames are exact, whatever the grid drawn */
+  uint32_t n = 0;
+  rsp_elem_id *ids = elems_around(v, t, t + 1, &n);
+  bool found = false;
+  for (uint32_t k = 0; k < n && !found; k++) {
+    rsp_elem_id id = ids[k];
+    const rsp_path_elem *e = rsp_paths_elem(v->paths, id);
+    int32_t base = v->base_row[id];
+    if (base < 0 || row > base || row < base - (int32_t)v->height[id] || t < e->start || t >= elem_end(e))
+      continue;
+    const char *l = NULL;
+    if (row == base) {
+      l = e->kind == RSP_ELEM_DISK ? "disk" : e->kind == RSP_ELEM_NET ? "network" : v->task_label[e->task];
+    } else {
+      find_frame f = { t, (uint32_t)(base - 1 - row), NULL };
+      unsigned kinds = 0;
+      rsp_layer_columns(v->model, e, find_frame_column, &f, &kinds);
+      l = f.label;
+    }
+    if (l) {
+      *elem = id;
+      if (label)
+        *label = l;
+      found = true;
+    }
+  }
+  g_free(ids);
+  if (found)
+    return true;
+  /* kernel work: its frames as drawn */
+  const cell_set *s = v->drawn ? v->drawn : &v->whole;
+  const cell *c = s->cells + s->rows[row].first;
+  uint32_t nc = s->rows[row].n;
+  for (uint32_t i = first_reaching(s->max_ends + s->rows[row].first, 0, nc, t); i < nc && c[i].start <= t; i++)
+    if (c[i].end > t && c[i].elem == RSP_NO_ID) {
       if (label)
         *label = c[i].label;
       return true;
@@ -702,6 +1026,11 @@ bool rsp_flame_view_hit(const rsp_flame_view *v, const rsp_viewport *vp, const r
 void rsp_flame_view_set_show_links(rsp_flame_view *v, bool show)
 {
   v->hide_links = !show;
+}
+
+uint32_t rsp_flame_view_n_cells(const rsp_flame_view *v)
+{
+  return v->whole.n_cells;
 }
 
 uint32_t rsp_flame_view_n_match_items(const rsp_flame_view *v)

@@ -14,6 +14,12 @@ const char *rsp_layer_base_label(const rsp_model *model, const rsp_path_elem *e,
 /* Whether LABEL contains the search text NEEDLE, ignoring case (NEEDLE already folded to lower case). */
 bool rsp_label_matches(const char *label, const char *needle);
 
+/* The flame view (rsp_flame_view_new_kwork) with paths of at most EXACT_FRAMES frames in all their columns cut
+ * exactly, else on a grid of 1/16384 of their span and cut again, finer, when zoomed in; and the cells its whole
+ * holds (the tests: what the grid draws against what the exact cut draws). */
+rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_work *kw, uint64_t exact_frames);
+uint32_t rsp_flame_view_n_cells(const rsp_flame_view *view);
+
 /* The histogram views' font size: STYLE's, else 10. */
 double rsp_histogram_font_size(const rsp_histogram_style *style);
 /* A histogram view's drawing begins: cairo_save, a white WIDTH x HEIGHT background, the sans-serif
