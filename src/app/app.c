@@ -246,7 +246,7 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
   w->vp.t0 = w->lo;
   w->vp.t1 = w->hi;
   rsp_running_view_set_focus_pid(view, w->options->focus_pid);
-  rsp_histogram_pane_set_model(w->histograms, model);
+  rsp_histogram_pane_set_model_pid(w->histograms, model, keep ? kept_pid : app_first_process(w));
   process_picker_model_changed(w);
   char **warnings = rsp_model_loss_warnings(model);
   if (warnings && warnings[0]) {
@@ -284,8 +284,11 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
     /* the story of the process of interest at once: --flame PID's flame view, else the recorded
      * command's consolidated view beside its explanation */
     int32_t pid = app_first_process(w);
-    if (pid >= 0 && app_open_process(w, pid) && w->options->flame_pid >= 0)
+    bool opened = pid >= 0 && app_open_process(w, pid);
+    if (opened && w->options->flame_pid >= 0)
       gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), "flame");
+    else if (!opened && pid >= 0 && rsp_histogram_pane_pid(w->histograms) == pid)
+      rsp_histogram_pane_set_pid(w->histograms, -1); /* every process's, as no process is open */
   }
   if (w->options->self_test && was_partial && !partial) {
     g_autofree char *what = g_strdup_printf("the first window (%" G_GUINT64_FORMAT " events) was drawn before "

@@ -648,11 +648,16 @@ GtkWidget *rsp_histogram_pane_widget(rsp_histogram_pane *p)
 
 void rsp_histogram_pane_set_model(rsp_histogram_pane *p, const rsp_model *model)
 {
+  rsp_histogram_pane_set_model_pid(p, model, -1);
+}
+
+void rsp_histogram_pane_set_model_pid(rsp_histogram_pane *p, const rsp_model *model, int32_t pid)
+{
   abandon_job(p);
   clear_selection(p);
   p->model = model;
   p->have_times = false;
-  p->pid = model && !p->first_done ? p->first_pid : -1;
+  p->pid = !model ? -1 : !p->first_done && p->first_pid >= 0 ? p->first_pid : pid;
   p->t0 = p->t1 = 0;
   rebuild(p);
 }

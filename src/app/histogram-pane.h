@@ -35,6 +35,9 @@ GtkWidget *rsp_histogram_pane_widget(rsp_histogram_pane *pane);
 /* The profiles of MODEL (NULL: none). Waits for the worker still building the previous model's,
  * so the caller may free that model afterwards. MODEL must outlive the pane or be unset first. */
 void rsp_histogram_pane_set_model(rsp_histogram_pane *pane, const rsp_model *model);
+/* The same, the profiles of process PID only (-1: all) unless the options chose one: the process the app opens
+ * next, whose profiles are then built once (not every process's first, beside the flame view's build). */
+void rsp_histogram_pane_set_model_pid(rsp_histogram_pane *pane, const rsp_model *model, int32_t pid);
 /* Filters: the profiles of process PID only (-1: every process), of the instances that begin in
  * [T0, T1) (both 0: the whole recording). Each rebuilds the profiles. */
 void rsp_histogram_pane_set_pid(rsp_histogram_pane *pane, int32_t pid);

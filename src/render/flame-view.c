@@ -84,7 +84,6 @@ struct rsp_flame_view {
   uint32_t *height;    /* per element: the most frames a column of it has */
   uint64_t *top_key;   /* per element: the key of its last column's innermost frame (its layers stand on it) */
   rsp_elem_id *order;  /* the elements by start */
-  uint64_t *order_start;
   uint64_t long_ns;    /* elements longer than this are in long_elems, not looked for through order */
   GArray *long_elems;  /* rsp_elem_id */
   const char **task_label; /* per model task: its process frames' label ("comm tid"), in labels */
@@ -410,7 +409,7 @@ static rsp_elem_id *elems_around(const rsp_flame_view *v, uint64_t t0, uint64_t 
   uint32_t lo = 0, hi = n_elems;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (v->order_start[mid] < from)
+    if (rsp_paths_elem(v->paths, v->order[mid])->start < from)
       lo = mid + 1;
     else
       hi = mid;
@@ -422,8 +421,10 @@ static rsp_elem_id *elems_around(const rsp_flame_view *v, uint64_t t0, uint64_t 
     if (e->start < t1 && elem_end(e) > t0)
       g_array_append_val(a, id);
   }
-  for (uint32_t k = lo; k < n_elems && v->order_start[k] < t1; k++) {
+  for (uint32_t k = lo; k < n_elems; k++) {
     const rsp_path_elem *e = rsp_paths_elem(v->paths, v->order[k]);
+    if (e->start >= t1)
+      break;
     if (elem_end(e) > t0 && elem_end(e) - e->start <= v->long_ns)
       g_array_append_val(a, v->order[k]);
   }
@@ -562,11 +563,8 @@ rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_
     bs[i] = (by_start){ rsp_paths_elem(paths, i)->start, i };
   qsort(bs, n_elems, sizeof(by_start), cmp_by_start);
   v->order = g_new(rsp_elem_id, n_elems + 1);
-  v->order_start = g_new(uint64_t, n_elems + 1);
-  for (uint32_t i = 0; i < n_elems; i++) {
+  for (uint32_t i = 0; i < n_elems; i++)
     v->order[i] = bs[i].id;
-    v->order_start[i] = bs[i].start;
-  }
   g_free(bs);
   uint64_t lo = UINT64_MAX, hi = 0;
   for (uint32_t i = 0; i < n_elems; i++) {
@@ -617,7 +615,6 @@ void rsp_flame_view_free(rsp_flame_view *v)
   g_free(v->height);
   g_free(v->top_key);
   g_free(v->order);
-  g_free(v->order_start);
   g_array_free(v->long_elems, true);
   g_free(v->task_label);
   g_hash_table_destroy(v->frame_labels);

@@ -96,6 +96,20 @@ static double draw_ms(rsp_running_view *view, const rsp_viewport *vp, int repeat
   return best;
 }
 
+/* This process's resident memory now, and at its peak so far (MB; 0 where /proc is not readable). */
+static void resident_mb(double *now, double *peak)
+{
+  *now = *peak = 0;
+  g_autofree char *status = NULL;
+  if (!g_file_get_contents("/proc/self/status", &status, NULL, NULL))
+    return;
+  const char *r = strstr(status, "VmRSS:"), *h = strstr(status, "VmHWM:");
+  if (r)
+    *now = g_ascii_strtod(r + 6, NULL) / 1024.0;
+  if (h)
+    *peak = g_ascii_strtod(h + 6, NULL) / 1024.0;
+}
+
 /* The histograms pane's work: every process's profiles (as the pane builds them in its worker),
  * then the largest profile's histogram and heat map drawn at 700 x 300. */
 static void bench_profiles(const rsp_model *model, rsp_running_view *view)
@@ -106,6 +120,9 @@ static void bench_profiles(const rsp_model *model, rsp_running_view *view)
   rsp_characteristic_times times;
   rsp_characteristic_times_measure(model, &times);
   double build = (double)(g_get_monotonic_time() - a) / 1000.0;
+  double rss, peak;
+  resident_mb(&rss, &peak);
+  printf("histograms' profiles built: resident memory %.0f MB, peak %.0f MB\n", rss, peak);
   if (!set || !rsp_profile_set_n(set)) {
     printf("histograms: no profiles (%.1f ms)\n", build);
     rsp_profile_set_free(set);
@@ -169,20 +186,6 @@ static void bench_profiles(const rsp_model *model, rsp_running_view *view)
   printf("running view 1600x900, full zoom-out, with the %u instances of the busiest profile's fullest bucket "
          "highlighted: %.2f ms (%.2f ms without)\n", n, with, without);
   rsp_profile_set_free(set);
-}
-
-/* This process's resident memory now, and at its peak so far (MB; 0 where /proc is not readable). */
-static void resident_mb(double *now, double *peak)
-{
-  *now = *peak = 0;
-  g_autofree char *status = NULL;
-  if (!g_file_get_contents("/proc/self/status", &status, NULL, NULL))
-    return;
-  const char *r = strstr(status, "VmRSS:"), *h = strstr(status, "VmHWM:");
-  if (r)
-    *now = g_ascii_strtod(r + 6, NULL) / 1024.0;
-  if (h)
-    *peak = g_ascii_strtod(h + 6, NULL) / 1024.0;
 }
 
 /* Times, on FILE: the model's build, the view's precomputation and its first paint (what a user
@@ -265,8 +268,18 @@ static int bench(const char *file)
       rsp_consolidated_view *cv = rsp_consolidated_view_new(paths);
       double build = (double)(g_get_monotonic_time() - a) / 1000.0;
       resident_mb(&rss3, &peak3);
+      /* and what the app builds beside them: the kernel work, the explanation (categories, story) */
+      rsp_kernel_work *kw = rsp_kernel_work_compute(model);
+      double rss4, peak4, rss5, peak5;
+      resident_mb(&rss4, &peak4);
+      rsp_categories cats;
+      rsp_categories_compute(paths, &cats);
+      rsp_explanation_free(rsp_explain(paths, &cats));
+      resident_mb(&rss5, &peak5);
+      rsp_kernel_work_free(kw);
       printf("resident memory (MB, now/peak): model %.0f/%.0f, + paths %.0f/%.0f, + flame view %.0f/%.0f, "
-             "+ consolidated view %.0f/%.0f\n", rss0, peak0, rss1, peak1, rss2, peak2, rss3, peak3);
+             "+ consolidated view %.0f/%.0f, + kernel work %.0f/%.0f, + explanation %.0f/%.0f\n", rss0, peak0, rss1,
+             peak1, rss2, peak2, rss3, peak3, rss4, peak4, rss5, peak5);
       vp.height = 900;
       vp.t0 = lo;
       vp.t1 = hi;
