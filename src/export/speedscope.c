@@ -23,9 +23,58 @@ typedef struct writer {
   GHashTable *frame_index; /* "name\x1ffile" -> frame number + 1 */
   GHashTable *frame_seen;  /* (name, file) pointers -> frame number + 1: no allocation for a frame seen before */
   GPtrArray *frame_names, *frame_files; /* by frame number; file NULL for a process, disk or network */
-  GArray *frame_refs;      /* uint32_t: the segments' stacks */
+  GArray *frame_refs;      /* uint32_t: the segments' stacks, each distinct one once */
+  GHashTable *stacks;      /* stack_key: the stacks in frame_refs */
   GHashTable *segments;    /* owner task -> GArray of segment */
+  bool more;               /* a profile was written: the next begins with a comma */
+  struct frames_memo *memo; /* FRAMES_MEMO */
 } writer;
+
+enum { FRAMES_MEMO = 256 };
+typedef struct frames_memo {
+  const rsp_model_frame *frames;
+  uint32_t n, cap;
+  uint32_t *ids; /* outermost first */
+} frames_memo;
+
+/* A stack in frame_refs, as a key: its frames compared through the writer (the array moves as it grows). */
+typedef struct stack_key {
+  const writer *w;
+  uint32_t first, n;
+  guint hash;
+} stack_key;
+
+static guint stack_key_hash(gconstpointer p)
+{
+  return ((const stack_key *)p)->hash;
+}
+
+static gboolean stack_key_equal(gconstpointer a, gconstpointer b)
+{
+  const stack_key *x = a, *y = b;
+  const uint32_t *refs = (const uint32_t *)(void *)x->w->frame_refs->data;
+  return x->n == y->n && x->hash == y->hash && !memcmp(refs + x->first, refs + y->first, x->n * sizeof(uint32_t));
+}
+
+/* The stack of the last N frames of frame_refs: an equal one's place (and those frames dropped), else theirs. */
+static uint32_t intern_stack(writer *w, uint32_t n)
+{
+  uint32_t first = w->frame_refs->len - n;
+  const uint32_t *refs = (const uint32_t *)(void *)w->frame_refs->data;
+  guint h = 2166136261u;
+  for (uint32_t i = 0; i < n; i++)
+    h = (h ^ refs[first + i]) * 16777619u;
+  stack_key k = { w, first, n, h };
+  stack_key *found = g_hash_table_lookup(w->stacks, &k);
+  if (found) {
+    g_array_set_size(w->frame_refs, first);
+    return found->first;
+  }
+  stack_key *nk = g_new(stack_key, 1);
+  *nk = k;
+  g_hash_table_add(w->stacks, nk);
+  return first;
+}
 
 static uint32_t frame_by_text(writer *w, const char *name, const char *file)
 {
@@ -63,12 +112,13 @@ static void add_segment(writer *w, rsp_task_id owner, uint64_t start, uint64_t e
     list = g_array_new(false, false, sizeof(segment));
     g_hash_table_insert(w->segments, GUINT_TO_POINTER(owner), list);
   }
-  segment s = { start, end, w->frame_refs->len, prefix->len };
+  segment s = { start, end, 0, prefix->len };
   g_array_append_vals(w->frame_refs, prefix->data, prefix->len);
   if (top != RSP_NO_ID) {
     g_array_append_val(w->frame_refs, top);
     s.n++;
   }
+  s.first = intern_stack(w, s.n);
   g_array_append_val(list, s);
 }
 
@@ -90,10 +140,19 @@ static void column(uint64_t start, uint64_t end, const rsp_model_frame *frames, 
   if (!rsp_export_clip(w->window, &start, &end))
     return; /* outside rsp-export --range */
   g_array_set_size(lw->stack, lw->base);
-  for (uint32_t i = n; i-- > 0;) {
-    uint32_t f = frame(w, frames[i].function ? frames[i].function : "?", frames[i].dso);
-    g_array_append_val(lw->stack, f);
+  /* the stack's frame numbers, remembered: the same stack again (thousands of times) is not looked up again */
+  frames_memo *mo = &w->memo[((uintptr_t)frames >> 4) % FRAMES_MEMO];
+  if (mo->frames != frames || mo->n != n || !frames) {
+    if (mo->cap < n) {
+      mo->ids = g_renew(uint32_t, mo->ids, n);
+      mo->cap = n;
+    }
+    mo->frames = frames;
+    mo->n = n;
+    for (uint32_t i = n, k = 0; i-- > 0; k++)
+      mo->ids[k] = frame(w, frames[i].function ? frames[i].function : "?", frames[i].dso);
   }
+  g_array_append_vals(lw->stack, mo->ids, n);
   uint64_t cursor = start;
   uint32_t nk = 0;
   const rsp_elem_id *kids = rsp_paths_children(w->paths, lw->id, &nk);
@@ -158,6 +217,45 @@ static void task_name(const rsp_model *m, rsp_task_id t, GString *s)
   g_string_append_c(s, ')');
 }
 
+/* The decimal digits of V at the end of a buffer whose end is END; returns their start. */
+static char *digits(char *end, uint64_t v)
+{
+  do {
+    *--end = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  return end;
+}
+
+/* One event, after a comma unless FIRST; returns false (no longer the first). Formatted by hand: a big recording's
+ * profiles are hundreds of millions of events, and printf's parsing of its format was most of their writing. */
+static bool event(FILE *out, bool first, char kind, uint32_t frame, uint64_t at)
+{
+  char buf[96], num[24];
+  char *p = buf;
+  if (!first)
+    *p++ = ',';
+  static const char head[] = "{\"type\":\"";
+  memcpy(p, head, sizeof head - 1);
+  p += sizeof head - 1;
+  *p++ = kind;
+  static const char mid[] = "\",\"frame\":";
+  memcpy(p, mid, sizeof mid - 1);
+  p += sizeof mid - 1;
+  char *d = digits(num + sizeof num, frame);
+  memcpy(p, d, (size_t)(num + sizeof num - d));
+  p += num + sizeof num - d;
+  static const char at_key[] = ",\"at\":";
+  memcpy(p, at_key, sizeof at_key - 1);
+  p += sizeof at_key - 1;
+  d = digits(num + sizeof num, at);
+  memcpy(p, d, (size_t)(num + sizeof num - d));
+  p += num + sizeof num - d;
+  *p++ = '}';
+  fwrite(buf, 1, (size_t)(p - buf), out);
+  return false;
+}
+
 /* OWNER's segments as opening and closing events: frames below the common part of two consecutive stacks stay
  * open, the rest close (innermost first) and the new ones open (outermost first); a gap closes everything. */
 static void write_evented(writer *w, rsp_task_id owner, GArray *list, uint64_t t0, uint64_t t1, FILE *out)
@@ -165,7 +263,8 @@ static void write_evented(writer *w, rsp_task_id owner, GArray *list, uint64_t t
   g_array_sort(list, by_start); /* stable enough: one task's layers do not overlap but by a clipped tolerance */
   GString *name = g_string_new(NULL);
   task_name(w->m, owner, name);
-  fputs(",\n{\"type\":\"evented\",\"name\":", out);
+  fputs(w->more ? ",\n{\"type\":\"evented\",\"name\":" : "{\"type\":\"evented\",\"name\":", out);
+  w->more = true;
   rsp_json_writer json = rsp_json_writer_file(out, 0);
   rsp_json_string(&json, name->str);
   for (guint i = 0; i < list->len; i++)
@@ -176,11 +275,7 @@ static void write_evented(writer *w, rsp_task_id owner, GArray *list, uint64_t t
   uint32_t n_open = 0;
   uint64_t last = 0;
   bool first = true;
-#define EVENT(kind, f, at)                                                                                       \
-  do {                                                                                                           \
-    fprintf(out, "%s{\"type\":\"%c\",\"frame\":%u,\"at\":%" PRIu64 "}", first ? "" : ",", kind, f, (at) > t0 ? (at) - t0 : 0); \
-    first = false;                                                                                               \
-  } while (0)
+#define EVENT(kind, f, at) first = event(out, first, kind, f, (at) > t0 ? (at) - t0 : 0)
   for (guint i = 0; i < list->len; i++) {
     segment *s = &g_array_index(list, segment, i);
     uint64_t start = MAX(s->start, last);
@@ -237,7 +332,8 @@ static void write_sampled(writer *w, int32_t pid, const GArray *samples_of_pid, 
   if (n) {
     GString *name = g_string_new(NULL);
     g_string_printf(name, "%s (pid %d): samples", comm && *comm ? comm : "?", pid);
-    fputs(",\n{\"type\":\"sampled\",\"name\":", out);
+    fputs(w->more ? ",\n{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":", out);
+    w->more = true;
     rsp_json_writer json = rsp_json_writer_file(out, 0);
     rsp_json_string(&json, name->str);
     fprintf(out, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[%s],\"weights\":[%s]}",
@@ -246,6 +342,20 @@ static void write_sampled(writer *w, int32_t pid, const GArray *samples_of_pid, 
   }
   g_string_free(samples, true);
   g_string_free(weights, true);
+}
+
+/* The frames sample S's line of write_sampled names, numbered in the same order. */
+static void sample_frames(writer *w, rsp_sample_id s)
+{
+  const rsp_model *m = w->m;
+  const rsp_sample *sm = rsp_model_sample(m, s);
+  frame(w, rsp_model_task(m, rsp_model_run(m, sm->run)->task)->comm, NULL);
+  uint32_t nf = 0;
+  const rsp_model_frame *f = sm->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, sm->stack, &nf);
+  if (!nf)
+    frame(w, "[no stack]", NULL);
+  for (uint32_t i = nf; i-- > 0;)
+    frame(w, f[i].function ? f[i].function : "?", f[i].dso);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -265,6 +375,8 @@ bool rsp_export_speedscope(const rsp_paths *paths, const rsp_export_window *wind
     .frame_names = g_ptr_array_new(),
     .frame_files = g_ptr_array_new(),
     .frame_refs = g_array_new(false, false, sizeof(uint32_t)),
+    .stacks = g_hash_table_new_full(stack_key_hash, stack_key_equal, g_free, NULL),
+    .memo = g_new0(frames_memo, FRAMES_MEMO),
     .segments = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref),
   };
   GArray *stack = g_array_new(false, false, sizeof(uint32_t));
@@ -278,27 +390,11 @@ bool rsp_export_speedscope(const rsp_paths *paths, const rsp_export_window *wind
   }
   g_array_free(stack, true);
 
-  /* Times from the recording's first event; the profiles written to a temporary string first since the shared
-   * frames come first in the file and the sampled profiles add to them. */
-  uint64_t t0 = rsp_model_time_first(w.m), t1 = MAX(rsp_model_time_last(w.m), t0);
-  char *body = NULL;
-  size_t body_len = 0;
-  FILE *b = open_memstream(&body, &body_len);
-  if (!b) {
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "speedscope: out of memory");
-    return false;
-  }
-  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) {
-    rsp_task_id t = rsp_paths_task(paths, i);
-    GArray *list = g_hash_table_lookup(w.segments, GUINT_TO_POINTER(t));
-    if (list)
-      write_evented(&w, t, list, t0, t1, b);
-  }
+  /* the samples by process, in one pass */
   GHashTable *pids = rsp_export_path_pids(paths);
   guint np = 0;
   gpointer *sorted = g_hash_table_get_keys_as_array(pids, &np);
   qsort(sorted, np, sizeof *sorted, cmp_pid);
-  /* the samples by process, in one pass */
   GHashTable *by_pid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
   for (rsp_sample_id s = 0; s < rsp_model_n_samples(w.m); s++) {
     int32_t pid = rsp_model_task(w.m, rsp_model_run(w.m, rsp_model_sample(w.m, s)->run)->task)->pid;
@@ -312,15 +408,12 @@ bool rsp_export_speedscope(const rsp_paths *paths, const rsp_export_window *wind
     }
     g_array_append_val(list, s);
   }
+  /* the shared frames come first in the file: the samples' too, numbered as the sampled profiles meet them */
   for (guint i = 0; i < np; i++) {
     GArray *list = g_hash_table_lookup(by_pid, sorted[i]);
-    if (list)
-      write_sampled(&w, GPOINTER_TO_INT(sorted[i]), list, b);
+    for (guint k = 0; list && k < list->len; k++)
+      sample_frames(&w, g_array_index(list, rsp_sample_id, k));
   }
-  g_hash_table_destroy(by_pid);
-  g_free(sorted);
-  g_hash_table_destroy(pids);
-  fclose(b);
 
   rsp_json_writer json = rsp_json_writer_file(out, 0);
   fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[", out);
@@ -335,9 +428,22 @@ bool rsp_export_speedscope(const rsp_paths *paths, const rsp_export_window *wind
     putc('}', out);
   }
   fputs("]},\n\"profiles\":[", out);
-  /* the body's profiles each begin with ",\n" */
-  if (body_len > 2)
-    fwrite(body + 2, 1, body_len - 2, out);
+  /* times from the recording's first event */
+  uint64_t t0 = rsp_model_time_first(w.m), t1 = MAX(rsp_model_time_last(w.m), t0);
+  for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) {
+    rsp_task_id t = rsp_paths_task(paths, i);
+    GArray *list = g_hash_table_lookup(w.segments, GUINT_TO_POINTER(t));
+    if (list)
+      write_evented(&w, t, list, t0, t1, out);
+  }
+  for (guint i = 0; i < np; i++) {
+    GArray *list = g_hash_table_lookup(by_pid, sorted[i]);
+    if (list)
+      write_sampled(&w, GPOINTER_TO_INT(sorted[i]), list, out);
+  }
+  g_hash_table_destroy(by_pid);
+  g_free(sorted);
+  g_hash_table_destroy(pids);
   fputs("],\n\"name\":", out);
   const rsp_task *poi = NULL; /* its main thread's latest generation names it */
   for (uint32_t i = 0; i < rsp_paths_n_tasks(paths); i++) {
@@ -351,12 +457,15 @@ bool rsp_export_speedscope(const rsp_paths *paths, const rsp_export_window *wind
   rsp_json_string(&json, title->str);
   fputs(",\"activeProfileIndex\":0,\"exporter\":\"rsp-export\"}\n", out);
   g_string_free(title, true);
-  free(body);
   g_hash_table_destroy(w.frame_index);
   g_hash_table_destroy(w.frame_seen);
   g_ptr_array_free(w.frame_names, true);
   g_ptr_array_free(w.frame_files, true);
   g_array_free(w.frame_refs, true);
+  g_hash_table_destroy(w.stacks);
+  for (uint32_t k = 0; k < FRAMES_MEMO; k++)
+    g_free(w.memo[k].ids);
+  g_free(w.memo);
   g_hash_table_destroy(w.segments);
   return !rsp_export_write_failed(out, "speedscope", error);
 }
