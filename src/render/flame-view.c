@@ -461,17 +461,70 @@ static void gather_kwork(const rsp_kernel_work_part *part, void *data)
   g_array_append_val(v->kwork_pieces, pc);
 }
 
-typedef struct by_start {
+/* The elements by start, into ORDER: each path's elements come by (depth, start), so each (path, depth) is a run
+ * already sorted; the runs are merged through a heap of their heads (ties by element id), with no copy of the
+ * elements' starts beside them (56 MB on deep3m sorted whole). */
+typedef struct run_head {
   uint64_t start;
   rsp_elem_id id;
-} by_start;
+  rsp_path_id path;
+  uint32_t next, end; /* the run's next element and end, indexes in its path */
+} run_head;
 
-static int cmp_by_start(const void *a, const void *b)
+static bool head_before(const run_head *x, const run_head *y)
 {
-  const by_start *x = a, *y = b;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
+  return x->start != y->start ? x->start < y->start : x->id < y->id;
+}
+
+static void sift_down(run_head *heap, uint32_t n, uint32_t i)
+{
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && head_before(&heap[l], &heap[m]))
+      m = l;
+    if (r < n && head_before(&heap[r], &heap[m]))
+      m = r;
+    if (m == i)
+      return;
+    run_head t = heap[i];
+    heap[i] = heap[m];
+    heap[m] = t;
+    i = m;
+  }
+}
+
+static void order_by_start(const rsp_paths *paths, rsp_elem_id *order)
+{
+  GArray *heads = g_array_new(FALSE, FALSE, sizeof(run_head));
+  for (rsp_path_id p = 0; p < rsp_paths_n_paths(paths); p++) {
+    const rsp_path *path = rsp_paths_path(paths, p);
+    for (uint32_t i = 0; i < path->n_elems;) {
+      uint16_t depth = rsp_paths_elem(paths, rsp_paths_path_elem(paths, p, i))->depth;
+      uint32_t j = i + 1;
+      while (j < path->n_elems && rsp_paths_elem(paths, rsp_paths_path_elem(paths, p, j))->depth == depth)
+        j++;
+      rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
+      run_head h = { rsp_paths_elem(paths, id)->start, id, p, i + 1, j };
+      g_array_append_val(heads, h);
+      i = j;
+    }
+  }
+  run_head *heap = (run_head *)(void *)heads->data;
+  uint32_t n = heads->len, k = 0;
+  for (uint32_t i = n / 2; i-- > 0;)
+    sift_down(heap, n, i);
+  while (n) {
+    order[k++] = heap[0].id;
+    if (heap[0].next < heap[0].end) {
+      heap[0].id = rsp_paths_path_elem(paths, heap[0].path, heap[0].next++);
+      heap[0].start = rsp_paths_elem(paths, heap[0].id)->start;
+    } else {
+      heap[0] = heap[--n];
+    }
+    sift_down(heap, n, 0);
+  }
+  g_array_free(heads, TRUE);
+  g_warn_if_fail(k == rsp_paths_n_elems(paths)); /* every element is on one path */
 }
 
 rsp_flame_view *rsp_flame_view_new(const rsp_paths *paths)
@@ -558,14 +611,8 @@ rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_
   }
   v->n_rows = row;
   /* the elements by start; the long ones apart (an element lasting more than 1/1024 of the recording) */
-  by_start *bs = g_new(by_start, n_elems + 1);
-  for (uint32_t i = 0; i < n_elems; i++)
-    bs[i] = (by_start){ rsp_paths_elem(paths, i)->start, i };
-  qsort(bs, n_elems, sizeof(by_start), cmp_by_start);
   v->order = g_new(rsp_elem_id, n_elems + 1);
-  for (uint32_t i = 0; i < n_elems; i++)
-    v->order[i] = bs[i].id;
-  g_free(bs);
+  order_by_start(paths, v->order);
   uint64_t lo = UINT64_MAX, hi = 0;
   for (uint32_t i = 0; i < n_elems; i++) {
     const rsp_path_elem *e = rsp_paths_elem(paths, v->order[i]);
