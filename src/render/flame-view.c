@@ -12,9 +12,13 @@
  * its doer ("softirq BLOCK", "kworker", "jbd2/loop0-8") above; what the paths already draw (the kworker that
  * woke X is on its path) is not drawn again (rsp_kernel_work_paths_parts).
  *
- * The frames are cut into cells once, each row's cells kept start-sorted with the running maximum
- * of ends, so a redraw finds a row's visible cells by binary search and touches only those;
- * cells narrower than a pixel inside a pixel already painted are skipped. */
+ * The frames are cut into cells, each row's cells kept start-sorted with the running maximum of ends, so a
+ * redraw finds a row's visible cells by binary search and touches only those; cells narrower than a pixel inside
+ * a pixel already painted are skipped. Paths of up to a million frames are cut exactly, once. Bigger ones (a
+ * recording with deep stacks on every scheduler event: 168M frames) are cut on a grid, what the drawing makes of
+ * them at a pixel of one grid step: the whole recording on a grid of 1/16384 of its span, and when zoomed in
+ * finer, the viewport's surroundings again on a grid of a quarter pixel (cut_set, cells_for). What is under the
+ * pointer is found from the elements themselves, exact whatever the grid. */
 #include "render/render-private.h"
 
 #include <math.h>
@@ -167,6 +171,15 @@ static uint64_t base_key(const rsp_flame_view *v, const rsp_path_elem *e)
   uint32_t n_elems = rsp_paths_n_elems(v->paths);
   uint64_t below = e->parent != RSP_NO_ID && e->parent < n_elems ? v->top_key[e->parent] : 0;
   return mix(below, e->kind == RSP_ELEM_RUN || e->kind == RSP_ELEM_SLEEP ? 0x100000000ull + e->task : e->kind);
+}
+
+/* E's process frame's label: "comm tid", or the request ("disk", "network"). */
+static const char *base_label(const rsp_flame_view *v, const rsp_path_elem *e)
+{
+  if (e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET)
+    return e->kind == RSP_ELEM_DISK ? "disk" : "network";
+  const char *l = e->task < rsp_model_n_tasks(v->model) ? v->task_label[e->task] : NULL;
+  return l ? l : "?";
 }
 
 /* ---- The layout: each element's rows and keys, once -------------------------------------------- */
@@ -346,7 +359,7 @@ static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint
     c.base_row = v->base_row[id];
     c.base_key = base_key(v, e);
     c.kinds = &kinds;
-    const char *label = e->kind == RSP_ELEM_DISK ? "disk" : e->kind == RSP_ELEM_NET ? "network" : v->task_label[e->task];
+    const char *label = base_label(v, e);
     unsigned base_kinds = e->kind == RSP_ELEM_DISK ? RSP_FRAME_IO : e->kind == RSP_ELEM_NET ? RSP_FRAME_NET
                                                                                              : RSP_FRAME_PROCESS;
     /* a disk or network element has no process: the request itself, green (or teal) */
@@ -1031,7 +1044,7 @@ bool rsp_flame_view_frame_at(const rsp_flame_view *v, const rsp_viewport *vp, co
       continue;
     const char *l = NULL;
     if (row == base) {
-      l = e->kind == RSP_ELEM_DISK ? "disk" : e->kind == RSP_ELEM_NET ? "network" : v->task_label[e->task];
+      l = base_label(v, e);
     } else {
       find_frame f = { t, (uint32_t)(base - 1 - row), NULL };
       unsigned kinds = 0;
