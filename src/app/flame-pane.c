@@ -24,6 +24,19 @@ void flame_pane_drop(win *w)
 }
 
 
+/* A zoomed-in window of the flame view cut by its worker: drawn on the main loop (the widget kept until then). */
+static gboolean redraw_flame(gpointer data)
+{
+  gtk_widget_queue_draw(data);
+  g_object_unref(data);
+  return G_SOURCE_REMOVE;
+}
+
+static void on_flame_cut(void *data)
+{
+  g_idle_add(redraw_flame, g_object_ref(data));
+}
+
 /* The flame view of process PID: its control paths, shown on the Flame page. */
 bool flame_pane_open(win *w, int32_t pid)
 {
@@ -40,6 +53,7 @@ bool flame_pane_open(win *w, int32_t pid)
   if (!w->kwork)
     w->kwork = rsp_kernel_work_compute(w->model);
   w->flame = rsp_flame_view_new_kwork(w->paths, w->kwork);
+  rsp_flame_view_set_ready_hook(w->flame, on_flame_cut, w->flame_area); /* zoomed in, the window stays responsive */
   rsp_flame_view_set_show_links(w->flame, gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w->links_check)));
   w->flame_scroll = -1;
   consolidated_pane_rebuild(w);

@@ -83,6 +83,9 @@ struct rsp_flame_view {
   cell_set zoom;   /* zoomed in finer than the whole's grid: the viewport's surroundings, cut when drawn */
   const cell_set *drawn; /* the last drawing's (the kernel work's frames under a pointer) */
   uint64_t exact_frames; /* the most frames cut exactly (EXACT_FRAMES) */
+  void (*ready)(void *data); /* rsp_flame_view_set_ready_hook: zoomed-in windows are cut in a worker */
+  void *ready_data;
+  struct cut_job *job;   /* the window being cut by the worker, or NULL */
   int n_rows;
   int32_t *base_row;   /* per element: the row of its process frame (rows above it have smaller indexes) */
   uint32_t *height;    /* per element: the most frames a column of it has */
@@ -339,7 +342,7 @@ static void cell_set_clear(cell_set *s)
 /* Cuts the frames of the elements and kernel work in IDS (N, by start mostly) into S, on a grid of Q ns, for the
  * window [W0, W1). */
 static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint32_t n, uint64_t q, uint64_t w0,
-                    uint64_t w1, bool whole)
+                    uint64_t w1, bool whole, const gint *cancel)
 {
   cell_set_clear(s);
   s->q = q;
@@ -348,6 +351,8 @@ static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint
   painter *rows = g_new0(painter, v->n_rows + 1);
   cut c = { .v = v, .rows = rows, .q = q, .stacks_seen = whole ? g_hash_table_new(g_direct_hash, g_direct_equal) : NULL };
   for (uint32_t k = 0; k < n; k++) {
+    if (cancel && !(k & 1023) && g_atomic_int_get(cancel))
+      break; /* cut for nothing: a newer window is wanted, or the view goes */
     rsp_elem_id id = ids[k];
     const rsp_path_elem *e = rsp_paths_elem(v->paths, id);
     if (v->base_row[id] < 0)
@@ -443,6 +448,49 @@ static rsp_elem_id *elems_around(const rsp_flame_view *v, uint64_t t0, uint64_t 
   }
   *n = a->len;
   return (rsp_elem_id *)(void *)g_array_free(a, FALSE);
+}
+
+/* A zoomed-in window cut in a worker: the elements IDS (N) on a grid of Q for [W0, W1), into OUT. */
+typedef struct cut_job {
+  rsp_flame_view *v;
+  GThread *thread;
+  rsp_elem_id *ids;
+  uint32_t n;
+  uint64_t q, w0, w1;
+  cell_set out;
+  gint cancel, done; /* atomic */
+} cut_job;
+
+static gpointer cut_in_worker(gpointer data)
+{
+  cut_job *j = data;
+  cut_set(j->v, &j->out, j->ids, j->n, j->q, j->w0, j->w1, false, &j->cancel);
+  g_atomic_int_set(&j->done, 1);
+  if (!g_atomic_int_get(&j->cancel))
+    j->v->ready(j->v->ready_data);
+  return NULL;
+}
+
+/* The worker's job taken back (cancelled first with CANCEL), its thread joined; NULL when there is none. */
+static cut_job *take_job(rsp_flame_view *v, bool cancel)
+{
+  cut_job *j = v->job;
+  if (!j)
+    return NULL;
+  if (cancel)
+    g_atomic_int_set(&j->cancel, 1);
+  g_thread_join(j->thread);
+  v->job = NULL;
+  return j;
+}
+
+static void job_free(cut_job *j)
+{
+  if (!j)
+    return;
+  cell_set_clear(&j->out);
+  g_free(j->ids);
+  g_free(j);
 }
 
 /* ---- Building -------------------------------------------------------------------------------------- */
@@ -645,7 +693,7 @@ rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_
   }
   /* the whole, exactly when it is small enough, else on a grid that the zoomed in views cut finer */
   uint64_t q = frames <= exact_frames ? 0 : MAX(span / WHOLE_GRID, 1);
-  cut_set(v, &v->whole, v->order, n_elems, q, 0, UINT64_MAX, true);
+  cut_set(v, &v->whole, v->order, n_elems, q, 0, UINT64_MAX, true, NULL);
   uint32_t n_runs = rsp_model_n_runs(v->model);
   v->run_row = g_new(int32_t, n_runs + 1);
   for (uint32_t i = 0; i < n_runs; i++)
@@ -667,6 +715,7 @@ void rsp_flame_view_free(rsp_flame_view *v)
 {
   if (!v)
     return;
+  job_free(take_job(v, true));
   cell_set_clear(&v->whole);
   cell_set_clear(&v->zoom);
   if (v->match_items)
@@ -848,9 +897,17 @@ static void add_links(rsp_flame_view *v, const rsp_path_elem *e, const rsp_viewp
   }
 }
 
+void rsp_flame_view_set_ready_hook(rsp_flame_view *v, void (*ready)(void *data), void *data)
+{
+  job_free(take_job(v, true));
+  v->ready = ready;
+  v->ready_data = data;
+}
+
 /* The cells to draw VP with: the whole's when a pixel is at least two of its grid steps, else the zoomed in view's,
  * cut again (on a grid of a quarter of a pixel, over the viewport and a viewport's width on each side) when a pixel
- * of VP is less than two of its steps or VP leaves its window. */
+ * of VP is less than two of its steps or VP leaves its window. With a ready hook the cut is the worker's, the
+ * whole's cells drawn meanwhile. */
 static const cell_set *cells_for(rsp_flame_view *v, const rsp_viewport *vp, const rsp_style *style)
 {
   double plot = vp->width - style->label_width > 1 ? vp->width - style->label_width : 1;
@@ -859,18 +916,37 @@ static const cell_set *cells_for(rsp_flame_view *v, const rsp_viewport *vp, cons
   if (pixel >= 2.0 * (double)v->whole.q) /* its ends within a quarter of a pixel */
     return v->drawn = &v->whole;
   cell_set *z = &v->zoom;
-  if (!z->cells || 2.0 * (double)z->q > pixel || vp->t0 < z->w0 || vp->t1 > z->w1) {
-    uint64_t w0 = vp->t0 > span ? vp->t0 - span : 0, w1 = vp->t1 + span, q = (uint64_t)(pixel / 4), frames = 0;
-    uint32_t n = 0;
-    rsp_elem_id *ids = elems_around(v, w0, w1, &n);
-    for (uint32_t k = 0; k < n; k++)
-      frames += v->height[ids[k]] + 1;
-    if (frames <= v->exact_frames / 2) /* few enough (a column an element, mostly): exactly */
-      q = 0;
-    cut_set(v, z, ids, n, q, w0, w1, false);
-    g_free(ids);
+  cut_job *j = v->job;
+  if (j && g_atomic_int_get(&j->done)) { /* the worker's window is ready */
+    take_job(v, false);
+    cell_set_clear(z);
+    *z = j->out;
+    j->out = (cell_set){ 0 };
+    job_free(j);
+    j = NULL;
   }
-  return v->drawn = z;
+  if (z->cells && 2.0 * (double)z->q <= pixel && vp->t0 >= z->w0 && vp->t1 <= z->w1)
+    return v->drawn = z;
+  if (j && 2.0 * (double)j->q <= pixel && vp->t0 >= j->w0 && vp->t1 <= j->w1)
+    return v->drawn = &v->whole; /* being cut */
+  uint64_t w0 = vp->t0 > span ? vp->t0 - span : 0, w1 = vp->t1 + span, q = (uint64_t)(pixel / 4), frames = 0;
+  uint32_t n = 0;
+  rsp_elem_id *ids = elems_around(v, w0, w1, &n);
+  for (uint32_t k = 0; k < n; k++)
+    frames += v->height[ids[k]] + 1;
+  if (frames <= v->exact_frames / 2) /* few enough (a column an element, mostly): exactly */
+    q = 0;
+  if (!v->ready) {
+    cut_set(v, z, ids, n, q, w0, w1, false, NULL);
+    g_free(ids);
+    return v->drawn = z;
+  }
+  job_free(take_job(v, true));
+  j = g_new0(cut_job, 1);
+  *j = (cut_job){ .v = v, .ids = ids, .n = n, .q = q, .w0 = w0, .w1 = w1 };
+  v->job = j;
+  j->thread = g_thread_new("rsp-flame-cut", cut_in_worker, j);
+  return v->drawn = &v->whole;
 }
 
 void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style)

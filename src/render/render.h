@@ -149,6 +149,11 @@ rsp_flame_view *rsp_flame_view_new_kwork(const rsp_paths *paths, const rsp_kerne
 void rsp_flame_view_free(rsp_flame_view *view);
 int rsp_flame_view_content_height(const rsp_flame_view *view, const rsp_style *style);
 void rsp_flame_view_draw(rsp_flame_view *view, cairo_t *cr, const rsp_viewport *vp, const rsp_style *style);
+/* Zoomed in on big paths, the drawing needs the viewport's surroundings cut again (up to a few tenths of a second
+ * for millions of elements). By default the draw does it; with READY set, a worker does, the draws meanwhile show
+ * the whole recording's cut (coarser), and READY (DATA) is called from the worker when the window is ready: queue
+ * a redraw from it (g_idle_add). Set before drawing; the view waits for its worker when freed. */
+void rsp_flame_view_set_ready_hook(rsp_flame_view *view, void (*ready)(void *data), void *data);
 /* The element under (X, Y), if any (not a frame of kernel work: no element). */
 bool rsp_flame_view_hit(const rsp_flame_view *view, const rsp_viewport *vp, const rsp_style *style, double x,
                         double y, rsp_elem_id *out);
