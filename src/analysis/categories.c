@@ -285,6 +285,85 @@ static rsp_sleep_id parent_poll_waited(const rsp_paths *p, const rsp_path_elem *
   return before;
 }
 
+/* A sleep's time cut at its children's ends, the stretch between two cuts given to the child that explains it best
+ * (pushed on the walk's stack), else the sleep's own: where the cutting is (K: the next cut; LO: the chain's children
+ * starting at or before it). */
+typedef struct stretches {
+  rsp_elem_id id;
+  const rsp_path_elem *e;
+  const rsp_sleep *s; /* the last merged one */
+  rsp_category own;
+  uint64_t ready, chain_start;
+  bool chain;
+  const uint64_t *cuts;
+  const rsp_elem_id *ops, *links;
+  uint32_t n_cuts, n_ops, n_links, k, lo;
+} stretches;
+
+/* Sleeps with more cuts than this are cut BIG_STRETCHES stretches at a time (resume_stretches). */
+enum { BIG_CUTS = 16384, BIG_STRETCHES = 4096 };
+
+/* Up to BUDGET stretches of ST from its K-th cut on. */
+static void attribute_stretches(const rsp_paths *p, stretches *st, uint32_t budget, rsp_categories *out, walk *todo)
+{
+  const rsp_path_elem *e = st->e;
+  const uint64_t *cuts = st->cuts;
+  const rsp_elem_id *ops = st->ops, *links = st->links;
+  uint32_t n_ops = st->n_ops, n_links = st->n_links, lo = st->lo, k = st->k;
+  for (; k + 1 < st->n_cuts && budget; k++) {
+    uint64_t x = cuts[k], y = cuts[k + 1];
+    if (y <= x)
+      continue;
+    budget--;
+    /* disk and network children first (few), then the chain (in start order, not overlapping) */
+    rsp_elem_id best = RSP_NO_ID;
+    int best_rank = 0;
+    for (uint32_t i = 0; i < n_ops; i++) {
+      const rsp_path_elem *c = rsp_paths_elem_fast(p, ops[i]);
+      if (c->start <= x && c->end >= y && rank(c->kind) > best_rank) {
+        best = ops[i];
+        best_rank = rank(c->kind);
+      }
+    }
+    if (best == RSP_NO_ID && n_links) {
+      /* the chain elements starting at or before x: the cuts come in order, so the count only grows (a walk
+       * beside them, not a search per cut: 398k children of one sleep on deep3m) */
+      while (lo < n_links && rsp_paths_elem_fast(p, links[lo])->start <= x)
+        lo++;
+      for (uint32_t j = lo; j-- > 0;) {
+        const rsp_path_elem *c = rsp_paths_elem_fast(p, links[j]);
+        if (c->end >= y) {
+          best = links[j];
+          break;
+        }
+        if (c->end <= x && j + 1 < lo)
+          break; /* earlier ones end earlier still */
+      }
+    }
+    if (best != RSP_NO_ID)
+      push(todo, best, x, y, out->work_->guessing);
+    else if (st->chain && y <= st->chain_start && e->n_merged <= 1)
+      add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running (merged polls: their own pieces) */
+    else
+      elem_own(p, st->id, e, st->s, st->own, st->ready, x, y, out);
+  }
+  st->k = k;
+  st->lo = lo;
+}
+
+
+/* The next BIG_STRETCHES of a big sleep's stretches: the sleep pushed back under the children they push (its rest
+ * comes once they are done), freed after its last. BIG is on the stack as a pending of id RSP_NO_ID. */
+static void resume_stretches(const rsp_paths *p, stretches *big, rsp_categories *out, walk *todo)
+{
+  if (big->k + 1 >= big->n_cuts) {
+    g_free(big);
+    return;
+  }
+  push(todo, RSP_NO_ID, (uint64_t)(uintptr_t)big, 0, out->work_->guessing);
+  attribute_stretches(p, big, BIG_STRETCHES, out, todo);
+}
+
 /* [A, B) of sleep element E: its own time now, its children's stretches pushed on TODO. */
 static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e, uint64_t a, uint64_t b,
                             rsp_categories *out, walk *todo)
@@ -352,43 +431,26 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   } else {
     sort_cuts(cuts, n_cuts);
   }
-  uint32_t lo = 0;
-  for (uint32_t k = 0; k + 1 < n_cuts; k++) {
-    uint64_t x = cuts[k], y = cuts[k + 1];
-    if (y <= x)
-      continue;
-    /* disk and network children first (few), then the chain (in start order, not overlapping) */
-    rsp_elem_id best = RSP_NO_ID;
-    int best_rank = 0;
-    for (uint32_t i = 0; i < n_ops; i++) {
-      const rsp_path_elem *c = rsp_paths_elem_fast(p, ops[i]);
-      if (c->start <= x && c->end >= y && rank(c->kind) > best_rank) {
-        best = ops[i];
-        best_rank = rank(c->kind);
-      }
-    }
-    if (best == RSP_NO_ID && n_links) {
-      /* the chain elements starting at or before x: the cuts come in order, so the count only grows (a walk
-       * beside them, not a search per cut: 398k children of one sleep on deep3m) */
-      while (lo < n_links && rsp_paths_elem_fast(p, links[lo])->start <= x)
-        lo++;
-      for (uint32_t j = lo; j-- > 0;) {
-        const rsp_path_elem *c = rsp_paths_elem_fast(p, links[j]);
-        if (c->end >= y) {
-          best = links[j];
-          break;
-        }
-        if (c->end <= x && j + 1 < lo)
-          break; /* earlier ones end earlier still */
-      }
-    }
-    if (best != RSP_NO_ID)
-      push(todo, best, x, y, out->work_->guessing);
-    else if (chain && y <= chain_start && e->n_merged <= 1)
-      add(out, RSP_CAT_SCHEDULER, x, y); /* the waker not yet running (merged polls: their own pieces) */
-    else
-      elem_own(p, id, e, s, own, ready, x, y, out);
+  stretches st = { .id = id, .e = e, .s = s, .own = own, .ready = ready, .chain = chain, .chain_start = chain_start,
+                   .cuts = cuts, .n_cuts = n_cuts, .ops = ops, .n_ops = n_ops, .links = links, .n_links = n_links };
+  if (n_cuts <= BIG_CUTS) {
+    attribute_stretches(p, &st, UINT32_MAX, out, todo);
+    return;
   }
+  /* thousands of stretches (a server's wait woken by as many requests): BIG_STRETCHES at a time, so that the stack
+   * holds that many children, not all of them (398k children of one sleep on deep3m: 20-70 MB in the walk's
+   * stacks, once per worker) */
+  stretches *big = g_malloc(sizeof *big + ((size_t)n_cuts * 8 + ((size_t)n_ops + n_links) * sizeof(rsp_elem_id)));
+  *big = st;
+  uint64_t *big_cuts = (uint64_t *)(void *)(big + 1);
+  rsp_elem_id *big_ops = (rsp_elem_id *)(void *)(big_cuts + n_cuts), *big_links = big_ops + n_ops;
+  memcpy(big_cuts, cuts, (size_t)n_cuts * 8);
+  memcpy(big_ops, ops, (size_t)n_ops * sizeof(rsp_elem_id));
+  memcpy(big_links, links, (size_t)n_links * sizeof(rsp_elem_id));
+  big->cuts = big_cuts;
+  big->ops = big_ops;
+  big->links = big_links;
+  resume_stretches(p, big, out, todo);
 }
 
 static void attribute_one(const rsp_paths *p, rsp_elem_id id, uint64_t lo, uint64_t hi, rsp_categories *out,
@@ -539,7 +601,10 @@ static gpointer attribute_roots(gpointer data)
   while (todo->n_todo || refill(sh)) {
     pending w = todo->todo[--todo->n_todo];
     sh->work.guessing = w.guessing;
-    attribute_one(sh->paths, w.id, w.lo, w.hi, &sh->out, todo);
+    if (w.id == RSP_NO_ID) /* the rest of a big sleep's stretches */
+      resume_stretches(sh->paths, (stretches *)(uintptr_t)w.lo, &sh->out, todo);
+    else
+      attribute_one(sh->paths, w.id, w.lo, w.hi, &sh->out, todo);
     if (sh->pool && todo->n_todo >= SHARE_FROM && __atomic_load_n(&sh->pool->waiting, __ATOMIC_RELAXED))
       give_half(sh);
   }
