@@ -6,7 +6,7 @@
 # write, beside a make -j2 of 120 small C files)
 # Prints per command: best wall time of 3 (perf once), peak RSS, and the ratios the issue sets as targets:
 #   rsp-summary --categories <= 2x rsp-dump --stats, and faster than perf sched timehist -s;
-#   peak RSS of rsp-summary <= 0.3x the file's size.
+#   peak RSS of rsp-summary and of rsp-view (opened under Xvfb, bench/view-memory.sh) <= 0.3x the file's size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -87,3 +87,14 @@ print(f'target: --categories faster than perf sched timehist -s: {cat[0]:.2f} s 
 print(f'target: peak RSS of --categories <= 0.3x the file: {cat[1] * 1024 / size:.2f}x  '
       f'{"met" if cat[1] * 1024 <= 0.3 * size else "NOT met"}')
 PY
+# rsp-view opened on it as a user opens it (bench/view-memory.sh; needs Xvfb)
+if command -v Xvfb > /dev/null && [ -x "$build/src/tools/rsp-view" ]; then
+  line=$(RSP_VIEW=$build/src/tools/rsp-view bash bench/view-memory.sh "$file" 180 | tail -1)
+  echo "rsp-view: $line"
+  ratio=$(echo "$line" | sed -n 's/.*(\([0-9.]*\)x the file).*/\1/p')
+  if [ -n "$ratio" ]; then
+    echo "target: peak RSS of rsp-view <= 0.3x the file: ${ratio}x  $(awk -v r="$ratio" 'BEGIN { print r <= 0.3 ? "met" : "NOT met" }')"
+  fi
+else
+  echo "rsp-view: not measured (needs Xvfb and $build/src/tools/rsp-view)"
+fi
