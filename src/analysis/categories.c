@@ -352,7 +352,6 @@ static void attribute_stretches(const rsp_paths *p, stretches *st, uint32_t budg
   st->lo = lo;
 }
 
-
 /* The next BIG_STRETCHES of a big sleep's stretches: the sleep pushed back under the children they push (its rest
  * comes once they are done), freed after its last. BIG is on the stack as a pending of id RSP_NO_ID. */
 static void resume_stretches(const rsp_paths *p, stretches *big, rsp_categories *out, walk *todo)

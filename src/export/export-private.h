@@ -22,3 +22,8 @@ uint64_t rsp_export_sample_period_ns(const rsp_model *model);
 /* Whether [*START, *END) (an instant when equal) meets WINDOW (rsp-export --range; NULL: everything does), and
  * if so clips it to the window. Every writer keeps only what meets the window. */
 bool rsp_export_clip(const rsp_export_window *window, uint64_t *start, uint64_t *end);
+
+/* The decimal digits of V written backwards from END (a buffer of RSP_U64_DIGITS bytes ends there); returns where
+ * they start. What rsp_json_u64 writes, without printf's parsing of a format (speedscope's millions of events). */
+enum { RSP_U64_DIGITS = 20 };
+char *rsp_u64_digits(char *end, uint64_t v);

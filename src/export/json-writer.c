@@ -1,7 +1,7 @@
 /* The one JSON writer: strings, numbers, and the commas between the members of an object or the elements of an
  * array, to a FILE or a GString. The exports (speedscope, Firefox) and the tools (rsp-summary, rsp-diff,
  * rsp-dump) write their JSON with it. */
-#include "export/export.h"
+#include "export/export-private.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -171,9 +171,20 @@ static void number(rsp_json_writer *w, const char *fmt, ...)
   put(w, buf, n < 0 ? 0 : MIN((size_t)n, sizeof buf - 1));
 }
 
+char *rsp_u64_digits(char *end, uint64_t v)
+{
+  do {
+    *--end = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  return end;
+}
+
 void rsp_json_u64(rsp_json_writer *w, uint64_t v)
 {
-  number(w, "%" PRIu64, v);
+  char buf[RSP_U64_DIGITS], *d = rsp_u64_digits(buf + sizeof buf, v);
+  value(w);
+  put(w, d, (size_t)(buf + sizeof buf - d));
 }
 
 void rsp_json_i64(rsp_json_writer *w, int64_t v)

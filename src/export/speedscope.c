@@ -217,21 +217,11 @@ static void task_name(const rsp_model *m, rsp_task_id t, GString *s)
   g_string_append_c(s, ')');
 }
 
-/* The decimal digits of V at the end of a buffer whose end is END; returns their start. */
-static char *digits(char *end, uint64_t v)
-{
-  do {
-    *--end = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  return end;
-}
-
 /* One event, after a comma unless FIRST; returns false (no longer the first). Formatted by hand: a big recording's
  * profiles are hundreds of millions of events, and printf's parsing of its format was most of their writing. */
 static bool event(FILE *out, bool first, char kind, uint32_t frame, uint64_t at)
 {
-  char buf[96], num[24];
+  char buf[96], num[RSP_U64_DIGITS];
   char *p = buf;
   if (!first)
     *p++ = ',';
@@ -242,13 +232,13 @@ static bool event(FILE *out, bool first, char kind, uint32_t frame, uint64_t at)
   static const char mid[] = "\",\"frame\":";
   memcpy(p, mid, sizeof mid - 1);
   p += sizeof mid - 1;
-  char *d = digits(num + sizeof num, frame);
+  char *d = rsp_u64_digits(num + sizeof num, frame);
   memcpy(p, d, (size_t)(num + sizeof num - d));
   p += num + sizeof num - d;
   static const char at_key[] = ",\"at\":";
   memcpy(p, at_key, sizeof at_key - 1);
   p += sizeof at_key - 1;
-  d = digits(num + sizeof num, at);
+  d = rsp_u64_digits(num + sizeof num, at);
   memcpy(p, d, (size_t)(num + sizeof num - d));
   p += num + sizeof num - d;
   *p++ = '}';
@@ -305,6 +295,28 @@ static void write_evented(writer *w, rsp_task_id owner, GArray *list, uint64_t t
   g_string_free(name, true);
 }
 
+/* The frame numbers of sample S's stack into IDS (emptied first): its thread's comm, then its functions outermost
+ * first ("[no stack]" when it has none). Numbered as met: the shared frames are numbered in a first pass, before
+ * write_sampled writes them. */
+static void sample_frames(writer *w, rsp_sample_id s, GArray *ids)
+{
+  const rsp_model *m = w->m;
+  const rsp_sample *sm = rsp_model_sample(m, s);
+  g_array_set_size(ids, 0);
+  uint32_t f = frame(w, rsp_model_task(m, rsp_model_run(m, sm->run)->task)->comm, NULL);
+  g_array_append_val(ids, f);
+  uint32_t nf = 0;
+  const rsp_model_frame *fr = sm->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, sm->stack, &nf);
+  if (!nf) {
+    f = frame(w, "[no stack]", NULL);
+    g_array_append_val(ids, f);
+  }
+  for (uint32_t i = nf; i-- > 0;) {
+    f = frame(w, fr[i].function ? fr[i].function : "?", fr[i].dso);
+    g_array_append_val(ids, f);
+  }
+}
+
 /* Process PID's samples (SAMPLES: their ids, in the model's order), each its thread's comm then its stack
  * outermost first. */
 static void write_sampled(writer *w, int32_t pid, const GArray *samples_of_pid, FILE *out)
@@ -313,18 +325,15 @@ static void write_sampled(writer *w, int32_t pid, const GArray *samples_of_pid, 
   GString *samples = g_string_new(NULL), *weights = g_string_new(NULL);
   const char *comm = NULL;
   uint64_t n = 0;
+  GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   for (guint k = 0; k < samples_of_pid->len; k++) {
-    const rsp_sample *sm = rsp_model_sample(m, g_array_index(samples_of_pid, rsp_sample_id, k));
-    const rsp_task *t = rsp_model_task(m, rsp_model_run(m, sm->run)->task);
+    rsp_sample_id sid = g_array_index(samples_of_pid, rsp_sample_id, k);
+    const rsp_task *t = rsp_model_task(m, rsp_model_run(m, rsp_model_sample(m, sid)->run)->task);
     if (!comm || t->pid == t->tid)
       comm = t->comm;
-    g_string_append_printf(samples, "%s[%u", n ? "," : "", frame(w, t->comm, NULL));
-    uint32_t nf = 0;
-    const rsp_model_frame *f = sm->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, sm->stack, &nf);
-    if (!nf)
-      g_string_append_printf(samples, ",%u", frame(w, "[no stack]", NULL));
-    for (uint32_t i = nf; i-- > 0;)
-      g_string_append_printf(samples, ",%u", frame(w, f[i].function ? f[i].function : "?", f[i].dso));
+    sample_frames(w, sid, ids);
+    for (guint i = 0; i < ids->len; i++)
+      g_string_append_printf(samples, "%s%u", i ? "," : n ? ",[" : "[", g_array_index(ids, uint32_t, i));
     g_string_append_c(samples, ']');
     g_string_append(weights, n ? ",1" : "1");
     n++;
@@ -342,20 +351,7 @@ static void write_sampled(writer *w, int32_t pid, const GArray *samples_of_pid, 
   }
   g_string_free(samples, true);
   g_string_free(weights, true);
-}
-
-/* The frames sample S's line of write_sampled names, numbered in the same order. */
-static void sample_frames(writer *w, rsp_sample_id s)
-{
-  const rsp_model *m = w->m;
-  const rsp_sample *sm = rsp_model_sample(m, s);
-  frame(w, rsp_model_task(m, rsp_model_run(m, sm->run)->task)->comm, NULL);
-  uint32_t nf = 0;
-  const rsp_model_frame *f = sm->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, sm->stack, &nf);
-  if (!nf)
-    frame(w, "[no stack]", NULL);
-  for (uint32_t i = nf; i-- > 0;)
-    frame(w, f[i].function ? f[i].function : "?", f[i].dso);
+  g_array_free(ids, true);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -409,11 +405,13 @@ bool rsp_export_speedscope(const rsp_paths *paths, const rsp_export_window *wind
     g_array_append_val(list, s);
   }
   /* the shared frames come first in the file: the samples' too, numbered as the sampled profiles meet them */
+  GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   for (guint i = 0; i < np; i++) {
     GArray *list = g_hash_table_lookup(by_pid, sorted[i]);
     for (guint k = 0; list && k < list->len; k++)
-      sample_frames(&w, g_array_index(list, rsp_sample_id, k));
+      sample_frames(&w, g_array_index(list, rsp_sample_id, k), ids);
   }
+  g_array_free(ids, true);
 
   rsp_json_writer json = rsp_json_writer_file(out, 0);
   fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[", out);

@@ -241,10 +241,11 @@ static void painter_emit(painter *p)
   p->out[p->n++] = p->pend;
 }
 
-/* The frame [QS, QE) (on the grid) into row P: an equal frame of the same colour adjacent to the one being extended
- * extends it (a process frame stands for its element alone: never; frames of different colours are one only where
- * the drawing sees them adjacent, purple), a frame inside it is not seen; else the one being extended is done. Frames come by start, mostly: one that starts earlier ends the one being extended (the row is sorted
- * once cut). */
+/* The frame [QS, QE) (on the grid of Q; 0: every piece kept) into row P: an equal frame of the same colour adjacent to
+ * the one being extended extends it (a process frame stands for its element alone: never; frames of different
+ * colours are one only where the drawing sees them adjacent, purple), a frame inside it is not seen; else the one
+ * being extended is done. Frames come by start, mostly: one that starts earlier ends the one being extended (the row
+ * is sorted once cut). */
 static void paint(painter *p, uint64_t q, uint64_t qs, uint64_t qe, uint64_t key, const char *label, rsp_elem_id elem,
                   unsigned kinds)
 {
@@ -364,12 +365,11 @@ static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint
     c.base_row = v->base_row[id];
     c.base_key = base_key(v, e);
     c.kinds = &kinds;
-    const char *label = base_label(v, e);
-    unsigned base_kinds = e->kind == RSP_ELEM_DISK ? RSP_FRAME_IO : e->kind == RSP_ELEM_NET ? RSP_FRAME_NET
-                                                                                             : RSP_FRAME_PROCESS;
-    /* a disk or network element has no process: the request itself, green (or teal) */
-    paint(&rows[c.base_row], q, qs, qe, c.base_key, label, id, base_kinds);
     rsp_layer_columns(v->model, e, cut_column, &c, &kinds);
+    /* its process frame, on a row of its own; a disk or network element has no process: the request itself,
+     * coloured as its kinds say (green, teal) */
+    bool request = e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET;
+    paint(&rows[c.base_row], q, qs, qe, c.base_key, base_label(v, e), id, request ? kinds : RSP_FRAME_PROCESS);
   }
   if (c.stacks_seen)
     g_hash_table_destroy(c.stacks_seen);
@@ -643,7 +643,7 @@ rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_
         v->task_label[e->task] = g_string_chunk_insert_const(v->labels, rsp_layer_base_label(v->model, e, buf, sizeof buf));
         g_hash_table_add(v->frame_labels, (gpointer)v->task_label[e->task]);
       } else if (e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET) {
-        g_hash_table_add(v->frame_labels, (gpointer)(e->kind == RSP_ELEM_DISK ? "disk" : "network"));
+        g_hash_table_add(v->frame_labels, (gpointer)base_label(v, e));
       }
       int32_t bottom = e->parent != RSP_NO_ID && e->parent < n_elems && top[e->parent] >= 0 ? top[e->parent] : 0;
       v->base_row[id] = bottom; /* from the band's bottom, for now */

@@ -53,21 +53,24 @@ static void count_frames(uint64_t start, uint64_t end, const rsp_model_frame *fr
   *(uint64_t *)data += n;
 }
 
-/* C at the end of ROW, or, EARLY, added to the last cell when it is the same frame within GAP after it (as the
- * drawing below merges them once sorted; done as they come, a big recording's rows hold their frames, not every
- * column's: 6.5 GB for deep3m's 168M. A frame of another layer of the row that comes later but sorts between
- * them is then drawn under the merged one, so paths of fewer frames are merged once sorted only.) */
+/* C added to L when it is the same frame within GAP after it: one frame, of everything it stands for. */
+static bool extend_cell(cell *l, const cell *c, uint64_t gap)
+{
+  if (l->key != c->key || c->start < l->start || c->start > l->end + gap)
+    return false;
+  l->end = MAX(l->end, c->end);
+  l->kinds |= c->kinds;
+  return true;
+}
+
+/* C at the end of ROW, or, EARLY, added to the last cell (extend_cell, as the drawing below merges them once sorted;
+ * done as they come, a big recording's rows hold their frames, not every column's: 6.5 GB for deep3m's 168M. A
+ * frame of another layer of the row that comes later but sorts between them is then drawn under the merged one, so
+ * paths of fewer frames are merged once sorted only.) */
 static void add_cell(GArray *row, const cell *c, uint64_t gap, bool early)
 {
-  if (early && row->len) {
-    cell *l = &g_array_index(row, cell, row->len - 1);
-    if (l->key == c->key && c->start >= l->start && c->start <= l->end + gap) {
-      l->end = MAX(l->end, c->end);
-      l->kinds |= c->kinds;
-      return;
-    }
-  }
-  g_array_append_val(row, *c);
+  if (!early || !row->len || !extend_cell(&g_array_index(row, cell, row->len - 1), c, gap))
+    g_array_append_val(row, *c);
 }
 
 static void add_cells(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
@@ -271,11 +274,8 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
     double painted = 0;
     for (guint k = 1; k < cells->len; k++) {
       const cell *c = &g_array_index(cells, cell, k);
-      if (c->key == cur.key && c->start <= cur.end + gap) {
-        cur.end = MAX(cur.end, c->end);
-        cur.kinds |= c->kinds;
+      if (extend_cell(&cur, c, gap)) /* (sorted: never before it) */
         continue;
-      }
       emit(out, &cur, t0, scale, TOP + (double)r * ROW_H, &painted, &n_frames);
       cur = *c;
     }
