@@ -1,14 +1,74 @@
-/* Merging the ftrace side stream (FILE.ftrace/, read by ftrace-source.c) into perf's events by timestamp: perf's
- * events are pulled ahead of their delivery into a lookahead, where an ftrace event looks for its twin (the same
- * tracepoint hit, which perf recorded too: dropped) among those close to it in time; the others are delivered
- * in time order between perf's. */
+/* Merging the ftrace side stream (FILE.ftrace/, read by ftrace-source.c) into perf's events by timestamp. Most of
+ * the capture's events are twins of perf's (the same tracepoint hit, which perf recorded too): those are dropped,
+ * the others are delivered in time order between perf's.
+ *
+ * The twins are found as perf's records are read, before they are ordered: a tracepoint sample of cpu C stamped T
+ * marks as its twin the first event of C's capture that has its key (the tracepoint, cpu and field values hashed)
+ * and a time from T - RSP_FTRACE_MATCH_AFTER_NS to T + RSP_FTRACE_MATCH_BEFORE_NS and is no other's twin. Each cpu's
+ * events of both streams come in time order (perf empties each cpu's ring buffer in order; ftrace has a file per
+ * cpu), so the twin is mostly the first one looked at. An event of the capture is delivered once perf's events
+ * ordered so far reach past its time by RSP_FTRACE_MATCH_AFTER_NS (or perf's end): none read later can be its twin.
+ * perf's events themselves go from the ordering buffer to the caller as they do without a capture. (Before, every
+ * perf event passed through a lookahead where the capture's events looked for their twins at delivery: that was
+ * 0.8 s of the reader thread's 2.0 s on deep3m.) */
 #include "reader/reader-private.h"
 
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-/* Buckets of the keyed entries' index (a power of two): the lookahead holds a few hundred entries. */
-#define RSP_LA_BUCKETS 4096u
+/* How far apart perf and ftrace may stamp the same tracepoint hit. Measured here: perf's copy is
+ * 0.4 to 30 us later (median 0.7 us) on a cold-cache grep; the margin covers a loaded machine. */
+#define RSP_FTRACE_MATCH_AFTER_NS 200000u
+#define RSP_FTRACE_MATCH_BEFORE_NS 5000u
+
+/* Every this many bytes of a cpu's capture delivered, the pages behind are given back. */
+#define RELEASE_STEP (8u << 20)
+
+enum { FT_OPEN, FT_TWIN, FT_OUTSIDE };
+
+/* An event of the capture read and not delivered yet. */
+typedef struct ft_entry {
+  uint64_t time;
+  uint64_t key;        /* 0: can be no twin (perf did not record its tracepoint) */
+  const uint8_t *data; /* in the capture's mapping */
+  uint64_t offset;
+  uint32_t size;
+  uint16_t type_id;
+  uint8_t state;       /* FT_OPEN; FT_TWIN: perf has it (dropped); FT_OUTSIDE: outside perf's recording */
+} ft_entry;
+
+/* A cpu's events read from the capture: a ring of CAP (a power of two) holding those numbered FIRST (the next to
+ * deliver) to END; those before SCAN can be no twin of a perf event read later. */
+typedef struct ft_queue {
+  ft_entry *ring;
+  size_t cap, first, end, scan;
+  unsigned index; /* the capture's cpu (rsp_ftrace_cpu_next) */
+  bool done;      /* the capture has no more of this cpu */
+  uint64_t next_release;
+} ft_queue;
+
+struct rsp_ftrace_merge {
+  ft_queue *queues;
+  unsigned n_queues;
+  int32_t *queue_of_cpu; /* by cpu number (N_CPU_SLOTS): its queue, or -1 */
+  int head;              /* the queue whose front is the oldest, -1: not known */
+  rsp_evsel **evsels_by_id; /* by tracepoint id (65536): perf's, or one made for ftrace; NULL: not looked up yet */
+  uint8_t *perf_has_id;  /* by tracepoint id: perf recorded that tracepoint (its events may have twins) */
+  GPtrArray *key_plans;  /* by evsel index: the fields tracepoint_key reads (key_plan_of) */
+  GByteArray *perf_twinnable; /* by perf evsel index: 1 its tracepoint may have twins in the capture, 2 not,
+                                 0 not looked at yet */
+  bool past_window;      /* the capture's events still to come are after the time window */
+  rsp_event scratch;     /* a perf sample decoded for its key when its fields cannot be found in place */
+  uint8_t *copy;         /* the payload handed out */
+  size_t copy_cap;
+};
+
+enum { N_CPU_SLOTS = 4096 };
+
+static ft_entry *q_at(const ft_queue *q, size_t i)
+{
+  return &q->ring[i & (q->cap - 1)];
+}
 
 void rsp_ftrace_merge_open(rsp_reader *r)
 {
@@ -33,12 +93,28 @@ void rsp_ftrace_merge_open(rsp_reader *r)
       g_clear_error(&e);
     } else {
       r->stats.ftrace_merged = true;
-      r->ftrace_evsels = g_new0(rsp_evsel *, 1u << 16);
-      r->perf_twinnable = g_byte_array_new();
-      r->la_cap = 1024;
-      r->lookahead = g_new(rsp_lookahead, r->la_cap);
-      r->la_keyed = g_new0(uint64_t, 2 * RSP_LA_BUCKETS);
-      r->key_plans = g_ptr_array_new_with_free_func(g_free);
+      rsp_ftrace_merge *m = g_new0(rsp_ftrace_merge, 1);
+      r->fmerge = m;
+      m->evsels_by_id = g_new0(rsp_evsel *, 1u << 16);
+      m->perf_has_id = g_new0(uint8_t, 1u << 16);
+      m->key_plans = g_ptr_array_new_with_free_func(g_free);
+      m->perf_twinnable = g_byte_array_new();
+      m->head = -1;
+      m->n_queues = rsp_ftrace_n_cpus(r->ftrace);
+      m->queues = g_new0(ft_queue, m->n_queues ? m->n_queues : 1);
+      m->queue_of_cpu = g_new(int32_t, N_CPU_SLOTS);
+      for (unsigned i = 0; i < N_CPU_SLOTS; i++)
+        m->queue_of_cpu[i] = -1;
+      for (unsigned i = 0; i < m->n_queues; i++) {
+        ft_queue *q = &m->queues[i];
+        q->cap = 1024;
+        q->ring = g_new(ft_entry, q->cap);
+        q->index = i;
+        q->next_release = RELEASE_STEP;
+        int cpu = rsp_ftrace_cpu_number(r->ftrace, i);
+        if (cpu >= 0 && cpu < N_CPU_SLOTS)
+          m->queue_of_cpu[cpu] = (int32_t)i;
+      }
     }
   }
   g_free(dir);
@@ -57,15 +133,16 @@ static bool names_tracepoint(const rsp_evsel *e, const struct tep_event *te)
   return strncmp(e->name, te->system, ls) == 0 && e->name[ls] == ':' && strcmp(e->name + ls + 1, te->name) == 0;
 }
 
-/* The evsel of an ftrace event: perf's own for the same tracepoint, or one made for it. Found once per id, then
+/* The evsel of an ftrace event: perf's own for the same tracepoint (noted in perf_has_id), or one made for it. Found once per id, then
  * read from a table indexed by the id (a hash table lookup, twice per ftrace event, was 77 M instructions on
  * deep3m). */
 static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
 {
-  rsp_evsel *hit = r->ftrace_evsels[id];
+  rsp_evsel *hit = r->fmerge->evsels_by_id[id];
   if (hit)
     return hit == NO_EVSEL ? NULL : hit;
   rsp_evsel *found = NULL;
+  bool perf_own = false;
   struct tep_event *te = tep_find_event(rsp_ftrace_tep(r->ftrace), id);
   if (te) {
     for (unsigned i = 0; i < r->evsels->len && !found; i++) {
@@ -73,6 +150,7 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
       if (names_tracepoint(e, te))
         found = e;
     }
+    perf_own = found != NULL;
     if (!found) {
       struct perf_event_attr attr = {.type = PERF_TYPE_TRACEPOINT, .config = id,
                                      .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
@@ -85,14 +163,11 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
       rsp_evsel_bind_tracepoint(found, rsp_ftrace_tep(r->ftrace), r->strings);
     }
   }
-  r->ftrace_evsels[id] = found ? found : NO_EVSEL;
+  r->fmerge->evsels_by_id[id] = found ? found : NO_EVSEL;
+  r->fmerge->perf_has_id[id] = perf_own;
   return found;
 }
 
-/* How far apart perf and ftrace may stamp the same tracepoint hit. Measured here: perf's copy is
- * 0.4 to 30 us later (median 0.7 us) on a cold-cache grep; the margin covers a loaded machine. */
-#define RSP_FTRACE_MATCH_AFTER_NS 200000u
-#define RSP_FTRACE_MATCH_BEFORE_NS 5000u
 
 /* What tracepoint_key reads of an evsel: its fields but the common ones, in format order, worked out once per evsel
  * (going through every field and skipping the common ones per event was a quarter of the key's instructions). */
@@ -109,9 +184,9 @@ typedef struct key_plan {
 
 static const key_plan *key_plan_of(rsp_reader *r, const rsp_evsel *e)
 {
-  if (e->index >= r->key_plans->len)
-    g_ptr_array_set_size(r->key_plans, (guint)e->index + 1);
-  key_plan *kp = g_ptr_array_index(r->key_plans, e->index);
+  if (e->index >= r->fmerge->key_plans->len)
+    g_ptr_array_set_size(r->fmerge->key_plans, (guint)e->index + 1);
+  key_plan *kp = g_ptr_array_index(r->fmerge->key_plans, e->index);
   if (kp && kp->evsel == e)
     return kp;
   g_free(kp);
@@ -124,7 +199,7 @@ static const key_plan *key_plan_of(rsp_reader *r, const rsp_evsel *e)
     kp->f[kp->n++] = (key_field){ fd->offset, fd->size, fd->kind != RSP_FIELD_STRING && fd->kind != RSP_FIELD_ARRAY,
                                   fd->kind == RSP_FIELD_STRING, fd->dynamic, fd->relative };
   }
-  g_ptr_array_index(r->key_plans, e->index) = kp;
+  g_ptr_array_index(r->fmerge->key_plans, e->index) = kp;
   return kp;
 }
 
@@ -205,15 +280,17 @@ static uint64_t tracepoint_key(rsp_reader *r, const rsp_evsel *e, int32_t cpu, c
   return h | 1; /* never 0: 0 marks events that cannot be twins */
 }
 
+
 /* Whether perf's events of evsel E may have a twin in the capture: its tracepoint is one of the capture's (by id or
  * by name, as ftrace_evsel finds perf's evsel of an ftrace event). Most are not (sched_switch, the socket
  * tracepoints): hashing their events for nothing was half of tracepoint_key's cost on deep3m. */
-bool rsp_ftrace_note_twinnable(rsp_reader *r, const rsp_evsel *e)
+static bool note_twinnable(rsp_reader *r, const rsp_evsel *e)
 {
-  if (e->index >= r->perf_twinnable->len) {
-    unsigned old = r->perf_twinnable->len;
-    g_byte_array_set_size(r->perf_twinnable, e->index + 1);
-    memset(r->perf_twinnable->data + old, 0, e->index + 1 - old);
+  GByteArray *tw = r->fmerge->perf_twinnable;
+  if (e->index >= tw->len) {
+    unsigned old = tw->len;
+    g_byte_array_set_size(tw, e->index + 1);
+    memset(tw->data + old, 0, e->index + 1 - old);
   }
   struct tep_handle *tep = rsp_ftrace_tep(r->ftrace);
   bool found = false;
@@ -221,259 +298,179 @@ bool rsp_ftrace_note_twinnable(rsp_reader *r, const rsp_evsel *e)
     const struct tep_event *te = tep_get_event(tep, i);
     found = (uint64_t)te->id == e->attr.config || names_tracepoint(e, te);
   }
-  r->perf_twinnable->data[e->index] = found ? 1 : 2;
+  tw->data[e->index] = found ? 1 : 2;
   return found;
 }
 
-/* Takes entry number AT, whose successor in its bucket is NEXT, off the front of its bucket of la_keyed, if it is
- * there: it is dropped from the lookahead, or can be no twin any more. */
-static void unchain_first(rsp_reader *r, uint64_t key, size_t at, uint64_t next)
+static bool twinnable(rsp_reader *r, const rsp_evsel *e)
 {
-  uint64_t *first = &r->la_keyed[key & (RSP_LA_BUCKETS - 1)];
-  if (*first != at + 1)
-    return;
-  *first = next;
-  if (!next)
-    first[RSP_LA_BUCKETS] = 0;
+  const GByteArray *tw = r->fmerge->perf_twinnable;
+  if (e->index < tw->len && tw->data[e->index])
+    return tw->data[e->index] == 1;
+  return note_twinnable(r, e);
 }
 
-static void lookahead_prune(rsp_reader *r, uint64_t horizon)
+/* Reads the next event of Q's cpu from the capture to the end of Q; false when there is none. */
+static bool q_read(rsp_reader *r, ft_queue *q)
 {
-  /* the horizon only moves forward: count on from where the last call stopped */
-  size_t drop = r->la_droppable;
-  while (drop < r->la_next) {
-    const rsp_lookahead *l = rsp_la_at(r, drop);
-    if (l->time + RSP_FTRACE_MATCH_AFTER_NS >= horizon)
-      break;
-    drop++;
-  }
-  r->la_droppable = drop;
-  /* dropped once they are half of it, not one by one: when the next ftrace event lies far ahead, the
-   * lookahead holds every perf event until then, and moving it per rsp_reader_delivered event was quadratic (7 s for a
-   * 180 MB recording whose perf side alone decodes in 0.25 s). A ring: the entries that stay are not moved
-   * (moving them was 186 M instructions of g_array_remove_range on deep3m) */
-  size_t n = drop - r->la_first;
-  if (n == 0 || n * 2 < r->la_end - r->la_first)
-    return;
-  for (size_t i = r->la_first; i < drop; i++) {
-    const rsp_lookahead *l = rsp_la_at(r, i);
-    if (l->key)
-      unchain_first(r, l->key, i, l->next_same);
-    if (!l->owned)
-      continue;
-    if (l->record != r->la_current)
-      g_free(l->record);
-    else
-      r->la_current_orphan = true; /* still handed out: freed when the next one is */
-  }
-  r->la_first = drop;
-  if (r->la_scan < drop)
-    r->la_scan = drop;
-}
-
-/* A new entry at the end of the lookahead, twice the room when it is full (the entries keep their numbers). Filled
- * in place: an entry built on the stack and copied in stalled on store forwarding (its byte-wide fields stored, then
- * loaded 16 bytes at a time: a third of lookahead_pull's time on deep3m). */
-static rsp_lookahead *lookahead_append(rsp_reader *r)
-{
-  if (r->la_end - r->la_first == r->la_cap) {
-    size_t cap = r->la_cap * 2;
-    rsp_lookahead *ring = g_new(rsp_lookahead, cap);
-    for (size_t k = r->la_first; k < r->la_end; k++)
-      ring[k & (cap - 1)] = *rsp_la_at(r, k);
-    g_free(r->lookahead);
-    r->lookahead = ring;
-    r->la_cap = cap;
-  }
-  return rsp_la_at(r, r->la_end++);
-}
-
-/* The decoded events of the lookahead's tracepoints are kept in a ring, in pull order (they are dropped from
- * the lookahead in that order): the slots from la_ring_tail (the oldest still in the lookahead) to la_ring_head. */
-static rsp_event *la_slot(const rsp_reader *r, uint64_t slot)
-{
-  return &r->la_ring[slot & (r->la_ring_cap - 1)];
-}
-
-static uint64_t la_slot_new(rsp_reader *r)
-{
-  if (r->la_ring_head - r->la_ring_tail < r->la_ring_cap)
-    return r->la_ring_head++; /* (the tail noted is at or before the true one) */
-  /* the oldest slot in use: that of the lookahead's first decoded entry */
-  r->la_ring_tail = r->la_ring_head;
-  for (size_t i = r->la_first; i < r->la_end; i++)
-    if (rsp_la_at(r, i)->decoded) {
-      r->la_ring_tail = rsp_la_at(r, i)->slot;
-      break;
-    }
-  /* over half full: twice the room (so that the look for the tail above comes at most once per half a ring),
-   * the slots kept in place */
-  if (r->la_ring_head - r->la_ring_tail >= r->la_ring_cap / 2) {
-    size_t cap = r->la_ring_cap ? r->la_ring_cap * 2 : 1024;
-    rsp_event *ring = g_new0(rsp_event, cap); /* zeroed: rsp_event.dirty */
-    for (uint64_t k = r->la_ring_tail; k < r->la_ring_head; k++)
-      ring[k & (cap - 1)] = *la_slot(r, k);
-    g_free(r->la_ring);
-    r->la_ring = ring;
-    r->la_ring_cap = cap;
-  }
-  return r->la_ring_head++;
-}
-
-/* Enters the last entry pulled, L, in the index of keys (when it has one), at the end of its bucket's chain. */
-static void index_key(rsp_reader *r, rsp_lookahead *l)
-{
-  if (!l->key)
-    return;
-  uint64_t *first = &r->la_keyed[l->key & (RSP_LA_BUCKETS - 1)], *last = first + RSP_LA_BUCKETS;
-  l->next_same = 0;
-  /* the chain's entries are dropped from its front (lookahead_prune): a last one still there has a place for the
-   * link, else the chain is empty */
-  if (*first)
-    rsp_la_at(r, *last - 1)->next_same = r->la_end;
-  else
-    *first = r->la_end; /* 1 + its number */
-  *last = r->la_end;
-}
-
-/* The lookahead's twin of an ftrace event of KEY at time T: the first entry from la_scan on, up to the first whose
- * time is past T's window, that is not matched yet and has KEY and a time in the window. Found through the index of
- * keys when the entries from la_scan on are in time order (the first past the window is then the first of a later
- * time), else by a scan. A scan was a third of the merge's instructions (17 entries per ftrace event on deep3m:
- * those of the other cpu and perf's untwinnable events between them). The chains run oldest first: the entries at a
- * chain's front that are matched or before la_scan can be no later event's twin (the ftrace events come in time
- * order) and are taken off it, so the twin is mostly the first one looked at (walking chains newest first, through
- * the same task's wakeups of the whole window, was a third of the merge's own time). */
-static rsp_lookahead *find_twin(rsp_reader *r, uint64_t key, uint64_t t)
-{
-  if (!key)
-    return NULL;
-  if (r->la_unsorted <= r->la_scan) {
-    for (uint64_t at = r->la_keyed[key & (RSP_LA_BUCKETS - 1)]; at;) {
-      rsp_lookahead *l = rsp_la_at(r, at - 1);
-      uint64_t next = l->next_same;
-      if (l->matched || at - 1 < r->la_scan) {
-        unchain_first(r, l->key, at - 1, next);
-      } else {
-        if (l->time > t + RSP_FTRACE_MATCH_AFTER_NS)
-          return NULL;
-        if (l->key == key && l->time + RSP_FTRACE_MATCH_BEFORE_NS >= t)
-          return l;
-      }
-      at = next;
-    }
-    return NULL;
-  }
-  for (size_t i = r->la_scan; i < r->la_end; i++) {
-    rsp_lookahead *l = rsp_la_at(r, i);
-    if (l->time + RSP_FTRACE_MATCH_BEFORE_NS < t)
-      continue;
-    if (l->time > t + RSP_FTRACE_MATCH_AFTER_NS)
-      break;
-    if (!l->matched && l->key == key)
-      return l;
-  }
-  return NULL;
-}
-
-/* Moves the next perf event out of the ordering buffer into the lookahead; false at the end. */
-static bool lookahead_pull(rsp_reader *r, GError **error)
-{
-  for (;;) {
-    const rsp_queued *q = rsp_oe_peek(&r->oe);
-    if (q) {
-      rsp_reader_prefetch_queued(r);
-      q = rsp_oe_pop(&r->oe);
-      const struct perf_event_header *h = (const struct perf_event_header *)q->record;
-      /* a record in the file's mapping stays there; one in the ordering buffer's chunks goes at the next pop */
-      bool lasting = rsp_source_lasting(&r->src, q->record);
-      rsp_lookahead *l = lookahead_append(r);
-      l->time = q->time;
-      l->key = 0;
-      l->matched = false;
-      l->owned = !lasting;
-      l->decoded = false;
-      l->evsel = q->evsel;
-      l->record = lasting ? q->record : g_memdup2(q->record, h->size);
-      l->offset = q->offset;
-      l->slot = 0;
-      l->next_same = 0;
-      if (l->time < r->la_latest)
-        r->la_unsorted = r->la_end - 1;
-      else
-        r->la_latest = l->time;
-      rsp_evsel *e = q->evsel < r->evsels->len ? g_ptr_array_index(r->evsels, q->evsel) : NULL;
-      if (h->type == PERF_RECORD_SAMPLE && e && e->attr.type == PERF_TYPE_TRACEPOINT && rsp_ftrace_twinnable(r, e)) {
-        int32_t cpu;
-        const uint8_t *raw;
-        uint32_t raw_size;
-        if (r->defer_decoding && lasting &&
-            rsp_sample_cpu_raw(l->record, h->size, &e->attr, &cpu, &raw, &raw_size)) {
-          /* its key from the payload found in place, and the decode left to the model's thread as for the other
-           * samples (rsp_reader_deliver): the reader's thread is the slower of the two (the model's waited for it
-           * 0.4-0.6 s of 2.0 on deep3m), and decoding here and copying the event out at delivery were a fifth of
-           * the merge's time */
-          if (raw)
-            l->key = tracepoint_key(r, e, cpu, raw, raw_size);
-          index_key(r, l);
-          return true;
-        }
-        /* decoded once, for its key and its delivery (where a record that does not decode is decoded again,
-         * for the error). A tracepoint the capture does not hold (sched_switch: half of them) has no twin and
-         * no key: it is decoded at its delivery, or on the model's thread (rsp_reader_defer_decoding). */
-        l->slot = la_slot_new(r);
-        rsp_event *tmp = la_slot(r, l->slot);
-        l->decoded = rsp_decode_record(l->record, h->size, e, q->offset, r->path, tmp, NULL);
-        if (l->decoded && tmp->raw)
-          l->key = tracepoint_key(r, e, tmp->cpu, tmp->raw, tmp->raw_size);
-        index_key(r, l);
-      }
-      return true;
-    }
-    if (r->immediate_next < r->immediates->len)
-      return false; /* let the caller hand those out first */
-    if (!r->input_done) {
-      if (rsp_reader_read_stream(r) == 0)
-        r->input_done = true;
-      continue;
-    }
-    if (!r->flushed_all) {
-      r->flushed_all = true;
-      rsp_oe_flush_all(&r->oe);
-      continue;
-    }
-    r->perf_exhausted = true;
+  rsp_ftrace_merge *m = r->fmerge;
+  rsp_ftrace_event fe;
+  if (q->done || !rsp_ftrace_cpu_next(r->ftrace, q->index, &fe)) {
+    q->done = true;
     return false;
   }
+  if (q->end - q->first == q->cap) { /* twice the room, the entries keeping their numbers */
+    size_t cap = q->cap * 2;
+    ft_entry *ring = g_new(ft_entry, cap);
+    for (size_t k = q->first; k < q->end; k++)
+      ring[k & (cap - 1)] = *q_at(q, k);
+    g_free(q->ring);
+    q->ring = ring;
+    q->cap = cap;
+  }
+  if (q->first == q->end)
+    m->head = -1; /* a front where there was none: it may be the oldest */
+  ft_entry *x = q_at(q, q->end++);
+  x->time = fe.time;
+  x->data = fe.data;
+  x->offset = fe.offset;
+  x->size = fe.size;
+  x->type_id = fe.type_id;
+  /* the capture runs a little longer than perf on both sides: only what falls inside perf's recording (its first and
+   * last sample) is kept */
+  uint64_t first = r->info.sample_time_first, last = r->info.sample_time_last;
+  x->state = fe.time < first || (last && fe.time > last) ? FT_OUTSIDE : FT_OPEN;
+  x->key = 0;
+  if (x->state == FT_OPEN && fe.size >= 8) {
+    rsp_evsel *e = ftrace_evsel(r, fe.type_id);
+    if (e && m->perf_has_id[fe.type_id])
+      x->key = tracepoint_key(r, e, fe.cpu, fe.data, fe.size);
+  }
+  return true;
 }
 
-static const rsp_event *deliver_ftrace(rsp_reader *r, const rsp_ftrace_event *fe, GError **error)
+void rsp_ftrace_merge_queued(rsp_reader *r, const rsp_evsel *e, const uint8_t *rec, size_t size, uint64_t time)
 {
-  rsp_evsel *e = ftrace_evsel(r, fe->type_id);
-  if (r->ftrace_copy_cap < fe->size) {
-    g_free(r->ftrace_copy);
-    r->ftrace_copy_cap = MAX(fe->size, 4096u);
-    r->ftrace_copy = g_malloc(r->ftrace_copy_cap);
+  rsp_ftrace_merge *m = r->fmerge;
+  if (!twinnable(r, e))
+    return;
+  int32_t cpu;
+  const uint8_t *raw;
+  uint32_t raw_size;
+  if (!rsp_sample_cpu_raw(rec, size, &e->attr, &cpu, &raw, &raw_size)) {
+    if (!rsp_decode_record(rec, size, e, 0, r->path, &m->scratch, NULL))
+      return;
+    cpu = m->scratch.cpu;
+    raw = m->scratch.raw;
+    raw_size = m->scratch.raw_size;
   }
-  memcpy(r->ftrace_copy, fe->data, fe->size);
+  if (!raw || cpu < 0 || cpu >= N_CPU_SLOTS || m->queue_of_cpu[cpu] < 0)
+    return;
+  uint64_t key = tracepoint_key(r, e, cpu, raw, raw_size);
+  ft_queue *q = &m->queues[m->queue_of_cpu[cpu]];
+  /* the cpu's capture read past the latest time a twin may have */
+  uint64_t until = time + RSP_FTRACE_MATCH_BEFORE_NS;
+  while (!q->done && (q->end == q->first || q_at(q, q->end - 1)->time <= until))
+    q_read(r, q);
+  /* the events ended before this one's window, or taken, can be no twin of a later one either */
+  while (q->scan < q->end) {
+    const ft_entry *x = q_at(q, q->scan);
+    if (x->state == FT_OPEN && x->time + RSP_FTRACE_MATCH_AFTER_NS >= time)
+      break;
+    q->scan++;
+  }
+  for (size_t i = q->scan; i < q->end; i++) {
+    ft_entry *x = q_at(q, i);
+    if (x->time > until)
+      break;
+    if (x->state == FT_OPEN && x->key == key && x->time + RSP_FTRACE_MATCH_AFTER_NS >= time &&
+        !rsp_window_outside(r, x->time)) {
+      x->state = FT_TWIN;
+      return;
+    }
+  }
+}
+
+/* Takes the front of queue QI off it. */
+static void q_pop(rsp_reader *r, unsigned qi)
+{
+  rsp_ftrace_merge *m = r->fmerge;
+  ft_queue *q = &m->queues[qi];
+  q->first++;
+  if (q->scan < q->first)
+    q->scan = q->first;
+  m->head = -1;
+  if (q->first < q->end && q_at(q, q->first)->offset >= q->next_release) {
+    rsp_ftrace_cpu_release(r->ftrace, q->index, q_at(q, q->first)->offset);
+    q->next_release = q_at(q, q->first)->offset + RELEASE_STEP;
+  }
+}
+
+/* The oldest event of the capture still to deliver (its queue in *QI), the twins and the events outside perf's
+ * recording before it dropped; NULL when none is left. */
+static ft_entry *ftrace_head(rsp_reader *r, unsigned *qi)
+{
+  rsp_ftrace_merge *m = r->fmerge;
+  for (;;) {
+    if (m->head < 0) {
+      ft_entry *best = NULL;
+      int at = -1;
+      for (unsigned i = 0; i < m->n_queues; i++) {
+        ft_queue *q = &m->queues[i];
+        if (q->first == q->end && !q_read(r, q))
+          continue;
+        ft_entry *x = q_at(q, q->first);
+        if (!best || x->time < best->time) {
+          best = x;
+          at = (int)i;
+        }
+      }
+      if (!best)
+        return NULL;
+      m->head = at;
+    }
+    ft_queue *q = &m->queues[m->head];
+    ft_entry *x = q_at(q, q->first);
+    if (x->state == FT_OPEN) {
+      *qi = (unsigned)m->head;
+      return x;
+    }
+    r->stats.ftrace_read++;
+    if (x->state == FT_TWIN)
+      r->stats.ftrace_duplicates++;
+    else
+      r->stats.ftrace_outside++;
+    q_pop(r, (unsigned)m->head);
+  }
+}
+
+static const rsp_event *deliver_ftrace(rsp_reader *r, unsigned qi, const ft_entry *x)
+{
+  rsp_ftrace_merge *m = r->fmerge;
+  rsp_evsel *e = ftrace_evsel(r, x->type_id);
+  if (m->copy_cap < x->size) {
+    g_free(m->copy);
+    m->copy_cap = MAX(x->size, 4096u);
+    m->copy = g_malloc(m->copy_cap);
+  }
+  memcpy(m->copy, x->data, x->size);
   rsp_event *ev = r->out;
   rsp_event_clear(ev);
   ev->type = PERF_RECORD_SAMPLE;
   ev->source = RSP_SOURCE_FTRACE;
   ev->evsel = e;
-  ev->offset = fe->offset;
+  ev->offset = x->offset;
   ev->present = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
-  ev->time = fe->time;
-  ev->cpu = fe->cpu;
+  ev->time = x->time;
+  ev->cpu = rsp_ftrace_cpu_number(r->ftrace, m->queues[qi].index);
   int32_t pid = -1;
-  if (fe->size >= 8)
-    memcpy(&pid, r->ftrace_copy + 4, 4); /* common_pid */
+  if (x->size >= 8)
+    memcpy(&pid, m->copy + 4, 4); /* common_pid */
   ev->pid = ev->tid = pid;
   ev->period = 1;
-  ev->raw = r->ftrace_copy;
-  ev->raw_size = fe->size;
-  if (!rsp_ftrace_pop(r->ftrace, error))
-    return NULL;
+  ev->raw = m->copy;
+  ev->raw_size = x->size;
+  q_pop(r, qi);
   if (e)
     e->n_samples++;
   r->stats.ftrace_read++;
@@ -482,129 +479,97 @@ static const rsp_event *deliver_ftrace(rsp_reader *r, const rsp_ftrace_event *fe
   return ev;
 }
 
-/* Merging: perf's events and the ftrace side stream by time, ftrace's twins of perf events dropped. */
+/* Reads on: the next record of the file, or (at its end) the ordering buffer flushed; false when both are done. */
+static bool read_on(rsp_reader *r)
+{
+  if (!r->input_done) {
+    if (rsp_reader_read_stream(r) == 0)
+      r->input_done = true;
+    return true;
+  }
+  if (!r->flushed_all) {
+    r->flushed_all = true;
+    rsp_oe_flush_all(&r->oe);
+    return true;
+  }
+  return false;
+}
+
+/* Whether every perf event up to time T has been read and ordered: one after it is ready to go, or all are. */
+static bool perf_covers(const rsp_reader *r, uint64_t t)
+{
+  const rsp_ordered_events *oe = &r->oe;
+  if (r->input_done && r->flushed_all)
+    return true;
+  return oe->head < oe->rn && oe->rq[oe->rn - 1].time > t;
+}
+
+/* Merging: perf's events and the capture's (but the twins) by time. */
 const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
 {
+  rsp_ftrace_merge *m = r->fmerge;
   for (;;) {
     if (r->immediate_next < r->immediates->len)
       return rsp_reader_deliver_immediate(r, error);
     rsp_reader_reset_immediates(r);
-    const rsp_ftrace_event *fe = rsp_ftrace_peek(r->ftrace);
-    bool have_fe = fe != NULL;
-    uint64_t fe_time = have_fe ? fe->time : 0; /* (fe is the capture's head: read before it is popped) */
-    /* the ftrace instance runs a little longer than perf on both sides: keep only what falls
-     * inside perf's recording (its first and last sample) */
-    uint64_t first = r->info.sample_time_first, last = r->info.sample_time_last;
-    if (have_fe && (fe_time < first || (last && fe_time > last) ||
-                    (r->perf_exhausted && !last && fe_time > r->oe.max_time))) {
-      r->stats.ftrace_read++;
-      r->stats.ftrace_outside++;
-      if (!rsp_ftrace_pop(r->ftrace, error))
-        return NULL;
+    unsigned qi = 0;
+    ft_entry *fe = m->past_window ? NULL : ftrace_head(r, &qi);
+    const rsp_queued *p = rsp_oe_peek(&r->oe);
+    bool perf_done = !p && r->input_done && r->flushed_all;
+    if (fe && perf_done && !r->info.sample_time_last && fe->time > r->oe.max_time) {
+      fe->state = FT_OUTSIDE; /* after perf's last event, when the header does not say when that was */
       continue;
     }
-    /* a time window: the ftrace events outside it go too (the capture is read through, not sought) */
-    if (have_fe && r->opts.window) {
-      while (!r->stats.window_resolved && !r->perf_exhausted && r->immediate_next >= r->immediates->len)
-        if (!lookahead_pull(r, error) && error && *error)
-          return NULL; /* the window's origin is the first perf timestamp */
-      if (r->ftrace_past_window || rsp_window_outside(r, fe_time)) {
-        if (r->ftrace_past_window || fe_time > r->stats.window_hi) {
-          r->ftrace_past_window = true;
-          have_fe = false;
+    /* a time window: the capture's events outside it go too (the capture is read through, not sought) */
+    if (fe && r->opts.window) {
+      if (!r->stats.window_resolved && !perf_done) {
+        read_on(r); /* the window's origin is the first perf timestamp */
+        continue;
+      }
+      if (rsp_window_outside(r, fe->time)) {
+        if (fe->time > r->stats.window_hi) {
+          m->past_window = true;
         } else {
           r->stats.ftrace_read++;
           r->stats.window_dropped++;
-          if (!rsp_ftrace_pop(r->ftrace, error))
-            return NULL;
-          continue;
+          q_pop(r, qi);
         }
-      }
-    }
-    /* pull perf events until the ftrace head's window is covered */
-    while (!r->perf_exhausted) {
-      size_t n = r->la_end;
-      if (n > r->la_next && (!have_fe || rsp_la_at(r, n - 1)->time > fe_time + RSP_FTRACE_MATCH_AFTER_NS))
-        break;
-      if (!lookahead_pull(r, error)) {
-        if (error && *error)
-          return NULL;
-        if (!r->perf_exhausted)
-          break; /* immediates arrived */
-      }
-    }
-    if (r->immediate_next < r->immediates->len)
-      continue;
-    /* a head already looked for with its window complete is no twin: while it waits for the perf events
-     * before it to be rsp_reader_delivered, searching again per delivery was quadratic */
-    bool checked = have_fe && r->fe_checked && r->fe_checked_path == fe->path && r->fe_checked_offset == fe->offset;
-    if (have_fe && !checked) {
-      rsp_evsel *fe_evsel = ftrace_evsel(r, fe->type_id);
-      uint64_t key = fe_evsel && fe->size >= 8 ? tracepoint_key(r, fe_evsel, fe->cpu, fe->data, fe->size) : 0;
-      /* from the first that may still match: the ftrace events come in time order, and perf's twins of the
-       * ones before this were looked for there (the ftrace side may run far ahead of perf's deliveries,
-       * over the twins it drops: from the start of the lookahead each time was quadratic) */
-      while (r->la_scan < r->la_end && rsp_la_at(r, r->la_scan)->time + RSP_FTRACE_MATCH_BEFORE_NS < fe_time)
-        r->la_scan++;
-      rsp_lookahead *twin = find_twin(r, key, fe_time);
-      if (twin) {
-        twin->matched = true;
-        r->stats.ftrace_read++;
-        r->stats.ftrace_duplicates++;
-        if (!rsp_ftrace_pop(r->ftrace, error))
-          return NULL;
         continue;
       }
-      size_t n = r->la_end;
-      if (r->perf_exhausted || (n > r->la_first && rsp_la_at(r, n - 1)->time > fe_time + RSP_FTRACE_MATCH_AFTER_NS)) {
-        r->fe_checked = true;
-        r->fe_checked_path = fe->path;
-        r->fe_checked_offset = fe->offset;
-      }
     }
-    rsp_lookahead *p = r->la_next < r->la_end ? rsp_la_at(r, r->la_next) : NULL;
-    const rsp_event *ev;
-    if (have_fe && (!p || fe_time < p->time)) {
-      ev = deliver_ftrace(r, fe, error);
-    } else if (p) {
-      r->la_next++;
-      if (r->la_current_orphan)
-        g_free(r->la_current);
-      r->la_current_orphan = false;
-      r->la_current = p->owned ? p->record : NULL;
-      if (p->decoded) {
-        rsp_event *out = r->out;
-        *out = *la_slot(r, p->slot);
-        ev = rsp_reader_delivered(r, out);
-      } else {
-        ev = rsp_reader_deliver(r, p->record, p->offset, p->evsel, error);
-      }
-    } else {
-      r->stats.ftrace_missed = rsp_ftrace_missed(r->ftrace);
-      return rsp_reader_end_of_stream(r, error);
+    /* perf's events read until none read later can be the twin of the capture's oldest */
+    if (fe && !perf_covers(r, fe->time + RSP_FTRACE_MATCH_AFTER_NS)) {
+      read_on(r);
+      continue;
     }
-    lookahead_prune(r, have_fe ? fe_time : UINT64_MAX);
-    return ev;
+    if (fe && (!p || fe->time < p->time))
+      return deliver_ftrace(r, qi, fe);
+    if (p) {
+      rsp_reader_prefetch_queued(r);
+      const rsp_queued *q = rsp_oe_pop(&r->oe);
+      return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);
+    }
+    if (read_on(r))
+      continue;
+    r->stats.ftrace_missed = rsp_ftrace_missed(r->ftrace);
+    return rsp_reader_end_of_stream(r, error);
   }
 }
 
 void rsp_ftrace_merge_close(rsp_reader *r)
 {
   rsp_ftrace_close(r->ftrace);
-  if (r->la_current_orphan)
-    g_free(r->la_current);
-  if (r->lookahead) {
-    for (size_t i = r->la_first; i < r->la_end; i++)
-      if (rsp_la_at(r, i)->owned)
-        g_free(rsp_la_at(r, i)->record);
-    g_free(r->lookahead);
-    g_free(r->la_ring);
-    g_free(r->la_keyed);
-  }
-  g_free(r->ftrace_evsels);
-  if (r->key_plans)
-    g_ptr_array_unref(r->key_plans);
-  if (r->perf_twinnable)
-    g_byte_array_unref(r->perf_twinnable);
-  g_free(r->ftrace_copy);
+  rsp_ftrace_merge *m = r->fmerge;
+  if (!m)
+    return;
+  for (unsigned i = 0; i < m->n_queues; i++)
+    g_free(m->queues[i].ring);
+  g_free(m->queues);
+  g_free(m->queue_of_cpu);
+  g_free(m->evsels_by_id);
+  g_free(m->perf_has_id);
+  g_ptr_array_unref(m->key_plans);
+  g_byte_array_unref(m->perf_twinnable);
+  g_free(m->copy);
+  g_free(m);
 }

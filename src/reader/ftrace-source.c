@@ -5,9 +5,14 @@
  * reader merges them by timestamp. This file only reads the side stream, in time order. */
 #include "reader/reader-private.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <traceevent/event-parse.h>
+#include <unistd.h>
 
 /* A ring-buffer page (the kernel's buffer_data_page, as header_page describes it on a 64-bit kernel): the time of
  * its first event, then a long whose low 27 bits are the bytes of events that follow (commit) and whose bits 31 and
@@ -28,10 +33,15 @@
 enum { TYPE_PADDING = 29, TYPE_TIME_EXTEND = 30, TYPE_TIME_STAMP = 31 };
 
 typedef struct ftrace_cpu {
-  FILE *f;
   char *path;
   int cpu;
-  uint8_t *page;
+  /* the file, mapped whole (the merge keeps events of it until their delivery, a round or two of perf's after they
+   * were read: their payloads stay where they are); the pages below RELEASED given back */
+  uint8_t *map;
+  uint64_t map_len;
+  uint64_t read_at;  /* the next page's offset */
+  uint64_t released;
+  uint8_t *page;     /* the loaded page, in the mapping */
   bool loaded;     /* a page is loaded and DATA is its current event */
   bool done;
   const uint8_t *data; /* the current event's payload */
@@ -116,9 +126,8 @@ void rsp_ftrace_close(rsp_ftrace *ft)
   if (!ft)
     return;
   for (unsigned i = 0; i < ft->n_cpus; i++) {
-    if (ft->cpus[i].f)
-      fclose(ft->cpus[i].f);
-    g_free(ft->cpus[i].page);
+    if (ft->cpus[i].map)
+      munmap(ft->cpus[i].map, (size_t)ft->cpus[i].map_len);
     g_free(ft->cpus[i].path);
   }
   g_free(ft->cpus);
@@ -204,22 +213,23 @@ static bool next_in_page(rsp_ftrace *ft, ftrace_cpu *c)
 }
 
 /* Loads pages until one holds an event; false at the end of this CPU's file. */
-static bool cpu_advance_page(rsp_ftrace *ft, ftrace_cpu *c, GError **error)
+static bool cpu_advance_page(rsp_ftrace *ft, ftrace_cpu *c)
 {
   for (;;) {
-    long pos = ftell(c->f);
-    size_t got = fread(c->page, 1, ft->page_size, c->f);
-    if (got == 0) {
+    uint64_t pos = c->read_at;
+    if (pos >= c->map_len) {
       c->done = true;
       return false;
     }
-    if (got < ft->page_size) {
+    if (c->map_len - pos < ft->page_size) {
       /* a capture cut mid-page (Ctrl-C): the partial page is dropped, counted as missed */
       ft->missed++;
       c->done = true;
       return false;
     }
-    c->page_offset = (uint64_t)pos;
+    c->page = c->map + pos;
+    c->read_at = pos + ft->page_size;
+    c->page_offset = pos;
     ft->pages++;
     c->ts = get8(c->page);
     uint64_t flags = get8(c->page + 8);
@@ -308,24 +318,39 @@ rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error)
     char name[32];
     g_snprintf(name, sizeof name, "cpu%d.raw", cpu);
     char *path = g_build_filename(dir, name, NULL);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      if (fd >= 0)
+        close(fd);
       g_free(path);
       continue;
     }
-    ftrace_cpu c = {.f = f, .path = path, .cpu = cpu};
-    c.page = g_malloc(ft->page_size);
+    ftrace_cpu c = {.path = path, .cpu = cpu};
+    if (st.st_size > 0) {
+      void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (m == MAP_FAILED) {
+        g_set_error(error, RSP_READER_ERROR, RSP_READER_ERROR_IO, "%s: cannot map the ftrace capture: %s", path,
+                    g_strerror(errno));
+        close(fd);
+        g_free(path);
+        g_array_unref(numbers);
+        g_array_unref(cpus);
+        rsp_ftrace_close(ft);
+        return NULL;
+      }
+      madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+      c.map = m;
+      c.map_len = (uint64_t)st.st_size;
+    }
+    close(fd);
     g_array_append_val(cpus, c);
   }
   g_array_unref(numbers);
   ft->n_cpus = cpus->len;
   ft->cpus = (ftrace_cpu *)g_array_free(cpus, FALSE);
-  for (unsigned i = 0; i < ft->n_cpus; i++) {
-    if (!cpu_advance_page(ft, &ft->cpus[i], error) && error && *error) {
-      rsp_ftrace_close(ft);
-      return NULL;
-    }
-  }
+  for (unsigned i = 0; i < ft->n_cpus; i++)
+    cpu_advance_page(ft, &ft->cpus[i]);
   return ft;
 }
 
@@ -341,12 +366,9 @@ static ftrace_cpu *oldest(rsp_ftrace *ft)
   return best;
 }
 
-static bool peek_oldest(rsp_ftrace *ft, rsp_ftrace_event *out)
+/* The current event of C, as an rsp_ftrace_event. */
+static void current_event(const ftrace_cpu *c, rsp_ftrace_event *out)
 {
-  ftrace_cpu *c = oldest(ft);
-  ft->head_cpu = c;
-  if (!c)
-    return false;
   out->time = c->ts;
   out->cpu = c->cpu;
   out->data = c->data;
@@ -357,6 +379,25 @@ static bool peek_oldest(rsp_ftrace *ft, rsp_ftrace_event *out)
   if (out->size >= 2)
     memcpy(&type, c->data, 2);
   out->type_id = type;
+}
+
+/* Moves C past its current event. */
+static void cpu_step(rsp_ftrace *ft, ftrace_cpu *c)
+{
+  ft->events++;
+  if (!next_in_page(ft, c)) {
+    c->loaded = false;
+    cpu_advance_page(ft, c);
+  }
+}
+
+static bool peek_oldest(rsp_ftrace *ft, rsp_ftrace_event *out)
+{
+  ftrace_cpu *c = oldest(ft);
+  ft->head_cpu = c;
+  if (!c)
+    return false;
+  current_event(c, out);
   return true;
 }
 
@@ -369,19 +410,38 @@ const rsp_ftrace_event *rsp_ftrace_peek(rsp_ftrace *ft)
   return ft->head_cpu ? &ft->head : NULL;
 }
 
-bool rsp_ftrace_pop(rsp_ftrace *ft, GError **error)
+void rsp_ftrace_pop(rsp_ftrace *ft)
 {
   ftrace_cpu *c = ft->head_known ? ft->head_cpu : oldest(ft);
   ft->head_known = false;
-  if (!c)
-    return true;
-  ft->events++;
-  if (!next_in_page(ft, c)) {
-    c->loaded = false;
-    if (!cpu_advance_page(ft, c, error) && error && *error)
-      return false;
-  }
+  if (c)
+    cpu_step(ft, c);
+}
+
+unsigned rsp_ftrace_n_cpus(const rsp_ftrace *ft) { return ft->n_cpus; }
+int rsp_ftrace_cpu_number(const rsp_ftrace *ft, unsigned i) { return ft->cpus[i].cpu; }
+
+bool rsp_ftrace_cpu_next(rsp_ftrace *ft, unsigned i, rsp_ftrace_event *out)
+{
+  ftrace_cpu *c = &ft->cpus[i];
+  ft->head_known = false;
+  if (!c->loaded)
+    return false;
+  current_event(c, out);
+  cpu_step(ft, c);
   return true;
+}
+
+void rsp_ftrace_cpu_release(rsp_ftrace *ft, unsigned i, uint64_t below)
+{
+  ftrace_cpu *c = &ft->cpus[i];
+  uint64_t upto = below & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
+  if (upto > c->page_offset)
+    upto = c->page_offset & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1); /* (the loaded page stays) */
+  if (upto <= c->released)
+    return;
+  madvise(c->map + c->released, (size_t)(upto - c->released), MADV_DONTNEED);
+  c->released = upto;
 }
 
 struct tep_handle *rsp_ftrace_tep(rsp_ftrace *ft) { return ft->tep; }
@@ -396,7 +456,6 @@ rsp_ftrace_tally *rsp_ftrace_tally_dir(const char *dir, uint64_t from, uint64_t 
   t->events = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   t->cpus = ft->n_cpus;
   GHashTable *last = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-  bool ok = true;
   for (const rsp_ftrace_event *head; (head = rsp_ftrace_peek(ft));) {
     rsp_ftrace_event ev = *head;
     if (!t->total)
@@ -426,19 +485,12 @@ rsp_ftrace_tally *rsp_ftrace_tally_dir(const char *dir, uint64_t from, uint64_t 
       }
       (*n)++;
     }
-    if (!rsp_ftrace_pop(ft, error)) {
-      ok = false;
-      break;
-    }
+    rsp_ftrace_pop(ft);
   }
   t->pages = ft->pages;
   t->missed = ft->missed;
   g_hash_table_unref(last);
   rsp_ftrace_close(ft);
-  if (!ok) {
-    rsp_ftrace_tally_free(t);
-    return NULL;
-  }
   return t;
 }
 

@@ -227,24 +227,19 @@ rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error);
 void rsp_ftrace_close(rsp_ftrace *ft);
 /* The oldest event not yet popped, across CPUs (valid until the next peek); NULL when none is left. */
 const rsp_ftrace_event *rsp_ftrace_peek(rsp_ftrace *ft);
-bool rsp_ftrace_pop(rsp_ftrace *ft, GError **error);
+void rsp_ftrace_pop(rsp_ftrace *ft);
+/* The capture's CPUs one at a time: their number, and the next event of the I-th (false when it has no more). An
+ * event's DATA stays valid until the pages under it are released (rsp_ftrace_cpu_release) or the capture closed. */
+unsigned rsp_ftrace_n_cpus(const rsp_ftrace *ft);
+int rsp_ftrace_cpu_number(const rsp_ftrace *ft, unsigned i);
+bool rsp_ftrace_cpu_next(rsp_ftrace *ft, unsigned i, rsp_ftrace_event *out);
+/* The I-th CPU's events below file offset BELOW are no longer needed: their pages are given back. */
+void rsp_ftrace_cpu_release(rsp_ftrace *ft, unsigned i, uint64_t below);
 struct tep_handle *rsp_ftrace_tep(rsp_ftrace *ft);
 uint64_t rsp_ftrace_missed(const rsp_ftrace *ft);
 
-/* A perf event pulled ahead while merging the ftrace stream: delivered entries stay a while, so
- * that an ftrace event can still find its twin among them. */
-typedef struct rsp_lookahead {
-  uint64_t time;
-  uint64_t key;    /* tracepoint, cpu and fixed payload hashed; 0 for other events */
-  bool matched;
-  bool owned;
-  bool decoded;    /* its event, decoded for the key, is in the reader's la_ring at SLOT */
-  uint32_t evsel;
-  uint8_t *record; /* in the file's mapping, or a copy (owned) */
-  uint64_t offset;
-  uint64_t slot;
-  uint64_t next_same; /* 1 + the number of the entry after it whose key falls in its bucket of la_keyed; 0: none */
-} rsp_lookahead;
+/* The merge's state (ftrace-merge.c). */
+typedef struct rsp_ftrace_merge rsp_ftrace_merge;
 
 /* ---- reader.c ------------------------------------------------------------------------------- */
 struct rsp_reader {
@@ -289,35 +284,7 @@ struct rsp_reader {
   uint64_t id_base, id_span;
   bool evsels_dirty;
   rsp_ftrace *ftrace;        /* the side stream, when merged */
-  rsp_lookahead *lookahead;  /* perf events pulled ahead of delivery while merging: a ring of LA_CAP (a power of
-                                two) holding those numbered la_first to la_end (rsp_la_at); NULL when not merging */
-  size_t la_cap;
-  size_t la_first, la_end;
-  rsp_event *la_ring;        /* the decoded events of the lookahead's tracepoints (reader.c, la_slot) */
-  size_t la_ring_cap;        /* a power of two */
-  uint64_t la_ring_head, la_ring_tail;
-  size_t la_next;            /* the first not yet delivered */
-  size_t la_droppable;       /* the first ones known to be out of the matching window: dropped in one go */
-  size_t la_scan;            /* the ones before it ended their window before the ftrace head's time: a twin of
-                                it or of a later ftrace event (in time order) is at or after it */
-  uint64_t *la_keyed;        /* by key bits (RSP_LA_BUCKETS): 1 + the number of the first entry with such a key that
-                                may still be a twin, its successors chained by next_same, then (from RSP_LA_BUCKETS
-                                on) 1 + the number of the last (ftrace-merge.c, find_twin); 0: none */
-  uint64_t la_latest;        /* the latest time pulled into the lookahead */
-  GPtrArray *key_plans;      /* by evsel index: the fields tracepoint_key reads (ftrace-merge.c, key_plan_of) */
-  size_t la_unsorted;        /* the last entry pulled with a time before la_latest (0: none): a scan of the
-                                lookahead from an entry before it stops at a later time, not by time alone */
-  bool fe_checked;           /* the ftrace head (its path, offset) was looked for among perf's events with its */
-  const char *fe_checked_path; /* whole window pulled, and is no twin: not looked for again per delivery */
-  uint64_t fe_checked_offset;
-  bool perf_exhausted;
-  uint8_t *la_current;       /* the lookahead record handed out */
-  bool la_current_orphan;    /* ...and no longer in the lookahead: ours to free */
-  rsp_evsel **ftrace_evsels; /* by tracepoint id (65536): perf's, or one made for ftrace; NULL: not looked up yet */
-  GByteArray *perf_twinnable; /* by perf evsel index: 1 its tracepoint may have twins in the capture, 2 not,
-                                 0 not looked at yet (ftrace-merge.c, may_twin) */
-  uint8_t *ftrace_copy;      /* the ftrace payload handed out */
-  size_t ftrace_copy_cap;
+  rsp_ftrace_merge *fmerge;  /* ...and the merge's state */
   uint8_t *scratch;        /* aligned copy of a record that sits unaligned in the stream */
   size_t scratch_cap;
   bool flushed_all;
@@ -335,14 +302,7 @@ struct rsp_reader {
   uint64_t window_max_seen; /* the latest timestamp read */
   uint64_t window_max_before_prev_round; /* ...before the last FINISHED_ROUND */
   uint64_t window_rounds;   /* FINISHED_ROUNDs read */
-  bool ftrace_past_window; /* the ftrace side stream's head is after the window: the rest is too */
 };
-
-/* Lookahead entry I (la_first <= I < la_end). */
-static inline rsp_lookahead *rsp_la_at(const rsp_reader *r, size_t i)
-{
-  return &r->lookahead[i & (r->la_cap - 1)];
-}
 
 /* ---- time-window.c: a windowed read (rsp_reader_options.window) ---------------------------- */
 /* Sets the window's absolute bounds once its origin (stats.recording_start) is known. */
@@ -390,16 +350,9 @@ void rsp_ftrace_merge_open(rsp_reader *r);
 /* The next event of the merged streams (rsp_reader_next's, when r->ftrace is open). */
 const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error);
 void rsp_ftrace_merge_close(rsp_reader *r);
-/* Whether perf's events of evsel E may have a twin in the capture (its tracepoint is one of the capture's), found
- * and noted in perf_twinnable (1 yes, 2 no) for rsp_ftrace_twinnable. */
-bool rsp_ftrace_note_twinnable(rsp_reader *r, const rsp_evsel *e);
-/* The same, read from the answer noted for E (asked per perf event), found at the first call. */
-static inline bool rsp_ftrace_twinnable(rsp_reader *r, const rsp_evsel *e)
-{
-  if (e->index < r->perf_twinnable->len && r->perf_twinnable->data[e->index])
-    return r->perf_twinnable->data[e->index] == 1;
-  return rsp_ftrace_note_twinnable(r, e);
-}
+/* A SAMPLE record of tracepoint evsel E stamped TIME, read from the file and queued for ordering: when the capture
+ * holds its tracepoint, the capture's copy of the same hit (its twin) is looked for and marked, to be dropped. */
+void rsp_ftrace_merge_queued(rsp_reader *r, const rsp_evsel *e, const uint8_t *rec, size_t size, uint64_t time);
 
 /* Records a warning ("FILE: at byte offset N (0xN): ..."), as rsp_set_error words an error. */
 void rsp_reader_warn(rsp_reader *r, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);

@@ -463,6 +463,8 @@ static bool process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint6
   if (timed && r->opts.window && !rsp_window_keep(r, h->type, t))
     return true; /* outside the window: dropped before ordering and decoding */
   if (!r->opts.unordered && timed) {
+    if (r->fmerge && h->type == PERF_RECORD_SAMPLE && e->attr.type == PERF_TYPE_TRACEPOINT)
+      rsp_ftrace_merge_queued(r, e, rec, size, t);
     rsp_oe_queue(&r->oe, rec, size, t, offset, e ? e->index : UINT32_MAX, rsp_source_lasting(&r->src, rec));
     if (rsp_oe_over_budget(&r->oe))
       rsp_oe_flush_half(&r->oe);
@@ -650,16 +652,10 @@ static void junk_error(rsp_reader *r, uint64_t off, size_t avail, GError **error
 }
 
 /* The lowest file offset of a record in the file's mapping that may still be rsp_reader_delivered or read: held in the
- * ordering buffer or the lookahead, or handed out to a caller that keeps events (rsp_reader_keep_from). */
+ * ordering buffer, or handed out to a caller that keeps events (rsp_reader_keep_from). */
 static uint64_t needed_from(const rsp_reader *r)
 {
-  uint64_t min = MIN(r->keep_from, rsp_oe_min_lasting_offset(&r->oe));
-  for (size_t i = r->lookahead ? r->la_next : 0; r->lookahead && i < r->la_end; i++) {
-    const rsp_lookahead *l = rsp_la_at(r, i);
-    if (!l->owned && l->offset < min)
-      min = l->offset;
-  }
-  return min;
+  return MIN(r->keep_from, rsp_oe_min_lasting_offset(&r->oe));
 }
 
 /* Reads one record from the source. Returns 1, 0 at the end, -1 on error. */
@@ -1017,11 +1013,9 @@ void rsp_reader_prefetch_queued(rsp_reader *r)
   if (h->type != PERF_RECORD_SAMPLE)
     return;
   const rsp_evsel *e = g_ptr_array_index(r->evsels, near->evsel);
-  /* decoded on the model's thread (rsp_reader_defer_decoding): this one reads the RAW field only for the key of a
-   * tracepoint the ftrace capture may have a twin of (finding the field of every other sample was 0.4 G
-   * instructions of the reader's 10.7 G on deep3m) */
-  if (r->defer_decoding &&
-      !(r->ftrace && e->attr.type == PERF_TYPE_TRACEPOINT && rsp_ftrace_twinnable(r, e)))
+  /* decoded on the model's thread (rsp_reader_defer_decoding): its RAW field is not read here (finding the field of
+   * every sample was 0.4 G instructions of the reader's 10.7 G on deep3m) */
+  if (r->defer_decoding)
     return;
   const uint8_t *raw = rsp_sample_raw_guess(near->record, h->size, &e->attr);
   if (raw) {
