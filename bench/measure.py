@@ -20,3 +20,23 @@ def measure(cmd, runs):
         if best is None or wall < best[0]:
             best = (wall, rss)
     return best
+
+
+def measure_alternated(cmds, rounds):
+    """Per command of CMDS: (best wall seconds, median wall seconds, peak RSS KB of the best run), the commands run
+    one of each per round for ROUNDS rounds, so that a shared machine's drift (this VM's times vary by a third from
+    minute to minute) falls on all of them alike; exits when one fails."""
+    walls = [[] for _ in cmds]
+    rss = [0] * len(cmds)
+    for _ in range(rounds):
+        for i, cmd in enumerate(cmds):
+            wall, kb = measure(cmd, 1)
+            if not walls[i] or wall < min(walls[i]):
+                rss[i] = kb
+            walls[i].append(wall)
+    out = []
+    for i, w in enumerate(walls):
+        s = sorted(w)
+        median = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+        out.append((s[0], median, rss[i]))
+    return out
