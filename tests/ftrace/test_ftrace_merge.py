@@ -13,6 +13,7 @@ record keeps almost no block_rq_complete or interrupt-context wakeups. Truths us
 import collections
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -160,6 +161,46 @@ def main():
         bad = json.loads(out.stdout)['ftrace'] if out.returncode == 0 else {}
         check(bad.get('missed') == 1 and bad.get('read') == merged['ftrace']['read'] - lost,
               'the rest of its page is dropped (%d events) and counted as lost: %s' % (lost, bad))
+
+    # perf's own events come through the merge untouched: each once, in the same order as without the capture (the
+    # twins are the capture's copies; perf's are never dropped), also when the capture is damaged or lacks a cpu
+    def perf_events(*args, data=DATA):
+        out = subprocess.run([RSP_DUMP, '--format=jsonl', *args, data], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        if out.returncode != 0:
+            return None, out.stderr.strip()
+        lines = out.stdout.splitlines()
+        return [l for l in lines if '"source":"ftrace"' not in l], [json.loads(l) for l in lines
+                                                                   if '"source":"ftrace"' in l]
+    alone_events, _ = perf_events('--no-ftrace')
+    merged_perf, merged_ftrace = perf_events()
+    check(merged_perf == alone_events, "perf's %d events are delivered as without the capture, each once"
+          % len(alone_events))
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, 'coldgrep.data')
+        os.symlink(DATA, copy)
+        shutil.copytree(DATA + '.ftrace', copy + '.ftrace')
+        os.rename(os.path.join(copy + '.ftrace', 'cpu0.raw'), os.path.join(tmp, 'cpu0.raw'))
+        got_perf, got_ftrace = perf_events(data=copy)
+        check(got_perf == alone_events, "without cpu 0's capture, perf's events are delivered as without a capture")
+        check(bool(got_ftrace) and got_ftrace == [e for e in merged_ftrace if e['cpu'] == 1],
+              "without cpu 0's capture, cpu 1's events are added as before (%d; cpu 0 had none to add)"
+              % len(got_ftrace or []))
+        os.rename(os.path.join(tmp, 'cpu0.raw'), os.path.join(copy + '.ftrace', 'cpu0.raw'))
+        rng = random.Random(18)
+        raw = os.path.join(copy + '.ftrace', 'cpu0.raw')
+        clean = open(raw, 'rb').read()
+        for case in range(12):
+            data = bytearray(clean)
+            for _ in range(rng.choice((1, 8, 64))):
+                at = rng.randrange(len(data))
+                data[at] = rng.randrange(256)
+            if case % 4 == 3:
+                data = data[:rng.randrange(len(data))]
+            open(raw, 'wb').write(bytes(data))
+            got_perf, err = perf_events(data=copy)
+            check(got_perf == alone_events, "capture damaged (case %d): no error, perf's events as without it%s"
+                  % (case, '' if isinstance(err, list) else ': ' + str(err)))
     print('%d passed, %d failed' % (0 if failures else 1, 1 if failures else 0))
     return 1 if failures else 0
 
