@@ -395,8 +395,8 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
   reserve_kids(todo, n);
   uint64_t *cuts = todo->cuts;
   uint32_t n_cuts = 0;
+  /* in time order when the children follow each other (they come by start): the sort below then only looks */
   cuts[n_cuts++] = a;
-  cuts[n_cuts++] = b;
   uint64_t chain_start = b, chain_end = a;
   for (uint32_t i = 0; i < n; i++) {
     const rsp_path_elem *c = rsp_paths_elem_fast(p, kids[i]);
@@ -408,6 +408,7 @@ static void attribute_sleep(const rsp_paths *p, rsp_elem_id id, const rsp_path_e
       chain_end = MAX(chain_end, cb);
     }
   }
+  cuts[n_cuts++] = b;
   bool chain = chain_end > chain_start;
   rsp_elem_id *ops = todo->ops, *links = todo->links;
   uint32_t n_ops = 0, n_links = 0;

@@ -16,7 +16,10 @@
 #define RSP_DEFINE_NATURAL_MERGE_SORT(NAME, TYPE, BEFORE)                                          \
   static void NAME(TYPE *a, size_t n)                                                              \
   {                                                                                                \
-    if (n < 2)                                                                                     \
+    size_t sorted = 1; /* in order already (often, whole): no buffer (new pages) and no copies */   \
+    while (sorted < n && !BEFORE(&a[sorted], &a[sorted - 1]))                                      \
+      sorted++;                                                                                    \
+    if (sorted >= n)                                                                               \
       return;                                                                                      \
     TYPE *tmp = g_new(TYPE, n);                                                                    \
     TYPE *src = a, *dst = tmp;                                                                     \
