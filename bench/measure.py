@@ -1,4 +1,5 @@
 """Timing for the bench scripts: a command's best wall time over several runs, and the peak RSS of that run."""
+import statistics
 import subprocess
 import sys
 
@@ -34,9 +35,4 @@ def measure_alternated(cmds, rounds):
             if not walls[i] or wall < min(walls[i]):
                 rss[i] = kb
             walls[i].append(wall)
-    out = []
-    for i, w in enumerate(walls):
-        s = sorted(w)
-        median = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
-        out.append((s[0], median, rss[i]))
-    return out
+    return [(min(w), statistics.median(w), rss[i]) for i, w in enumerate(walls)]

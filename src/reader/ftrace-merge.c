@@ -133,9 +133,9 @@ static bool names_tracepoint(const rsp_evsel *e, const struct tep_event *te)
   return strncmp(e->name, te->system, ls) == 0 && e->name[ls] == ':' && strcmp(e->name + ls + 1, te->name) == 0;
 }
 
-/* The evsel of an ftrace event: perf's own for the same tracepoint (noted in perf_has_id), or one made for it. Found once per id, then
- * read from a table indexed by the id (a hash table lookup, twice per ftrace event, was 77 M instructions on
- * deep3m). */
+/* The evsel of an ftrace event: perf's own for the same tracepoint (noted in perf_has_id), or one made for it. Found
+ * once per id, then read from a table indexed by the id (a hash table lookup, twice per ftrace event, was 77 M
+ * instructions on deep3m). */
 static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
 {
   rsp_evsel *hit = r->fmerge->evsels_by_id[id];
@@ -167,7 +167,6 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
   r->fmerge->perf_has_id[id] = perf_own;
   return found;
 }
-
 
 /* What tracepoint_key reads of an evsel: its fields but the common ones, in format order, worked out once per evsel
  * (going through every field and skipping the common ones per event was a quarter of the key's instructions). */
@@ -279,7 +278,6 @@ static uint64_t tracepoint_key(rsp_reader *r, const rsp_evsel *e, int32_t cpu, c
   }
   return h | 1; /* never 0: 0 marks events that cannot be twins */
 }
-
 
 /* Whether perf's events of evsel E may have a twin in the capture: its tracepoint is one of the capture's (by id or
  * by name, as ftrace_evsel finds perf's evsel of an ftrace event). Most are not (sched_switch, the socket
@@ -479,22 +477,6 @@ static const rsp_event *deliver_ftrace(rsp_reader *r, unsigned qi, const ft_entr
   return ev;
 }
 
-/* Reads on: the next record of the file, or (at its end) the ordering buffer flushed; false when both are done. */
-static bool read_on(rsp_reader *r)
-{
-  if (!r->input_done) {
-    if (rsp_reader_read_stream(r) == 0)
-      r->input_done = true;
-    return true;
-  }
-  if (!r->flushed_all) {
-    r->flushed_all = true;
-    rsp_oe_flush_all(&r->oe);
-    return true;
-  }
-  return false;
-}
-
 /* Whether every perf event up to time T has been read and ordered: one after it is ready to go, or all are. */
 static bool perf_covers(const rsp_reader *r, uint64_t t)
 {
@@ -523,7 +505,7 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
     /* a time window: the capture's events outside it go too (the capture is read through, not sought) */
     if (fe && r->opts.window) {
       if (!r->stats.window_resolved && !perf_done) {
-        read_on(r); /* the window's origin is the first perf timestamp */
+        rsp_reader_read_on(r); /* the window's origin is the first perf timestamp */
         continue;
       }
       if (rsp_window_outside(r, fe->time)) {
@@ -539,7 +521,7 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
     }
     /* perf's events read until none read later can be the twin of the capture's oldest */
     if (fe && !perf_covers(r, fe->time + RSP_FTRACE_MATCH_AFTER_NS)) {
-      read_on(r);
+      rsp_reader_read_on(r);
       continue;
     }
     if (fe && (!p || fe->time < p->time))
@@ -549,7 +531,7 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
       const rsp_queued *q = rsp_oe_pop(&r->oe);
       return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);
     }
-    if (read_on(r))
+    if (rsp_reader_read_on(r))
       continue;
     r->stats.ftrace_missed = rsp_ftrace_missed(r->ftrace);
     return rsp_reader_end_of_stream(r, error);

@@ -374,7 +374,6 @@ static void current_event(const ftrace_cpu *c, rsp_ftrace_event *out)
   out->data = c->data;
   out->size = c->size;
   out->offset = c->page_offset + PAGE_HEADER + c->curr;
-  out->path = c->path;
   uint16_t type = 0;
   if (out->size >= 2)
     memcpy(&type, c->data, 2);
@@ -435,9 +434,8 @@ bool rsp_ftrace_cpu_next(rsp_ftrace *ft, unsigned i, rsp_ftrace_event *out)
 void rsp_ftrace_cpu_release(rsp_ftrace *ft, unsigned i, uint64_t below)
 {
   ftrace_cpu *c = &ft->cpus[i];
-  uint64_t upto = below & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
-  if (upto > c->page_offset)
-    upto = c->page_offset & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1); /* (the loaded page stays) */
+  uint64_t page_mask = ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
+  uint64_t upto = MIN(below, c->page_offset) & page_mask; /* (the loaded page stays) */
   if (upto <= c->released)
     return;
   madvise(c->map + c->released, (size_t)(upto - c->released), MADV_DONTNEED);

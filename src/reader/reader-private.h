@@ -219,8 +219,7 @@ typedef struct rsp_ftrace_event {
   uint16_t type_id;   /* common_type: the tracepoint id */
   const void *data;   /* the trace entry, laid out as perf's RAW payload */
   uint32_t size;
-  uint64_t offset;    /* in PATH */
-  const char *path;
+  uint64_t offset;    /* in its cpu's file */
 } rsp_ftrace_event;
 
 rsp_ftrace *rsp_ftrace_open(const char *dir, GError **error);
@@ -324,11 +323,11 @@ bool rsp_index_apply(rsp_reader *r, GError **error);
 bool rsp_reader_record_time(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t *time);
 bool rsp_reader_process_record(rsp_reader *r, const uint8_t *rec, size_t size, uint64_t offset, GError **error);
 
-/* reader.c, for the merge: reading on (1: a record was read, 0: the stream is over; an error waits in
- * r->deferred), the end of the events (NULL, with that error), delivering a record (decoded into r->out) or an
- * event already decoded there (its counts), the records without a timestamp, prefetching what the next
- * deliveries from the ordering buffer read */
-int rsp_reader_read_stream(rsp_reader *r);
+/* reader.c, for the merge: reading on (the next record of the file, an error waiting in r->deferred, or at the
+ * stream's end the ordering buffer's rest made deliverable, once; false when both are done), the end of the events
+ * (NULL, with that error), delivering a record (decoded into r->out) or an event already decoded there (its counts),
+ * the records without a timestamp, prefetching what the next deliveries from the ordering buffer read */
+bool rsp_reader_read_on(rsp_reader *r);
 const rsp_event *rsp_reader_end_of_stream(rsp_reader *r, GError **error);
 const rsp_event *rsp_reader_deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,
                                     GError **error);

@@ -772,7 +772,7 @@ static int read_one(rsp_reader *r, GError **error)
 /* read_one() for the data section: a record stream that breaks off (cut, corrupt, junk after a
  * pipe stream's last record) ends there; the error waits until the events read before it are
  * rsp_reader_delivered (perf too shows what it read). 1: a record was read; 0: the stream is over. */
-int rsp_reader_read_stream(rsp_reader *r)
+static int read_stream(rsp_reader *r)
 {
   if (r->deferred)
     return 0;
@@ -781,6 +781,21 @@ int rsp_reader_read_stream(rsp_reader *r)
     return 0;
   }
   return read_one(r, &r->deferred) > 0;
+}
+
+bool rsp_reader_read_on(rsp_reader *r)
+{
+  if (!r->input_done) {
+    if (read_stream(r) == 0)
+      r->input_done = true;
+    return true;
+  }
+  if (!r->flushed_all) {
+    r->flushed_all = true;
+    rsp_oe_flush_all(&r->oe);
+    return true;
+  }
+  return false;
 }
 
 /* The end of the events: NULL, with the error that ended the stream early, if one did. */
@@ -1249,18 +1264,10 @@ static const rsp_event *next_event_of_file(rsp_reader *r, GError **error)
     const rsp_queued *q = rsp_oe_pop(&r->oe);
     if (q)
       return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);
-    if (r->input_done) {
-      if (r->flushed_all)
-        break;
-      r->flushed_all = true;
-      rsp_oe_flush_all(&r->oe);
-      continue;
-    }
-    /* read until something is deliverable */
-    while (!r->input_done && r->immediates->len == 0 && !rsp_oe_peek(&r->oe)) {
-      if (rsp_reader_read_stream(r) == 0)
-        r->input_done = true;
-    }
+    if (!rsp_reader_read_on(r))
+      break;
+    while (!r->flushed_all && r->immediates->len == 0 && !rsp_oe_peek(&r->oe))
+      rsp_reader_read_on(r); /* until something is deliverable (at the end, the ordering buffer's rest is) */
   }
   r->stats.out_of_order = r->oe.out_of_order;
   r->stats.max_buffered = r->oe.max_buffered;
