@@ -3,14 +3,15 @@
  * the others are delivered in time order between perf's.
  *
  * The twins are found as perf's records are read, before they are ordered: a tracepoint sample of cpu C stamped T
- * marks as its twin the first event of C's capture that has its key (the tracepoint, cpu and field values hashed)
- * and a time from T - RSP_FTRACE_MATCH_AFTER_NS to T + RSP_FTRACE_MATCH_BEFORE_NS and is no other's twin. Each cpu's
+ * marks as its twin the first event of C's capture that is the same hit (the same tracepoint and field values,
+ * same_hit) and has a time from T - RSP_FTRACE_MATCH_AFTER_NS to T + RSP_FTRACE_MATCH_BEFORE_NS and is no other's twin. Each cpu's
  * events of both streams come in time order (perf empties each cpu's ring buffer in order; ftrace has a file per
  * cpu), so the twin is mostly the first one looked at. An event of the capture is delivered once perf's events
  * ordered so far reach past its time by RSP_FTRACE_MATCH_AFTER_NS (or perf's end): none read later can be its twin.
  * perf's events themselves go from the ordering buffer to the caller as they do without a capture. (Before, every
  * perf event passed through a lookahead where the capture's events looked for their twins at delivery: that was
- * 0.8 s of the reader thread's 2.0 s on deep3m.) */
+ * 0.8 s of the reader thread's 2.0 s on deep3m. Then both sides' fields were hashed into keys: 10% of the
+ * reader's time, where comparing the payloads of the one or two candidates costs a quarter of that.) */
 #include "reader/reader-private.h"
 
 #include <string.h>
@@ -26,15 +27,16 @@
 
 enum { FT_OPEN, FT_TWIN, FT_OUTSIDE };
 
+
 /* An event of the capture read and not delivered yet. */
 typedef struct ft_entry {
   uint64_t time;
-  uint64_t key;        /* 0: can be no twin (perf did not record its tracepoint) */
   const uint8_t *data; /* in the capture's mapping */
   uint64_t offset;
   uint32_t size;
   uint16_t type_id;
   uint8_t state;       /* FT_OPEN; FT_TWIN: perf has it (dropped); FT_OUTSIDE: outside perf's recording */
+  bool twinnable;      /* perf recorded its tracepoint: it may have a twin */
 } ft_entry;
 
 /* A cpu's events read from the capture: a ring of CAP (a power of two) holding those numbered FIRST (the next to
@@ -54,7 +56,7 @@ struct rsp_ftrace_merge {
   int head;              /* the queue whose front is the oldest, -1: not known */
   rsp_evsel **evsels_by_id; /* by tracepoint id (65536): perf's, or one made for ftrace; NULL: not looked up yet */
   uint8_t *perf_has_id;  /* by tracepoint id: perf recorded that tracepoint (its events may have twins) */
-  GPtrArray *key_plans;  /* by evsel index: the fields tracepoint_key reads (key_plan_of) */
+  GPtrArray *key_plans;  /* by evsel index: the fields same_hit reads (key_plan_of) */
   GByteArray *perf_twinnable; /* by perf evsel index: 1 its tracepoint may have twins in the capture, 2 not,
                                  0 not looked at yet */
   bool past_window;      /* the capture's events still to come are after the time window */
@@ -168,8 +170,8 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
   return found;
 }
 
-/* What tracepoint_key reads of an evsel: its fields but the common ones, in format order, worked out once per evsel
- * (going through every field and skipping the common ones per event was a quarter of the key's instructions). */
+/* What same_hit reads of an evsel: its fields but the common ones, in format order, worked out once per evsel
+ * (going through every field and skipping the common ones per event was a quarter of the hashing's instructions, when twins were found by a hash of the fields). */
 typedef struct key_field {
   uint32_t offset, size;
   bool number, string, dynamic, relative;
@@ -178,6 +180,7 @@ typedef struct key_field {
 typedef struct key_plan {
   const rsp_evsel *evsel;
   unsigned n;
+  bool dynamic; /* a field is found through a location word */
   key_field f[];
 } key_plan;
 
@@ -197,91 +200,84 @@ static const key_plan *key_plan_of(rsp_reader *r, const rsp_evsel *e)
       continue;
     kp->f[kp->n++] = (key_field){ fd->offset, fd->size, fd->kind != RSP_FIELD_STRING && fd->kind != RSP_FIELD_ARRAY,
                                   fd->kind == RSP_FIELD_STRING, fd->dynamic, fd->relative };
+    kp->dynamic |= fd->dynamic;
   }
   g_ptr_array_index(r->fmerge->key_plans, e->index) = kp;
   return kp;
 }
 
-/* A hash of what identifies one tracepoint hit in both streams: the tracepoint, the cpu and the
- * field values (not the raw bytes: padding and the tails of char arrays differ between copies). */
-static uint64_t tracepoint_key(rsp_reader *r, const rsp_evsel *e, int32_t cpu, const uint8_t *raw, uint32_t size)
+/* Where field FD of a payload of SIZE bytes lies, as rsp_event_field_bytes and rsp_event_field_u64 find it (written
+ * out here: two calls per field were a tenth of the decode); false when it does not lie inside. */
+static inline bool field_at(const key_field *fd, const uint8_t *raw, uint32_t size, uint32_t *off, uint32_t *len)
 {
-  const key_plan *kp = key_plan_of(r, e);
-  uint64_t h = 1469598103934665603ull ^ (e->attr.config * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uint32_t)cpu;
-  h *= 1099511628211ull;
-  for (unsigned f = 0; f < kp->n; f++) {
-    const key_field *fd = &kp->f[f];
-    /* the field's bytes as rsp_event_field_bytes and rsp_event_field_u64 read them, written out here: two calls
-     * per field were a tenth of the decode */
-    uint32_t off = fd->offset, flen = fd->size;
-    bool in = raw && (uint64_t)fd->offset + fd->size <= size;
-    if (in && fd->dynamic) {
-      uint32_t loc;
-      memcpy(&loc, raw + fd->offset, 4);
-      off = loc & 0xffff;
-      flen = loc >> 16;
-      if (fd->relative)
-        off += fd->offset + fd->size;
-      in = (uint64_t)off + flen <= size;
+  *off = fd->offset;
+  *len = fd->size;
+  if ((uint64_t)fd->offset + fd->size > size)
+    return false;
+  if (!fd->dynamic)
+    return true;
+  uint32_t loc;
+  memcpy(&loc, raw + fd->offset, 4);
+  *off = (loc & 0xffff) + (fd->relative ? fd->offset + fd->size : 0);
+  *len = loc >> 16;
+  return (uint64_t)*off + *len <= size;
+}
+
+/* A number field's value (0 when it is not inside, or dynamic). */
+static inline uint64_t field_number(const uint8_t *raw, bool in, uint32_t off, uint32_t len)
+{
+  uint64_t v = 0;
+  if (in) {
+    switch (len) {
+    case 1: v = raw[off]; break;
+    case 2: { uint16_t x; memcpy(&x, raw + off, 2); v = x; break; }
+    case 4: { uint32_t x; memcpy(&x, raw + off, 4); v = x; break; }
+    case 8: memcpy(&v, raw + off, 8); break;
+    default: break;
     }
-    if (fd->number) {
-      uint64_t v = 0;
-      if (in && !fd->dynamic) {
-        switch (flen) {
-        case 1: v = raw[off]; break;
-        case 2: { uint16_t x; memcpy(&x, raw + off, 2); v = x; break; }
-        case 4: { uint32_t x; memcpy(&x, raw + off, 4); v = x; break; }
-        case 8: memcpy(&v, raw + off, 8); break;
-        default: break;
-        }
-      }
-      /* a value hashes as its eight bytes */
-      h = (h ^ v) * 0xff51afd7ed558ccdull;
-      h ^= h >> 29;
-      h = (h ^ 0xff) * 1099511628211ull; /* field separator */
+  }
+  return v;
+}
+
+/* Whether payloads A (of evsel A_E) and B (of evsel B_E) are the same tracepoint hit, as far as both streams can
+ * tell: the same tracepoint and field values (not the raw bytes: padding and the tails of char arrays differ
+ * between copies; a string is its bytes up to its NUL, an array all of its bytes). */
+static bool same_hit(rsp_reader *r, const rsp_evsel *a_e, const uint8_t *a, uint32_t a_size, const rsp_evsel *b_e,
+                     const uint8_t *b, uint32_t b_size)
+{
+  if (a_e->attr.config != b_e->attr.config)
+    return false;
+  const key_plan *ka = key_plan_of(r, a_e), *kb = a_e == b_e ? ka : key_plan_of(r, b_e);
+  if (ka->n != kb->n)
+    return false;
+  for (unsigned f = 0; f < ka->n; f++) {
+    const key_field *fa = &ka->f[f], *fb = &kb->f[f];
+    if (fa->number != fb->number || fa->string != fb->string)
+      return false;
+    uint32_t ao, al, bo, bl;
+    bool ain = field_at(fa, a, a_size, &ao, &al), bin = field_at(fb, b, b_size, &bo, &bl);
+    if (fa->number) {
+      if (field_number(a, ain && !fa->dynamic, ao, al) != field_number(b, bin && !fb->dynamic, bo, bl))
+        return false;
       continue;
     }
-    const uint8_t *p = in ? raw + off : (const uint8_t *)"";
-    size_t len = in ? flen : 0;
-    /* eight bytes a step; a string up to its NUL, found in the word that holds it (a memchr and a memcpy call per
-     * string were a fifth of the key) */
-    bool str = fd->string;
-    size_t i = 0;
-    for (; i < len; i += 8) {
-      size_t n = len - i < 8 ? len - i : 8;
-      uint64_t w = 0;
-      if (n == 8) {
-        memcpy(&w, p + i, 8);
-        w = GUINT64_FROM_LE(w); /* byte k at bits 8k, as below */
-      } else
-        for (size_t k = 0; k < n; k++)
-          w |= (uint64_t)p[i + k] << (8 * k);
-      if (str) {
-        uint64_t z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull; /* its lowest bit: the first NUL */
-        if (n < 8)
-          z &= (1ull << (8 * n)) - 1;
-        if (z) {
-          unsigned k = (unsigned)__builtin_ctzll(z) / 8;
-          w = k ? w & (~0ull >> (64 - 8 * k)) : 0;
-          h = (h ^ w) * 0xff51afd7ed558ccdull;
-          h ^= h >> 29;
-          i += k;
-          break;
-        }
-      }
-      h = (h ^ w) * 0xff51afd7ed558ccdull;
-      h ^= h >> 29;
+    size_t an = ain ? al : 0, bn = bin ? bl : 0;
+    if (fa->string) {
+      const uint8_t *z = an ? memchr(a + ao, 0, an) : NULL;
+      an = z ? (size_t)(z - (a + ao)) : an;
+      z = bn ? memchr(b + bo, 0, bn) : NULL;
+      bn = z ? (size_t)(z - (b + bo)) : bn;
     }
-    if (i > len)
-      i = len;
-    h = (h ^ i ^ 0xff00) * 1099511628211ull; /* the length, and a field separator */
+    if (an != bn || (an && memcmp(a + ao, b + bo, an) != 0))
+      return false;
   }
-  return h | 1; /* never 0: 0 marks events that cannot be twins */
+  return true;
 }
 
 /* Whether perf's events of evsel E may have a twin in the capture: its tracepoint is one of the capture's (by id or
  * by name, as ftrace_evsel finds perf's evsel of an ftrace event). Most are not (sched_switch, the socket
- * tracepoints): hashing their events for nothing was half of tracepoint_key's cost on deep3m. */
+ * tracepoints): hashing their events for nothing was half of the key's cost on deep3m, when twins were found by
+ * a hash of the fields. */
 static bool note_twinnable(rsp_reader *r, const rsp_evsel *e)
 {
   GByteArray *tw = r->fmerge->perf_twinnable;
@@ -338,11 +334,10 @@ static bool q_read(rsp_reader *r, ft_queue *q)
    * last sample) is kept */
   uint64_t first = r->info.sample_time_first, last = r->info.sample_time_last;
   x->state = fe.time < first || (last && fe.time > last) ? FT_OUTSIDE : FT_OPEN;
-  x->key = 0;
+  x->twinnable = false;
   if (x->state == FT_OPEN && fe.size >= 8) {
     rsp_evsel *e = ftrace_evsel(r, fe.type_id);
-    if (e && m->perf_has_id[fe.type_id])
-      x->key = tracepoint_key(r, e, fe.cpu, fe.data, fe.size);
+    x->twinnable = e && m->perf_has_id[fe.type_id];
   }
   return true;
 }
@@ -364,7 +359,6 @@ void rsp_ftrace_merge_queued(rsp_reader *r, const rsp_evsel *e, const uint8_t *r
   }
   if (!raw || cpu < 0 || cpu >= N_CPU_SLOTS || m->queue_of_cpu[cpu] < 0)
     return;
-  uint64_t key = tracepoint_key(r, e, cpu, raw, raw_size);
   ft_queue *q = &m->queues[m->queue_of_cpu[cpu]];
   /* the cpu's capture read past the latest time a twin may have */
   uint64_t until = time + RSP_FTRACE_MATCH_BEFORE_NS;
@@ -377,12 +371,26 @@ void rsp_ftrace_merge_queued(rsp_reader *r, const rsp_evsel *e, const uint8_t *r
       break;
     q->scan++;
   }
+  const key_plan *kp = NULL;
   for (size_t i = q->scan; i < q->end; i++) {
     ft_entry *x = q_at(q, i);
     if (x->time > until)
       break;
-    if (x->state == FT_OPEN && x->key == key && x->time + RSP_FTRACE_MATCH_AFTER_NS >= time &&
-        !rsp_window_outside(r, x->time)) {
+    if (x->state != FT_OPEN || !x->twinnable || x->time + RSP_FTRACE_MATCH_AFTER_NS < time ||
+        rsp_window_outside(r, x->time))
+      continue;
+    /* a payload the same byte for byte past the common fields (which differ: flags, preempt count) is the same
+     * hit when its fields lie where the format says (no location word to follow): most twins, compared at once */
+    const rsp_evsel *xe = m->evsels_by_id[x->type_id];
+    if (xe == e && x->size == raw_size) {
+      if (!kp)
+        kp = key_plan_of(r, e);
+      if (!kp->dynamic && memcmp(x->data + 8, raw + 8, raw_size - 8) == 0) {
+        x->state = FT_TWIN;
+        return;
+      }
+    }
+    if (same_hit(r, e, raw, raw_size, xe, x->data, x->size)) {
       x->state = FT_TWIN;
       return;
     }
