@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --asan ]; then
   dir=build-asan
-  [ -d $dir ] || meson setup $dir -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+  [ -d $dir ] || meson setup $dir -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Db_lto=false
 else
   dir=build
   [ -d $dir ] || meson setup $dir

@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-600}
 jobs=${2:-1}
-[ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dgui=disabled \
-  -Dc_args=-fsanitize=fuzzer-no-link
+[ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false \
+  -Dgui=disabled -Dc_args=-fsanitize=fuzzer-no-link
 target=${FUZZ_TARGET:-reader}
 ninja -C build-fuzz tests/fuzz/$target-fuzz
 corpus=tests/fuzz/corpus; run=tests/fuzz/corpus-run
