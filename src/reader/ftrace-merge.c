@@ -60,6 +60,10 @@ struct rsp_ftrace_merge {
   GByteArray *perf_twinnable; /* by perf evsel index: 1 its tracepoint may have twins in the capture, 2 not,
                                  0 not looked at yet */
   bool past_window;      /* the capture's events still to come are after the time window */
+  bool fast;             /* perf's next events up to FAST_UNTIL go out at once (rsp_ftrace_merge_next): the capture's
+                            oldest open event is later and no perf event read later can be its twin; cleared by
+                            whatever changes the capture's queues (a read, a pop, a twin) */
+  uint64_t fast_until;
   rsp_event scratch;     /* a perf sample decoded for its key when its fields cannot be found in place */
   uint8_t *copy;         /* the payload handed out */
   size_t copy_cap;
@@ -322,8 +326,10 @@ static bool q_read(rsp_reader *r, ft_queue *q)
     q->ring = ring;
     q->cap = cap;
   }
-  if (q->first == q->end)
+  if (q->first == q->end) {
     m->head = -1; /* a front where there was none: it may be the oldest */
+    m->fast = false;
+  }
   ft_entry *x = q_at(q, q->end++);
   x->time = fe.time;
   x->data = fe.data;
@@ -387,11 +393,13 @@ void rsp_ftrace_merge_queued(rsp_reader *r, const rsp_evsel *e, const uint8_t *r
         kp = key_plan_of(r, e);
       if (!kp->dynamic && memcmp(x->data + 8, raw + 8, raw_size - 8) == 0) {
         x->state = FT_TWIN;
+        m->fast = false;
         return;
       }
     }
     if (same_hit(r, e, raw, raw_size, xe, x->data, x->size)) {
       x->state = FT_TWIN;
+      m->fast = false;
       return;
     }
   }
@@ -406,6 +414,7 @@ static void q_pop(rsp_reader *r, unsigned qi)
   if (q->scan < q->first)
     q->scan = q->first;
   m->head = -1;
+  m->fast = false;
   if (q->first < q->end && q_at(q, q->first)->offset >= q->next_release) {
     rsp_ftrace_cpu_release(r->ftrace, q->index, q_at(q, q->first)->offset);
     q->next_release = q_at(q, q->first)->offset + RELEASE_STEP;
@@ -498,6 +507,17 @@ static bool perf_covers(const rsp_reader *r, uint64_t t)
 const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
 {
   rsp_ftrace_merge *m = r->fmerge;
+  /* most calls: perf's next event is older than the capture's next, as the last call found (its work for each of
+   * deep3m's 8M events was 14% of the reader's time) */
+  if (m->fast && r->immediate_next >= r->immediates->len) {
+    const rsp_queued *p = rsp_oe_peek(&r->oe);
+    if (p && p->time <= m->fast_until) {
+      rsp_reader_prefetch_queued(r);
+      const rsp_queued *q = rsp_oe_pop(&r->oe);
+      return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);
+    }
+  }
+  m->fast = false;
   for (;;) {
     if (r->immediate_next < r->immediates->len)
       return rsp_reader_deliver_immediate(r, error);
@@ -535,6 +555,8 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
     if (fe && (!p || fe->time < p->time))
       return deliver_ftrace(r, qi, fe);
     if (p) {
+      m->fast = true; /* until the capture's queues change: perf's events up to FE go first */
+      m->fast_until = fe ? fe->time : UINT64_MAX;
       rsp_reader_prefetch_queued(r);
       const rsp_queued *q = rsp_oe_pop(&r->oe);
       return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);

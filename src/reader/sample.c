@@ -383,16 +383,27 @@ bool rsp_sample_cpu_raw(const uint8_t *rec, size_t size, const struct perf_event
   return true;
 }
 
+/* Zeroes N bytes (a constant) in memsets of at most 64 bytes, which the compiler writes out as vector stores: one
+ * memset of the 136 bytes every record may set was a `rep stos`, whose start-up was 7% of rsp-dump --stats. */
+static inline void zero_by_pieces(void *p, size_t n)
+{
+  char *c = p;
+  for (; n >= 64; n -= 64, c += 64)
+    memset(c, 0, 64);
+  if (n)
+    memset(c, 0, n);
+}
+
 void rsp_event_clear(rsp_event *ev)
 {
   /* the fields every record may set, and of the others (408 bytes in all) those an earlier decode into the same
    * event may have set (the whole event's two memsets were a third of the decode's instructions) */
   uint8_t dirty = ev->dirty;
-  memset(ev, 0, offsetof(rsp_event, weight));
+  zero_by_pieces(ev, offsetof(rsp_event, weight));
   if (dirty & RSP_EVENT_DIRTY_RARE)
     memset(&ev->weight, 0, offsetof(rsp_event, u) - offsetof(rsp_event, weight));
   if (dirty & RSP_EVENT_DIRTY_UNION)
-    memset(&ev->u, 0, sizeof ev->u);
+    zero_by_pieces(&ev->u, sizeof ev->u);
 }
 
 bool rsp_decode_record(const uint8_t *rec, size_t size, const rsp_evsel *evsel, uint64_t offset,
