@@ -4,10 +4,11 @@
  *
  * The twins are found as perf's records are read, before they are ordered: a tracepoint sample of cpu C stamped T
  * marks as its twin the first event of C's capture that is the same hit (the same tracepoint and field values,
- * same_hit) and has a time from T - RSP_FTRACE_MATCH_AFTER_NS to T + RSP_FTRACE_MATCH_BEFORE_NS and is no other's twin. Each cpu's
- * events of both streams come in time order (perf empties each cpu's ring buffer in order; ftrace has a file per
- * cpu), so the twin is mostly the first one looked at. An event of the capture is delivered once perf's events
- * ordered so far reach past its time by RSP_FTRACE_MATCH_AFTER_NS (or perf's end): none read later can be its twin.
+ * same_hit), has a time from T - RSP_FTRACE_MATCH_AFTER_NS to T + RSP_FTRACE_MATCH_BEFORE_NS and is no other's
+ * twin. Each cpu's events of both streams come in time order (perf empties each cpu's ring buffer in order; ftrace
+ * has a file per cpu), so the twin is mostly the first one looked at. An event of the capture is delivered once
+ * perf's events ordered so far reach past its time by RSP_FTRACE_MATCH_AFTER_NS (or perf's end): none read later
+ * can be its twin.
  * perf's events themselves go from the ordering buffer to the caller as they do without a capture. (Before, every
  * perf event passed through a lookahead where the capture's events looked for their twins at delivery: that was
  * 0.8 s of the reader thread's 2.0 s on deep3m. Then both sides' fields were hashed into keys: 10% of the
@@ -26,7 +27,6 @@
 #define RELEASE_STEP (8u << 20)
 
 enum { FT_OPEN, FT_TWIN, FT_OUTSIDE };
-
 
 /* An event of the capture read and not delivered yet. */
 typedef struct ft_entry {
@@ -64,7 +64,7 @@ struct rsp_ftrace_merge {
                             oldest open event is later and no perf event read later can be its twin; cleared by
                             whatever changes the capture's queues (a read, a pop, a twin) */
   uint64_t fast_until;
-  rsp_event scratch;     /* a perf sample decoded for its key when its fields cannot be found in place */
+  rsp_event scratch;     /* a perf sample decoded for its fields when they cannot be found in place */
   uint8_t *copy;         /* the payload handed out */
   size_t copy_cap;
 };
@@ -175,7 +175,8 @@ static rsp_evsel *ftrace_evsel(rsp_reader *r, uint16_t id)
 }
 
 /* What same_hit reads of an evsel: its fields but the common ones, in format order, worked out once per evsel
- * (going through every field and skipping the common ones per event was a quarter of the hashing's instructions, when twins were found by a hash of the fields). */
+ * (going through every field and skipping the common ones per event was a quarter of the instructions, when twins
+ * were found by a hash of the fields). */
 typedef struct key_field {
   uint32_t offset, size;
   bool number, string, dynamic, relative;
@@ -388,16 +389,12 @@ void rsp_ftrace_merge_queued(rsp_reader *r, const rsp_evsel *e, const uint8_t *r
     /* a payload the same byte for byte past the common fields (which differ: flags, preempt count) is the same
      * hit when its fields lie where the format says (no location word to follow): most twins, compared at once */
     const rsp_evsel *xe = m->evsels_by_id[x->type_id];
+    bool same_bytes = false;
     if (xe == e && x->size == raw_size) {
-      if (!kp)
-        kp = key_plan_of(r, e);
-      if (!kp->dynamic && memcmp(x->data + 8, raw + 8, raw_size - 8) == 0) {
-        x->state = FT_TWIN;
-        m->fast = false;
-        return;
-      }
+      kp = kp ? kp : key_plan_of(r, e);
+      same_bytes = !kp->dynamic && memcmp(x->data + 8, raw + 8, raw_size - 8) == 0;
     }
-    if (same_hit(r, e, raw, raw_size, xe, x->data, x->size)) {
+    if (same_bytes || same_hit(r, e, raw, raw_size, xe, x->data, x->size)) {
       x->state = FT_TWIN;
       m->fast = false;
       return;
@@ -511,11 +508,8 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
    * deep3m's 8M events was 14% of the reader's time) */
   if (m->fast && r->immediate_next >= r->immediates->len) {
     const rsp_queued *p = rsp_oe_peek(&r->oe);
-    if (p && p->time <= m->fast_until) {
-      rsp_reader_prefetch_queued(r);
-      const rsp_queued *q = rsp_oe_pop(&r->oe);
-      return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);
-    }
+    if (p && p->time <= m->fast_until)
+      return rsp_reader_deliver_queued(r, error);
   }
   m->fast = false;
   for (;;) {
@@ -557,9 +551,7 @@ const rsp_event *rsp_ftrace_merge_next(rsp_reader *r, GError **error)
     if (p) {
       m->fast = true; /* until the capture's queues change: perf's events up to FE go first */
       m->fast_until = fe ? fe->time : UINT64_MAX;
-      rsp_reader_prefetch_queued(r);
-      const rsp_queued *q = rsp_oe_pop(&r->oe);
-      return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);
+      return rsp_reader_deliver_queued(r, error);
     }
     if (rsp_reader_read_on(r))
       continue;

@@ -340,7 +340,8 @@ static inline void rsp_reader_reset_immediates(rsp_reader *r)
   if (r->immediates->len && r->immediate_next >= r->immediates->len)
     rsp_reader_clear_immediates(r);
 }
-void rsp_reader_prefetch_queued(rsp_reader *r);
+/* The ordering buffer's next entry delivered (it must have one), what the deliveries after it read fetched ahead. */
+const rsp_event *rsp_reader_deliver_queued(rsp_reader *r, GError **error);
 
 /* ---- ftrace-merge.c: the ftrace side stream merged into perf's events ------------------------- */
 /* Opens FILE.ftrace/ (or the options' ftrace_dir) when there is one and perf recorded on CLOCK_MONOTONIC;

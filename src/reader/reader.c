@@ -1016,7 +1016,7 @@ int32_t rsp_metadata_workload_pid_of(const char *data_path)
  * where the header says) a few records later. */
 enum { PREFETCH_HEADER = 16, PREFETCH_RAW = 8 };
 
-void rsp_reader_prefetch_queued(rsp_reader *r)
+static void prefetch_queued(rsp_reader *r)
 {
   const rsp_queued *far = rsp_oe_peek_at(&r->oe, PREFETCH_HEADER);
   if (far)
@@ -1037,6 +1037,13 @@ void rsp_reader_prefetch_queued(rsp_reader *r)
     __builtin_prefetch(raw);
     __builtin_prefetch(raw + 64);
   }
+}
+
+const rsp_event *rsp_reader_deliver_queued(rsp_reader *r, GError **error)
+{
+  prefetch_queued(r);
+  const rsp_queued *q = rsp_oe_pop(&r->oe);
+  return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);
 }
 
 const rsp_event *rsp_reader_deliver(rsp_reader *r, const uint8_t *rec, uint64_t offset, uint32_t evsel,
@@ -1260,10 +1267,8 @@ static const rsp_event *next_event_of_file(rsp_reader *r, GError **error)
     if (r->immediate_next < r->immediates->len)
       return rsp_reader_deliver_immediate(r, error);
     rsp_reader_reset_immediates(r);
-    rsp_reader_prefetch_queued(r);
-    const rsp_queued *q = rsp_oe_pop(&r->oe);
-    if (q)
-      return rsp_reader_deliver(r, q->record, q->offset, q->evsel, error);
+    if (rsp_oe_peek(&r->oe))
+      return rsp_reader_deliver_queued(r, error);
     if (!rsp_reader_read_on(r))
       break;
     while (!r->flushed_all && r->immediates->len == 0 && !rsp_oe_peek(&r->oe))
