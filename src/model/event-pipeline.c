@@ -11,13 +11,17 @@
 #include <pthread.h>
 #include <string.h>
 
-/* A reference is 32 bytes where an event is 408: the reader runs 524,288 events ahead (70 ms of deep3m, where the
- * model's first events wait 37 ms for libc's debug info, opened on another thread, and 16 batches of 2048 events
- * had the reader stand still after 4.5 ms; 32 of 8192, for 14-38 ms) in 16 MB of references. */
+/* A reference is 32 bytes where an event is 408. The reader runs ahead by up to 16 batches of 8192 events, and of
+ * 2 MB of the file's records (where the events point to: the pages stay mapped, and count in the process's RSS, until
+ * the batch comes back): 32 MB, 100,000 events of a recording with deep stacks on every scheduler event, 13 ms of
+ * the reader. (64 batches and no byte bound held 221 MB of a 1.1 GB recording resident, 57% of rsp-summary's peak;
+ * the model's first events wait 37 ms for libc's debug info, opened on another thread: the reader stands still
+ * for a while then, once.) */
 enum {
   BATCH_EVENTS = 8192,
+  BATCH_RECORD_BYTES = 2 * 1024 * 1024,
   BATCH_STORAGE = 512 * 1024, /* grows for a batch whose first event needs more */
-  N_BATCHES = 64,
+  N_BATCHES = 16,
 };
 
 /* One event of a batch: a whole event in the batch's storage, or the record of one to decode. */
@@ -35,6 +39,7 @@ typedef struct event_batch {
   unsigned n;
   uint8_t *storage;
   size_t used, cap;
+  size_t record_bytes; /* of the file's records its events point into */
   bool last;     /* the reader's last batch: its end or its error */
   GError *error; /* the reader's error, when it stopped on one */
   uint64_t keep_from; /* the lowest file offset of a record its events point into (UINT64_MAX: none) */
@@ -144,6 +149,7 @@ static gpointer read_ahead(gpointer data)
     b->out = false;
     b->n = 0;
     b->used = 0;
+    b->record_bytes = 0;
     b->last = false;
     b->keep_from = UINT64_MAX;
     uint64_t others = kept_by_others(p, b);
@@ -156,7 +162,7 @@ static gpointer read_ahead(gpointer data)
       }
       holding = false;
     }
-    while (b->n < BATCH_EVENTS) {
+    while (b->n < BATCH_EVENTS && b->record_bytes < BATCH_RECORD_BYTES) {
       if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
         b->last = true;
         break;
@@ -170,9 +176,12 @@ static gpointer read_ahead(gpointer data)
       }
       uint64_t at = UINT64_MAX;
       bool lasting = rsp_reader_event_lasting(p->reader, ev, &at);
-      if (lasting && at < b->keep_from) {
-        b->keep_from = at;
-        rsp_reader_keep_from(p->reader, MIN(others, at));
+      if (lasting) {
+        b->record_bytes += ((const struct perf_event_header *)ev->record)->size;
+        if (at < b->keep_from) {
+          b->keep_from = at;
+          rsp_reader_keep_from(p->reader, MIN(others, at));
+        }
       }
       if (ev->decode_deferred) { /* (only a record in the file's mapping is) */
         b->refs[b->n++] = (event_ref){ .record = ev->record, .evsel = ev->evsel, .offset = ev->offset };

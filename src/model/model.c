@@ -677,7 +677,7 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   const rsp_event *ev;
   GError *local = NULL;
   uint64_t reached = 0; /* events come in time order, not file order: the furthest offset read */
-  /* The reader runs on a thread of its own, up to 16 batches of 2048 events ahead of the model. */
+  /* The reader runs on a thread of its own, up to 16 batches ahead of the model (event-pipeline.c). */
   rsp_event_pipeline *pipeline = rsp_event_pipeline_wanted(reader) ? rsp_event_pipeline_start(reader) : NULL;
   while ((ev = pipeline ? rsp_event_pipeline_next(pipeline, &local) : rsp_reader_next(reader, &local))) {
     rsp_model_builder_feed(b, ev);
