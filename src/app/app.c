@@ -277,8 +277,12 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
       w->vp.t0 = kept_vp.t0;
       w->vp.t1 = kept_vp.t1;
     }
-    if (kept_pid >= 0)
-      app_open_process(w, kept_pid);
+    if (kept_pid >= 0) {
+      /* the page the user was on (the flame view of --flame PID) stays, not the consolidated view an opening shows */
+      g_autofree char *page = g_strdup(gtk_stack_get_visible_child_name(GTK_STACK(w->view_stack)));
+      if (app_open_process(w, kept_pid) && page)
+        gtk_stack_set_visible_child_name(GTK_STACK(w->view_stack), page);
+    }
     app_redraw(w);
   } else {
     /* the story of the process of interest at once: --flame PID's flame view, else the recorded
