@@ -51,32 +51,54 @@ typedef struct kwork_piece {
   const char *doer;    /* in v->labels */
 } kwork_piece;
 
-typedef struct cell {
+/* A frame as it is cut: KEY stands for this frame and all below it in its layers (equal keys merge). */
+typedef struct piece {
   uint64_t start, end;
-  uint64_t key;       /* this frame and all below it in its layers: equal keys merge */
+  uint64_t key;
   const char *label;
   rsp_elem_id elem;   /* the (first) element it was cut from; RSP_NO_ID: kernel work */
   uint8_t kinds;      /* RSP_FRAME_* */
+} piece;
+
+/* A piece as kept, in 32 bytes (a dense recording's whole has 1.6M of them): its kinds in the key's top byte, its
+ * label an index in its cell set's labels. */
+typedef struct cell {
+  uint64_t start, end;
+  uint64_t key_kinds; /* the piece's key's low 56 bits, its kinds above them */
+  uint32_t label;     /* in the cell set's labels */
+  rsp_elem_id elem;
 } cell;
+
+#define KEY_BITS 56
+#define KEY_MASK ((UINT64_C(1) << KEY_BITS) - 1)
+
+static inline uint64_t cell_key(const cell *c) { return c->key_kinds & KEY_MASK; }
+static inline unsigned cell_kinds(const cell *c) { return (unsigned)(c->key_kinds >> KEY_BITS); }
+
+/* The cells' running maximum of ends is kept per block of BLOCK cells (the last cell's), 1/16 of the memory of one
+ * per cell: a search reads the block's maximum, then at most BLOCK cells. */
+#define BLOCK 16
 
 typedef struct row_cells {
   cell *cells;
-  uint64_t *max_ends; /* in the cells' allocation, after them */
+  uint64_t *block_max; /* in the cells' allocation, after them: the running maximum of ends at each block's end */
   uint32_t n;
 } row_cells;
 
 /* A level of detail: the frames of the time window [W0, W1) cut into cells on a grid of Q ns (0: exact), each
- * row's cells start-sorted with the running maximum of ends (MAX_ENDS, dense: the searches of every redraw touch
- * 8 bytes a cell), so that a redraw finds a row's visible cells by binary search and touches only those. Cut on
- * the grid, a frame is what the drawing makes of it at a pixel of Q ns: adjacent equal frames are one, a frame
- * inside the one before it is gone. Each row's cells stay in the array they were cut into, trimmed to size:
- * gathered into one array they were there twice at the end of the cut (a recording with deep stacks on every
- * scheduler event: 194,000 rows, 1.6M cells, 66 MB). */
+ * row's cells start-sorted with the running maximum of ends by block (BLOCK_MAX), so that a redraw finds a row's
+ * visible cells by binary search and touches only those. Cut on the grid, a frame is what the drawing makes of it
+ * at a pixel of Q ns: adjacent equal frames are one, a frame inside the one before it is gone. Each row's cells
+ * stay in the array they were cut into, resized to hold them and their block maxima: gathered into one array they
+ * were there twice at the end of the cut (a recording with deep stacks on every scheduler event: 194,000 rows,
+ * 1.6M cells). The labels are the set's own (a worker cuts a zoomed-in set while the whole is drawn). */
 typedef struct cell_set {
   row_cells *rows; /* per row (NULL: not cut) */
   int n_rows;
   uint32_t n_cells;
   uint64_t q, w0, w1;
+  const char **labels; /* the cells' labels by index */
+  uint32_t n_labels;
 } cell_set;
 
 struct rsp_flame_view {
@@ -230,11 +252,29 @@ static uint64_t top_key(key_memo *memo, uint64_t base, const rsp_model_frame *fr
 
 /* ---- Cutting: a row's frames as they come, painted on the grid ----------------------------------- */
 
+/* The labels of a cut: each label's index in the set, by its (interned) pointer. */
+typedef struct label_index {
+  GHashTable *index; /* label -> index + 1 */
+  GPtrArray *labels;
+} label_index;
+
+static uint32_t label_of(label_index *li, const char *label)
+{
+  uint32_t i = GPOINTER_TO_UINT(g_hash_table_lookup(li->index, label));
+  if (i)
+    return i - 1;
+  g_assert(li->labels->len < UINT32_MAX - 1);
+  g_ptr_array_add(li->labels, (gpointer)label);
+  g_hash_table_insert(li->index, (gpointer)label, GUINT_TO_POINTER(li->labels->len));
+  return li->labels->len - 1;
+}
+
 typedef struct painter {
-  cell pend; /* the frame being extended */
+  piece pend; /* the frame being extended */
   bool have;
   cell *out;
   uint32_t n, cap;
+  label_index *labels;
 } painter;
 
 static void painter_emit(painter *p)
@@ -243,7 +283,9 @@ static void painter_emit(painter *p)
     p->cap = p->cap ? p->cap * 2 : 2; /* most rows have a few cells: 16 at first was 124 MB for 194,000 rows */
     p->out = g_renew(cell, p->out, p->cap);
   }
-  p->out[p->n++] = p->pend;
+  const piece *f = &p->pend;
+  p->out[p->n++] = (cell){ f->start, f->end, (f->key & KEY_MASK) | (uint64_t)f->kinds << KEY_BITS,
+                           label_of(p->labels, f->label), f->elem };
 }
 
 /* The frame [QS, QE) (on the grid of Q; 0: every piece kept) into row P: an equal frame of the same colour adjacent to
@@ -255,7 +297,7 @@ static void paint(painter *p, uint64_t q, uint64_t qs, uint64_t qe, uint64_t key
                   unsigned kinds)
 {
   if (!q) { /* exact: every piece, as the drawing will see them */
-    p->pend = (cell){ qs, qe, key, label, elem, (uint8_t)kinds };
+    p->pend = (piece){ qs, qe, key, label, elem, (uint8_t)kinds };
     painter_emit(p);
     return;
   }
@@ -270,7 +312,7 @@ static void paint(painter *p, uint64_t q, uint64_t qs, uint64_t qe, uint64_t key
   }
   if (p->have)
     painter_emit(p);
-  p->pend = (cell){ qs, qe, key, label, elem, (uint8_t)kinds };
+  p->pend = (piece){ qs, qe, key, label, elem, (uint8_t)kinds };
   p->have = true;
 }
 
@@ -339,10 +381,10 @@ static int cmp_cell(const void *a, const void *b)
 
 static void cell_set_clear(cell_set *s)
 {
-  for (int r = 0; s->rows && r < s->n_rows; r++) {
+  for (int r = 0; s->rows && r < s->n_rows; r++)
     g_free(s->rows[r].cells);
-  }
   g_free(s->rows);
+  g_free(s->labels);
   *s = (cell_set){ 0 };
 }
 
@@ -356,6 +398,9 @@ static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint
   s->w0 = w0;
   s->w1 = w1;
   painter *rows = g_new0(painter, v->n_rows + 1);
+  label_index li = { g_hash_table_new(g_direct_hash, g_direct_equal), g_ptr_array_new() };
+  for (int r = 0; r <= v->n_rows; r++)
+    rows[r].labels = &li;
   cut c = { .v = v, .rows = rows, .q = q, .stacks_seen = whole ? g_hash_table_new(g_direct_hash, g_direct_equal) : NULL };
   for (uint32_t k = 0; k < n; k++) {
     if (cancel && !(k & 1023) && g_atomic_int_get(cancel))
@@ -402,11 +447,12 @@ static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint
       g_free(rows[r].out);
       continue;
     }
-    /* the cells and their running maximum of ends in one block: the cells' array resized (shrunk in place, mostly) */
-    cell *cs = g_realloc(rows[r].out, nr * (sizeof(cell) + sizeof(uint64_t)));
+    /* the cells and their block maxima in one allocation: the cells' array resized (shrunk in place, mostly) */
+    uint32_t nb = (nr + BLOCK - 1) / BLOCK;
+    cell *cs = g_realloc(rows[r].out, nr * sizeof(cell) + nb * sizeof(uint64_t));
     s->rows[r].cells = cs;
     s->rows[r].n = nr;
-    s->rows[r].max_ends = (uint64_t *)(void *)(cs + nr);
+    s->rows[r].block_max = (uint64_t *)(void *)(cs + nr);
     bool sorted = true;
     for (uint32_t k = 1; k < nr && sorted; k++)
       sorted = cs[k - 1].start <= cs[k].start;
@@ -416,11 +462,15 @@ static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint
     for (uint32_t k = 0; k < nr; k++) {
       if (cs[k].end > m)
         m = cs[k].end;
-      s->rows[r].max_ends[k] = m;
+      if (k % BLOCK == BLOCK - 1 || k + 1 == nr)
+        s->rows[r].block_max[k / BLOCK] = m;
     }
   }
   g_assert(total < UINT32_MAX);
   s->n_cells = (uint32_t)total;
+  s->n_labels = li.labels->len;
+  s->labels = (const char **)g_ptr_array_free(li.labels, FALSE);
+  g_hash_table_destroy(li.index);
   g_free(rows);
 }
 
@@ -763,12 +813,15 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *v, const char *text)
   if (!v->search)
     return 0;
   const cell_set *s = &v->whole; /* on its grid: pieces closer than a grid step are one */
+  bool *matches = g_new(bool, s->n_labels + 1);
+  for (uint32_t k = 0; k < s->n_labels; k++)
+    matches[k] = rsp_label_matches(s->labels[k], v->search);
   for (int r = 0; r < v->n_rows; r++) {
     flame_match cur = { 0, 0, -1 };
-    const char *cur_label = NULL;
+    uint32_t cur_label = 0;
     for (uint32_t i = 0; i < s->rows[r].n; i++) {
       const cell *c = &s->rows[r].cells[i];
-      if (!rsp_label_matches(c->label, v->search))
+      if (!matches[c->label])
         continue;
       if (cur.row >= 0 && c->label == cur_label && c->start <= cur.end) { /* the same frame, going on */
         cur.end = MAX(cur.end, c->end);
@@ -782,6 +835,7 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *v, const char *text)
     if (cur.row >= 0)
       g_array_append_val(v->match_items, cur);
   }
+  g_free(matches);
   g_array_sort(v->match_items, cmp_flame_match);
   uint32_t n = 0;
   GHashTableIter it;
@@ -862,28 +916,47 @@ static void paint_queued(rsp_flame_view *v, cairo_t *cr, const rsp_style *style)
   g_array_set_size(v->texts, 0);
 }
 
-/* The first of a row's cells (their max_end ME[0..N)) that ends after T, at or after FROM, whose
- * predecessors all end by T: galloping from FROM, then a binary search; the probes stay near FROM,
- * so a redraw's many searches, each just past the last, touch few cache lines. */
-static uint32_t first_reaching(const uint64_t *me, uint32_t from, uint32_t n, uint64_t t)
+/* The first of row RC's cells at or after FROM that ends after T or has a predecessor that does (the cells before
+ * it all end by T, when it is past FROM): the first block whose maximum is past T by galloping from FROM's, then a
+ * binary search; the probes stay near FROM, so a redraw's many searches, each just past the last, touch few cache
+ * lines. Then that block's cells. */
+static uint32_t first_reaching(const row_cells *rc, uint32_t from, uint64_t t)
 {
-  if (from >= n || me[from] > t)
+  uint32_t n = rc->n;
+  if (from >= n)
     return from;
-  uint32_t lo = from, step = 1; /* me[lo] <= t */
-  while (step < n - lo && me[lo + step] <= t) {
-    lo += step;
-    step <<= 1;
+  const uint64_t *bm = rc->block_max;
+  uint32_t nb = (n + BLOCK - 1) / BLOCK, b = from / BLOCK;
+  if (bm[b] <= t) {
+    uint32_t lo = b, step = 1; /* bm[lo] <= t */
+    while (step < nb - lo && bm[lo + step] <= t) {
+      lo += step;
+      step <<= 1;
+    }
+    uint32_t hi = step < nb - lo ? lo + step : nb; /* bm[hi] > t, or hi = nb */
+    lo++;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (bm[mid] > t)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    if (lo == nb)
+      return n;
+    b = lo;
+    from = b * BLOCK; /* every cell before it ends by T */
   }
-  uint32_t hi = step < n - lo ? lo + step : n; /* me[hi] > t, or hi = n */
-  lo++;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (me[mid] > t)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
+  if (b && bm[b - 1] > t) /* one before FROM's block ends after T */
+    return from;
+  const cell *c = rc->cells;
+  for (uint32_t i = b * BLOCK; i < from; i++) /* one before FROM in its block ends after T: FROM */
+    if (c[i].end > t)
+      return from;
+  uint32_t i = from;
+  while (c[i].end <= t) /* bm[b] > t: one of the block's cells ends after T */
+    i++;
+  return i;
 }
 
 static void add_links(rsp_flame_view *v, const rsp_path_elem *e, const rsp_viewport *vp, const rsp_style *style,
@@ -969,46 +1042,47 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
     int y = style->ruler_height + r * rh - vp->scroll_y;
     if (y + rh <= style->ruler_height || y >= vp->height || !s->rows[r].n)
       continue;
-    const cell *c = s->rows[r].cells;
-    const uint64_t *me = s->rows[r].max_ends;
-    uint32_t n = s->rows[r].n;
+    const row_cells *rc = &s->rows[r];
+    const cell *c = rc->cells;
+    uint32_t n = rc->n;
     bool pending = false; /* the frame being extended */
     uint64_t pend_key = 0;
     const char *pend_label = NULL;
     unsigned pend_kinds = 0;
     double pend_x0 = 0, pend_x1 = 0;
-    for (uint32_t i = first_reaching(me, 0, n, vp->t0); i < n && c[i].start < vp->t1; i++) {
+    for (uint32_t i = first_reaching(rc, 0, vp->t0); i < n && c[i].start < vp->t1; i++) {
       if (c[i].end <= vp->t0)
         continue;
       double x0 = floor(rsp_viewport_x(vp, style, c[i].start > vp->t0 ? c[i].start : vp->t0));
       double x1 = ceil(rsp_viewport_x(vp, style, c[i].end < vp->t1 ? c[i].end : vp->t1));
       if (x1 - x0 < 1)
         x1 = x0 + 1;
-      if ((c[i].kinds & RSP_FRAME_PROCESS) && x1 - x0 > 1) {
+      unsigned kinds = cell_kinds(&c[i]);
+      if ((kinds & RSP_FRAME_PROCESS) && x1 - x0 > 1) {
         const rsp_path_elem *e = rsp_paths_elem(v->paths, c[i].elem);
         if (e->kind == RSP_ELEM_RUN) /* the links into this run from runs on the paths */
           add_links(v, e, vp, style, y);
       }
-      if (pending && c[i].key == pend_key && x0 <= pend_x1) {
+      if (pending && cell_key(&c[i]) == pend_key && x0 <= pend_x1) {
         /* adjacent equal frames: one frame, of everything it stands for */
         if (x1 > pend_x1)
           pend_x1 = x1;
-        pend_kinds |= c[i].kinds;
+        pend_kinds |= kinds;
       } else if (pending && x1 <= pend_x1) {
         /* hidden inside the frame being drawn: nothing visible separates its pieces */
       } else {
         if (pending)
           paint_cell(cr, v, pend_label, pend_kinds, pend_x0, pend_x1, y, style);
         pending = true;
-        pend_key = c[i].key;
-        pend_label = c[i].label;
-        pend_kinds = c[i].kinds;
+        pend_key = cell_key(&c[i]);
+        pend_label = s->labels[c[i].label];
+        pend_kinds = kinds;
         pend_x0 = x0;
         pend_x1 = x1;
       }
       /* level of detail: the cells that end inside the pixels the frame being drawn covers change
        * nothing visible (an equal one would only extend it within them): jump past them */
-      uint32_t j = first_reaching(me, i + 1, n, rsp_viewport_time(vp, style, pend_x1));
+      uint32_t j = first_reaching(rc, i + 1, rsp_viewport_time(vp, style, pend_x1));
       if (j > i + 1)
         i = j - 1;
     }
@@ -1147,10 +1221,10 @@ bool rsp_flame_view_frame_at(const rsp_flame_view *v, const rsp_viewport *vp, co
   const cell_set *s = v->drawn ? v->drawn : &v->whole;
   const cell *c = s->rows[row].cells;
   uint32_t nc = s->rows[row].n;
-  for (uint32_t i = first_reaching(s->rows[row].max_ends, 0, nc, t); i < nc && c[i].start <= t; i++)
+  for (uint32_t i = first_reaching(&s->rows[row], 0, t); i < nc && c[i].start <= t; i++)
     if (c[i].end > t && c[i].elem == RSP_NO_ID) {
       if (label)
-        *label = c[i].label;
+        *label = s->labels[c[i].label];
       return true;
     }
   return false;
