@@ -473,6 +473,12 @@ const char *rsp_model_workload_command(const rsp_model *model);
 /* The I-th run / sleep / comm change of TASK in time order (I < task->n_runs ...). */
 rsp_run_id rsp_model_task_run(const rsp_model *model, rsp_task_id task, uint32_t i);
 rsp_sleep_id rsp_model_task_sleep(const rsp_model *model, rsp_task_id task, uint32_t i);
+/* All the runs / sleeps of TASK in time order at once: their ids (*IDS) and their starts (*STARTS), the model's own
+ * arrays; returns how many (task->n_runs ...; 0 and NULLs for none). They do not overlap: each ends by the next
+ * one's start. */
+uint32_t rsp_model_task_runs(const rsp_model *model, rsp_task_id task, const rsp_run_id **ids, const uint64_t **starts);
+uint32_t rsp_model_task_sleeps(const rsp_model *model, rsp_task_id task, const rsp_sleep_id **ids,
+                               const uint64_t **starts);
 const rsp_comm_change *rsp_model_task_comm(const rsp_model *model, rsp_task_id task, uint32_t i);
 /* TASK's comm at TIME (its first known comm before the first change). */
 const char *rsp_model_task_comm_at(const rsp_model *model, rsp_task_id task, uint64_t time);

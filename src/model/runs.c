@@ -713,6 +713,34 @@ rsp_sleep_id rsp_model_task_sleep(const rsp_model *model, rsp_task_id task, uint
   return g_array_index(model->task_sleeps, uint32_t, t->first_sleep_ + i);
 }
 
+/* The N items of a task from FIRST in IDS and STARTS (grouped by task). */
+static uint32_t task_items(const GArray *ids, const GArray *starts, uint32_t first, uint32_t n, const uint32_t **out_ids,
+                           const uint64_t **out_starts)
+{
+  *out_ids = n ? &g_array_index(ids, uint32_t, first) : NULL;
+  *out_starts = n ? &g_array_index(starts, uint64_t, first) : NULL;
+  return n;
+}
+
+uint32_t rsp_model_task_runs(const rsp_model *model, rsp_task_id task, const rsp_run_id **ids, const uint64_t **starts)
+{
+  *ids = NULL;
+  *starts = NULL;
+  g_return_val_if_fail(task < model->tasks->len, 0);
+  const rsp_task *t = &g_array_index(model->tasks, rsp_task, task);
+  return task_items(model->task_runs, model->task_run_starts, t->first_run_, t->n_runs, ids, starts);
+}
+
+uint32_t rsp_model_task_sleeps(const rsp_model *model, rsp_task_id task, const rsp_sleep_id **ids,
+                               const uint64_t **starts)
+{
+  *ids = NULL;
+  *starts = NULL;
+  g_return_val_if_fail(task < model->tasks->len, 0);
+  const rsp_task *t = &g_array_index(model->tasks, rsp_task, task);
+  return task_items(model->task_sleeps, model->task_sleep_starts, t->first_sleep_, t->n_sleeps, ids, starts);
+}
+
 void rsp_model_task_totals(const rsp_model *model, rsp_task_id task, rsp_task_totals *out)
 {
   memset(out, 0, sizeof *out);

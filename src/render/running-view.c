@@ -3,8 +3,9 @@
  * with its innermost user-space function (green when it waited for disk I/O), links as lines
  * from the causing run to the caused one.
  *
- * Level of detail: each task's runs and sleeps are copied once into sorted (start, end) arrays;
- * a row is drawn by binary-searching the first interval ending after the current position and
+ * Level of detail: each task's runs and sleeps are read from the model's arrays of them by task (their starts
+ * sorted; a copy of them all was 18 MB on a dense recording of 1.1 GB); a row is drawn by binary-searching the first
+ * interval ending after the current position and
  * either drawing it (when at least a pixel wide) or filling its pixel column and jumping to the
  * next column. A row thus costs O(pixel columns x log n) at any zoom, never O(trace). */
 #include "render/render-private.h"
@@ -18,6 +19,48 @@
 typedef struct interval {
   uint64_t start, end;
 } interval;
+
+/* A row's intervals, in start order, not overlapping: the view's own (IV), or a task's runs or sleeps in the model
+ * (their STARTS and IDS). */
+typedef struct track {
+  const interval *iv;
+  const uint64_t *starts;
+  const uint32_t *ids;
+  const rsp_model *model;
+  bool sleeps;
+  uint32_t n;
+} track;
+
+static inline uint64_t track_start(const track *k, uint32_t i)
+{
+  return k->iv ? k->iv[i].start : k->starts[i];
+}
+
+static inline uint64_t track_end(const track *k, uint32_t i)
+{
+  if (k->iv)
+    return k->iv[i].end;
+  return k->sleeps ? rsp_model_sleep(k->model, k->ids[i])->end : rsp_model_run(k->model, k->ids[i])->end;
+}
+
+static track runs_track(const rsp_model *m, rsp_task_id task)
+{
+  track k = { .model = m };
+  k.n = rsp_model_task_runs(m, task, &k.ids, &k.starts);
+  return k;
+}
+
+static track sleeps_track(const rsp_model *m, rsp_task_id task)
+{
+  track k = { .model = m, .sleeps = true };
+  k.n = rsp_model_task_sleeps(m, task, &k.ids, &k.starts);
+  return k;
+}
+
+static track own_track(const interval *iv, const uint32_t *off, rsp_task_id task)
+{
+  return (track){ .iv = iv + off[task], .n = off[task + 1] - off[task] };
+}
 
 typedef struct row {
   bool process; /* a process header (or the fold row), else a thread */
@@ -52,10 +95,6 @@ typedef struct process {
 struct rsp_running_view {
   const rsp_model *model;
   uint32_t n_tasks;
-  interval *runs;       /* per task, contiguous, time order: task t's are runs[run_off[t]..] */
-  uint32_t *run_off;
-  interval *sleeps;
-  uint32_t *sleep_off;
   uint64_t *task_runtime;
   interval *disk;       /* per task: the union of its disk requests' [insert, complete] spans */
   uint32_t *disk_off;
@@ -269,28 +308,12 @@ rsp_running_view *rsp_running_view_new(const rsp_model *model)
   rsp_running_view *v = g_new0(rsp_running_view, 1);
   v->model = model;
   v->n_tasks = rsp_model_n_tasks(model);
-  v->run_off = g_new(uint32_t, v->n_tasks + 1);
-  v->sleep_off = g_new(uint32_t, v->n_tasks + 1);
   v->task_runtime = g_new0(uint64_t, v->n_tasks);
-  v->runs = g_new(interval, rsp_model_n_runs(model) + 1);
-  v->sleeps = g_new(interval, rsp_model_n_sleeps(model) + 1);
-  uint32_t nr = 0, ns = 0;
   for (uint32_t t = 0; t < v->n_tasks; t++) {
-    const rsp_task *task = rsp_model_task(model, t);
-    v->run_off[t] = nr;
-    for (uint32_t i = 0; i < task->n_runs; i++) {
-      const rsp_run *r = rsp_model_run(model, rsp_model_task_run(model, t, i));
-      v->runs[nr++] = (interval){ r->start, r->end };
-      v->task_runtime[t] += r->end - r->start;
-    }
-    v->sleep_off[t] = ns;
-    for (uint32_t i = 0; i < task->n_sleeps; i++) {
-      const rsp_sleep *s = rsp_model_sleep(model, rsp_model_task_sleep(model, t, i));
-      v->sleeps[ns++] = (interval){ s->start, s->end };
-    }
+    track k = runs_track(model, t);
+    for (uint32_t i = 0; i < k.n; i++)
+      v->task_runtime[t] += track_end(&k, i) - k.starts[i];
   }
-  v->run_off[v->n_tasks] = nr;
-  v->sleep_off[v->n_tasks] = ns;
 
   v->disk_off = g_new0(uint32_t, v->n_tasks + 1);
   v->net_off = g_new0(uint32_t, v->n_tasks + 1);
@@ -344,10 +367,6 @@ void rsp_running_view_free(rsp_running_view *v)
 {
   if (!v)
     return;
-  g_free(v->runs);
-  g_free(v->run_off);
-  g_free(v->sleeps);
-  g_free(v->sleep_off);
   g_free(v->task_runtime);
   g_free(v->disk);
   g_free(v->disk_off);
@@ -552,18 +571,19 @@ int rsp_running_view_task_y(const rsp_running_view *v, const rsp_viewport *vp, c
 
 /* ---- Level-of-detail interval walk ---------------------------------------------------------- */
 
-/* First index in [0, n) whose end > T (ends are sorted: intervals of one task do not overlap). */
-static uint32_t first_ending_after(const interval *iv, uint32_t n, uint64_t t)
+/* The first of K's intervals whose end > T, else K->n. They do not overlap: the last one starting by T, if it ends
+ * after T, else the next (a search of the starts, the model's runs and sleeps read once). */
+static uint32_t first_ending_after(const track *k, uint64_t t)
 {
-  uint32_t lo = 0, hi = n;
+  uint32_t lo = 0, hi = k->n;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (iv[mid].end > t)
+    if (track_start(k, mid) > t)
       hi = mid;
     else
       lo = mid + 1;
   }
-  return lo;
+  return lo && track_end(k, lo - 1) > t ? lo - 1 : lo;
 }
 
 /* Calls EMIT(x0, x1, index, narrow) for each visible interval at least a pixel wide, and once per
@@ -594,30 +614,31 @@ static uint64_t first_time_at_x(const rsp_viewport *vp, const rsp_style *style, 
   return hi;
 }
 
-static void walk(const interval *iv, uint32_t n, const rsp_viewport *vp, const rsp_style *style, emit_fn emit,
-                 void *ctx)
+static void walk(const track *k, const rsp_viewport *vp, const rsp_style *style, emit_fn emit, void *ctx)
 {
   uint64_t pos = vp->t0;
-  uint32_t i = first_ending_after(iv, n, pos);
-  while (i < n && iv[i].start < vp->t1) {
-    uint64_t s = iv[i].start > pos ? iv[i].start : pos; /* pos >= t0 */
-    uint64_t e = iv[i].end < vp->t1 ? iv[i].end : vp->t1;
+  uint32_t n = k->n, i = first_ending_after(k, pos);
+  while (i < n && track_start(k, i) < vp->t1) {
+    uint64_t start = track_start(k, i), end = track_end(k, i);
+    uint64_t s = start > pos ? start : pos; /* pos >= t0 */
+    uint64_t e = end < vp->t1 ? end : vp->t1;
     double x0 = rsp_viewport_x(vp, style, s), x1 = rsp_viewport_x(vp, style, e);
     if (x1 - x0 >= 1.0) {
       emit(ctx, x0, x1, i, false);
-      pos = iv[i].end;
+      pos = end;
       i++;
       continue;
     }
     double col = floor(x0);
     emit(ctx, col, col + 1, i, true);
     uint64_t next = first_time_at_x(vp, style, rsp_viewport_time(vp, style, col + 1), col + 1);
-    if (next <= iv[i].start)
-      next = iv[i].start < UINT64_MAX ? iv[i].start + 1 : UINT64_MAX;
-    if (next <= pos)
-      break; /* at the end of time: nothing further can be drawn */
+    if (next <= start)
+      next = start < UINT64_MAX ? start + 1 : UINT64_MAX;
+    if (next <= pos || next >= vp->t1)
+      break; /* past the plot (a long interval from its last pixel would be walked a pixel at a time), or at the
+                end of time: nothing further can be drawn */
     pos = next;
-    i = first_ending_after(iv, n, pos);
+    i = first_ending_after(k, pos);
   }
 }
 
@@ -1002,19 +1023,23 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     draw_ctx c = { .cr = cr, .v = v, .style = style, .vp = vp, .task = t, .y = y + 1, .h = rh - 2,
                    .row_top = y, .pend_kind = -1 };
     if (v->show_sleeps) {
-      walk(v->sleeps + v->sleep_off[t], v->sleep_off[t + 1] - v->sleep_off[t], vp, style, emit_sleep, &c);
+      track k = sleeps_track(v->model, t);
+      walk(&k, vp, style, emit_sleep, &c);
       flush(&c);
     }
     c.y = y + 2;
     c.h = rh - 4;
-    walk(v->runs + v->run_off[t], v->run_off[t + 1] - v->run_off[t], vp, style, emit_run, &c);
+    track k = runs_track(v->model, t);
+    walk(&k, vp, style, emit_run, &c);
     flush(&c);
     /* disk requests and network operations in flight: a strip along the row's bottom */
     c.y = y + rh - 3;
     c.h = 2;
-    walk(v->disk + v->disk_off[t], v->disk_off[t + 1] - v->disk_off[t], vp, style, emit_disk, &c);
+    k = own_track(v->disk, v->disk_off, t);
+    walk(&k, vp, style, emit_disk, &c);
     flush(&c);
-    walk(v->net + v->net_off[t], v->net_off[t + 1] - v->net_off[t], vp, style, emit_net, &c);
+    k = own_track(v->net, v->net_off, t);
+    walk(&k, vp, style, emit_net, &c);
     flush(&c);
     }
   }
@@ -1122,25 +1147,23 @@ void rsp_running_view_hit(const rsp_running_view *v, const rsp_viewport *vp, con
   uint64_t slack = rsp_viewport_time(vp, style, x + 1) - t;
   for (uint32_t g = 0; g < rw->n_gen; g++) { /* the generation (exec) whose run is there */
     rsp_task_id task = v->proc_tasks[rw->gen0 + g];
-    const interval *runs = v->runs + v->run_off[task];
-    uint32_t nr = v->run_off[task + 1] - v->run_off[task];
-    uint32_t i = first_ending_after(runs, nr, t > slack ? t - slack : 0);
-    if (i < nr && runs[i].start <= t + slack) {
+    track k = runs_track(v->model, task);
+    uint32_t i = first_ending_after(&k, t > slack ? t - slack : 0);
+    if (i < k.n && k.starts[i] <= t + slack) {
       out->kind = RSP_HIT_RUN;
       out->task = task;
-      out->run = rsp_model_task_run(v->model, task, i);
+      out->run = k.ids[i];
       return;
     }
   }
   for (uint32_t g = 0; g < rw->n_gen && v->show_sleeps; g++) {
     rsp_task_id task = v->proc_tasks[rw->gen0 + g];
-    const interval *sl = v->sleeps + v->sleep_off[task];
-    uint32_t ns = v->sleep_off[task + 1] - v->sleep_off[task];
-    uint32_t i = first_ending_after(sl, ns, t);
-    if (i < ns && sl[i].start <= t) {
+    track k = sleeps_track(v->model, task);
+    uint32_t i = first_ending_after(&k, t);
+    if (i < k.n && k.starts[i] <= t) {
       out->kind = RSP_HIT_SLEEP;
       out->task = task;
-      out->sleep = rsp_model_task_sleep(v->model, task, i);
+      out->sleep = k.ids[i];
       return;
     }
   }
