@@ -7,6 +7,9 @@
 
 #include <gio/gio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 struct rsp_loader {
   char *path;
@@ -34,6 +37,11 @@ static gboolean finish(gpointer data)
   rsp_loader *l = data;
   g_thread_join(l->thread);
   l->thread = NULL;
+#ifdef __GLIBC__
+  /* the loading thread's arena keeps the pages its temporaries freed (6 MB on a 1.1 GB recording): give them back
+   * before the views of the process are built */
+  malloc_trim(0);
+#endif
   rsp_model *m = l->model;
   rsp_running_view *v = l->view;
   l->model = NULL;
