@@ -79,27 +79,37 @@ static inline unsigned cell_kinds(const cell *c) { return (unsigned)(c->key_kind
  * per cell: a search reads the block's maximum, then at most BLOCK cells. */
 #define BLOCK 16
 
+/* A row's cells, and the running maximum of their ends at each block's end. */
 typedef struct row_cells {
-  cell *cells;
-  uint64_t *block_max; /* in the cells' allocation, after them: the running maximum of ends at each block's end */
+  const cell *cells;
+  const uint64_t *block_max;
   uint32_t n;
 } row_cells;
 
 /* A level of detail: the frames of the time window [W0, W1) cut into cells on a grid of Q ns (0: exact), each
- * row's cells start-sorted with the running maximum of ends by block (BLOCK_MAX), so that a redraw finds a row's
- * visible cells by binary search and touches only those. Cut on the grid, a frame is what the drawing makes of it
- * at a pixel of Q ns: adjacent equal frames are one, a frame inside the one before it is gone. Each row's cells
- * stay in the array they were cut into, resized to hold them and their block maxima: gathered into one array they
- * were there twice at the end of the cut (a recording with deep stacks on every scheduler event: 194,000 rows,
- * 1.6M cells). The labels are the set's own (a worker cuts a zoomed-in set while the whole is drawn). */
+ * row's cells start-sorted with the running maximum of ends by block, so that a redraw finds a row's visible cells
+ * by binary search and touches only those. Cut on the grid, a frame is what the drawing makes of it at a pixel of
+ * Q ns: adjacent equal frames are one, a frame inside the one before it is gone. The rows' cells are in one array,
+ * row after row (ROW_FIRST), and so are their block maxima: a recording whose process of interest has 82,000 control
+ * paths of deep stacks has 8M rows of a cell or two, whose own arrays and headers took more than the cells. The labels
+ * are the set's own (a worker cuts a zoomed-in set while the whole is drawn). */
 typedef struct cell_set {
-  row_cells *rows; /* per row (NULL: not cut) */
+  cell *cells;
+  uint32_t *row_first;   /* per row and one more: its first cell (NULL: not cut) */
+  uint64_t *block_max;
+  uint32_t *block_first; /* per row and one more: its first block maximum */
   int n_rows;
   uint32_t n_cells;
   uint64_t q, w0, w1;
   const char **labels; /* the cells' labels by index */
   uint32_t n_labels;
 } cell_set;
+
+static inline row_cells row_of(const cell_set *s, int r)
+{
+  return (row_cells){ s->cells + s->row_first[r], s->block_max + s->block_first[r],
+                      s->row_first[r + 1] - s->row_first[r] };
+}
 
 struct rsp_flame_view {
   const rsp_paths *paths;
@@ -121,6 +131,9 @@ struct rsp_flame_view {
   const char **task_label; /* per model task: its process frames' label ("comm tid"), in labels */
   GHashTable *frame_labels; /* every label drawn (a set), for the search's count */
   int *path_label_row; /* per path: the row its label goes on (its base row) */
+  int *path_row0;      /* per path: its band's first row (its band is path_row0 .. path_label_row) */
+  int kwork_row0;      /* the kernel work bands' first row (they go to the last) */
+  int max_band;        /* the most rows a path's band or the kernel work bands have */
   rsp_task_id *path_label_task; /* per path: the task it is named after (its last root-level element's:
                                    the process's name after an exec; a command forked by rsp-record
                                    is "rsp-record" until it execs) */
@@ -334,7 +347,8 @@ static void on_grid(uint64_t start, uint64_t end, uint64_t q, uint64_t *qs, uint
 
 typedef struct cut {
   rsp_flame_view *v;
-  painter *rows;
+  painter *rows; /* from row ROW0: the band being cut */
+  int row0;
   uint64_t q;
   rsp_elem_id elem;
   int32_t base_row;
@@ -357,7 +371,9 @@ static void cut_column(uint64_t start, uint64_t end, const rsp_model_frame *fram
   }
   uint64_t qs, qe;
   on_grid(start, end, c->q, &qs, &qe);
-  painter *row = c->rows + c->base_row - 1; /* frame I's row: row - I */
+  if ((int32_t)n > c->base_row - c->row0)
+    n = (uint32_t)(c->base_row - c->row0); /* its band holds its highest column: never */
+  painter *row = c->rows + (c->base_row - c->row0) - 1; /* frame I's row: row - I */
   /* the column inside what each of its rows already paints (the same column again, mostly): nothing to do */
   uint32_t i = 0;
   while (c->q && i < n && row[-(int32_t)i].have && qs >= row[-(int32_t)i].pend.start && qe <= row[-(int32_t)i].pend.end)
@@ -381,15 +397,90 @@ static int cmp_cell(const void *a, const void *b)
 
 static void cell_set_clear(cell_set *s)
 {
-  for (int r = 0; s->rows && r < s->n_rows; r++)
-    g_free(s->rows[r].cells);
-  g_free(s->rows);
+  g_free(s->cells);
+  g_free(s->row_first);
+  g_free(s->block_max);
+  g_free(s->block_first);
   g_free(s->labels);
   *s = (cell_set){ 0 };
 }
 
+/* The rows of a cut as they are finished, in row order, into S: cells and block maxima appended. */
+typedef struct cell_sink {
+  cell_set *s;
+  size_t n_cells, cap_cells, n_blocks, cap_blocks;
+  int next_row; /* the first row not finished */
+} cell_sink;
+
+/* Rows up to ROW0 finished empty, then ROW0 .. ROW1 from their painters P[0 ..] (which are emptied for the next
+ * band, their arrays kept). */
+static void finish_rows(cell_sink *k, painter *p, int row0, int row1)
+{
+  cell_set *s = k->s;
+  for (; k->next_row < row0; k->next_row++) {
+    s->row_first[k->next_row] = (uint32_t)k->n_cells;
+    s->block_first[k->next_row] = (uint32_t)k->n_blocks;
+  }
+  for (int r = row0; r < row1; r++) {
+    painter *pr = &p[r - row0];
+    if (pr->have)
+      painter_emit(pr);
+    uint32_t nr = pr->n, nb = (nr + BLOCK - 1) / BLOCK;
+    g_assert(k->n_cells + nr < UINT32_MAX && k->n_blocks + nb < UINT32_MAX);
+    s->row_first[r] = (uint32_t)k->n_cells;
+    s->block_first[r] = (uint32_t)k->n_blocks;
+    if (k->n_cells + nr > k->cap_cells) {
+      k->cap_cells = MAX(k->n_cells + nr, k->cap_cells + k->cap_cells / 2 + 64);
+      s->cells = g_renew(cell, s->cells, k->cap_cells);
+    }
+    if (k->n_blocks + nb > k->cap_blocks) {
+      k->cap_blocks = MAX(k->n_blocks + nb, k->cap_blocks + k->cap_blocks / 2 + 16);
+      s->block_max = g_renew(uint64_t, s->block_max, k->cap_blocks);
+    }
+    cell *cs = s->cells + k->n_cells;
+    if (nr)
+      memcpy(cs, pr->out, nr * sizeof(cell));
+    bool sorted = true;
+    for (uint32_t i = 1; i < nr && sorted; i++)
+      sorted = cs[i - 1].start <= cs[i].start;
+    if (!sorted)
+      qsort(cs, nr, sizeof(cell), cmp_cell);
+    uint64_t m = 0, *bm = s->block_max + k->n_blocks;
+    for (uint32_t i = 0; i < nr; i++) {
+      if (cs[i].end > m)
+        m = cs[i].end;
+      if (i % BLOCK == BLOCK - 1 || i + 1 == nr)
+        bm[i / BLOCK] = m;
+    }
+    k->n_cells += nr;
+    k->n_blocks += nb;
+    pr->n = 0;
+    pr->have = false;
+  }
+  if (row1 > k->next_row)
+    k->next_row = row1;
+}
+
+/* IDS (N) grouped by path, each path's in their order in IDS; *FIRST (per path and one more) where each path's
+ * begin. */
+static rsp_elem_id *group_by_path(const rsp_paths *paths, const rsp_elem_id *ids, uint32_t n, uint32_t **first)
+{
+  uint32_t n_paths = rsp_paths_n_paths(paths);
+  uint32_t *at = g_new0(uint32_t, n_paths + 2);
+  for (uint32_t k = 0; k < n; k++)
+    at[rsp_paths_elem(paths, ids[k])->path + 2]++;
+  for (uint32_t p = 0; p < n_paths; p++)
+    at[p + 2] += at[p + 1];
+  rsp_elem_id *out = g_new(rsp_elem_id, n + 1);
+  for (uint32_t k = 0; k < n; k++)
+    out[at[rsp_paths_elem(paths, ids[k])->path + 1]++] = ids[k];
+  *first = at; /* at[p] is now where path p begins */
+  return out;
+}
+
 /* Cuts the frames of the elements and kernel work in IDS (N, by start mostly) into S, on a grid of Q ns, for the
- * window [W0, W1). */
+ * window [W0, W1): path after path (a row has the frames of one path's elements, in the order of IDS), with
+ * painters for one band's rows at a time. */
 static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint32_t n, uint64_t q, uint64_t w0,
                     uint64_t w1, bool whole, const gint *cancel)
 {
@@ -397,81 +488,76 @@ static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint
   s->q = q;
   s->w0 = w0;
   s->w1 = w1;
-  painter *rows = g_new0(painter, v->n_rows + 1);
+  s->n_rows = v->n_rows;
+  s->row_first = g_new(uint32_t, v->n_rows + 1);
+  s->block_first = g_new(uint32_t, v->n_rows + 1);
+  painter *rows = g_new0(painter, v->max_band + 1);
   label_index li = { g_hash_table_new(g_direct_hash, g_direct_equal), g_ptr_array_new() };
-  for (int r = 0; r <= v->n_rows; r++)
+  for (int r = 0; r <= v->max_band; r++)
     rows[r].labels = &li;
+  cell_sink sink = { .s = s };
+  uint32_t *first;
+  rsp_elem_id *by_path = group_by_path(v->paths, ids, n, &first);
   cut c = { .v = v, .rows = rows, .q = q, .stacks_seen = whole ? g_hash_table_new(g_direct_hash, g_direct_equal) : NULL };
-  for (uint32_t k = 0; k < n; k++) {
-    if (cancel && !(k & 1023) && g_atomic_int_get(cancel))
-      break; /* cut for nothing: a newer window is wanted, or the view goes */
-    rsp_elem_id id = ids[k];
-    const rsp_path_elem *e = rsp_paths_elem(v->paths, id);
-    if (v->base_row[id] < 0)
+  bool cancelled = false;
+  for (rsp_path_id p = 0, done = 0; p < rsp_paths_n_paths(v->paths) && !cancelled; p++) {
+    if (first[p] == first[p + 1])
       continue;
-    uint64_t qs, qe;
-    on_grid(e->start, elem_end(e), q, &qs, &qe);
-    unsigned kinds = 0;
-    c.elem = id;
-    c.base_row = v->base_row[id];
-    c.base_key = base_key(v, e);
-    c.kinds = &kinds;
-    rsp_layer_columns(v->model, e, cut_column, &c, &kinds);
-    /* its process frame, on a row of its own; a disk or network element has no process: the request itself,
-     * coloured as its kinds say (green, teal) */
-    bool request = e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET;
-    paint(&rows[c.base_row], q, qs, qe, c.base_key, base_label(v, e), id, request ? kinds : RSP_FRAME_PROCESS);
+    c.row0 = v->path_row0[p];
+    for (uint32_t k = first[p]; k < first[p + 1]; k++, done++) {
+      if (cancel && !(done & 1023) && g_atomic_int_get(cancel)) {
+        cancelled = true; /* cut for nothing: a newer window is wanted, or the view goes */
+        break;
+      }
+      rsp_elem_id id = by_path[k];
+      const rsp_path_elem *e = rsp_paths_elem(v->paths, id);
+      if (v->base_row[id] < 0)
+        continue;
+      uint64_t qs, qe;
+      on_grid(e->start, elem_end(e), q, &qs, &qe);
+      unsigned kinds = 0;
+      c.elem = id;
+      c.base_row = v->base_row[id];
+      c.base_key = base_key(v, e);
+      c.kinds = &kinds;
+      rsp_layer_columns(v->model, e, cut_column, &c, &kinds);
+      /* its process frame, on a row of its own; a disk or network element has no process: the request itself,
+       * coloured as its kinds say (green, teal) */
+      bool request = e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET;
+      paint(&rows[c.base_row - c.row0], q, qs, qe, c.base_key, base_label(v, e), id,
+            request ? kinds : RSP_FRAME_PROCESS);
+    }
+    finish_rows(&sink, rows, c.row0, v->path_label_row[p] + 1);
   }
+  g_free(by_path);
+  g_free(first);
   if (c.stacks_seen)
     g_hash_table_destroy(c.stacks_seen);
-  for (guint k = 0; k < v->kwork_pieces->len; k++) {
+  for (guint k = 0; k < v->kwork_pieces->len && !cancelled; k++) {
     const kwork_piece *pc = &g_array_index(v->kwork_pieces, kwork_piece, k);
     if (pc->end <= w0 || pc->start >= w1)
       continue;
     const kwork_band *band = &g_array_index(v->kwork_bands, kwork_band, pc->band);
     uint64_t key = mix(0x6b776f726bull, (uint64_t)(uint32_t)band->pid), qs, qe;
     on_grid(pc->start, pc->end, q, &qs, &qe);
-    paint(&rows[band->row], q, qs, qe, key, band->label, RSP_NO_ID, RSP_FRAME_KWORK);
-    paint(&rows[band->row - 1], q, qs, qe, mix(key, (uint64_t)(uintptr_t)pc->doer), pc->doer, RSP_NO_ID,
-          RSP_FRAME_KWORK);
+    paint(&rows[band->row - v->kwork_row0], q, qs, qe, key, band->label, RSP_NO_ID, RSP_FRAME_KWORK);
+    paint(&rows[band->row - 1 - v->kwork_row0], q, qs, qe, mix(key, (uint64_t)(uintptr_t)pc->doer), pc->doer,
+          RSP_NO_ID, RSP_FRAME_KWORK);
   }
-  s->rows = g_new0(row_cells, v->n_rows + 1);
-  s->n_rows = v->n_rows;
-  uint64_t total = 0;
-  for (int r = 0; r < v->n_rows; r++) {
-    if (rows[r].have)
-      painter_emit(&rows[r]);
-    uint32_t nr = rows[r].n;
-    total += nr;
-    if (!nr) {
-      g_free(rows[r].out);
-      continue;
-    }
-    /* the cells and their block maxima in one allocation: the cells' array resized (shrunk in place, mostly) */
-    uint32_t nb = (nr + BLOCK - 1) / BLOCK;
-    cell *cs = g_realloc(rows[r].out, nr * sizeof(cell) + nb * sizeof(uint64_t));
-    s->rows[r].cells = cs;
-    s->rows[r].n = nr;
-    s->rows[r].block_max = (uint64_t *)(void *)(cs + nr);
-    bool sorted = true;
-    for (uint32_t k = 1; k < nr && sorted; k++)
-      sorted = cs[k - 1].start <= cs[k].start;
-    if (!sorted)
-      qsort(cs, nr, sizeof(cell), cmp_cell);
-    uint64_t m = 0;
-    for (uint32_t k = 0; k < nr; k++) {
-      if (cs[k].end > m)
-        m = cs[k].end;
-      if (k % BLOCK == BLOCK - 1 || k + 1 == nr)
-        s->rows[r].block_max[k / BLOCK] = m;
-    }
-  }
-  g_assert(total < UINT32_MAX);
-  s->n_cells = (uint32_t)total;
+  if (!cancelled)
+    finish_rows(&sink, rows, v->kwork_row0, v->n_rows);
+  finish_rows(&sink, rows, v->n_rows, v->n_rows);
+  s->row_first[v->n_rows] = (uint32_t)sink.n_cells;
+  s->block_first[v->n_rows] = (uint32_t)sink.n_blocks;
+  s->cells = g_renew(cell, s->cells, sink.n_cells + 1); /* trimmed */
+  s->block_max = g_renew(uint64_t, s->block_max, sink.n_blocks + 1);
+  s->n_cells = (uint32_t)sink.n_cells;
+  for (int r = 0; r <= v->max_band; r++)
+    g_free(rows[r].out);
+  g_free(rows);
   s->n_labels = li.labels->len;
   s->labels = (const char **)g_ptr_array_free(li.labels, FALSE);
   g_hash_table_destroy(li.index);
-  g_free(rows);
 }
 
 /* The elements that may overlap [T0, T1), by start mostly, into IDS (a new array; *N of them). */
@@ -667,6 +753,7 @@ rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_
   v->labels = g_string_chunk_new(4096);
   uint32_t n_paths = rsp_paths_n_paths(paths), n_elems = rsp_paths_n_elems(paths);
   v->path_label_row = g_new0(int, n_paths + 1);
+  v->path_row0 = g_new0(int, n_paths + 1);
   v->path_label_task = g_new0(rsp_task_id, n_paths + 1);
   v->base_row = g_new(int32_t, n_elems + 1);
   v->height = g_new0(uint32_t, n_elems + 1);
@@ -710,6 +797,8 @@ rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_
         band = top[id];
     }
     int base = row + band - 1; /* the band's row 0 (its bottom) */
+    v->path_row0[p] = row;
+    v->max_band = MAX(v->max_band, band);
     for (uint32_t i = 0; i < path->n_elems; i++) {
       rsp_elem_id id = rsp_paths_path_elem(paths, p, i);
       v->base_row[id] = base - v->base_row[id];
@@ -722,11 +811,13 @@ rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_
   /* the kernel work bands under the paths: the doers' row, then "kernel work for X" */
   if (kw)
     rsp_kernel_work_paths_parts(kw, paths, 0, 0, gather_kwork, v);
+  v->kwork_row0 = row;
   for (guint b = 0; b < v->kwork_bands->len; b++) {
     g_array_index(v->kwork_bands, kwork_band, b).row = row + 1;
     row += 3;
   }
   v->n_rows = row;
+  v->max_band = MAX(v->max_band, row - v->kwork_row0);
   /* the elements by start; the long ones apart (an element lasting more than 1/1024 of the recording) */
   v->order = g_new(rsp_elem_id, n_elems + 1);
   order_by_start(paths, v->order);
@@ -784,6 +875,7 @@ void rsp_flame_view_free(rsp_flame_view *v)
   g_free(v->task_label);
   g_hash_table_destroy(v->frame_labels);
   g_free(v->path_label_row);
+  g_free(v->path_row0);
   g_free(v->path_label_task);
   g_free(v->run_row);
   g_array_free(v->segments, true);
@@ -819,8 +911,9 @@ uint32_t rsp_flame_view_set_search(rsp_flame_view *v, const char *text)
   for (int r = 0; r < v->n_rows; r++) {
     flame_match cur = { 0, 0, -1 };
     uint32_t cur_label = 0;
-    for (uint32_t i = 0; i < s->rows[r].n; i++) {
-      const cell *c = &s->rows[r].cells[i];
+    row_cells rc = row_of(s, r);
+    for (uint32_t i = 0; i < rc.n; i++) {
+      const cell *c = &rc.cells[i];
       if (!matches[c->label])
         continue;
       if (cur.row >= 0 && c->label == cur_label && c->start <= cur.end) { /* the same frame, going on */
@@ -1004,7 +1097,7 @@ static const cell_set *cells_for(rsp_flame_view *v, const rsp_viewport *vp, cons
     job_free(j);
     j = NULL;
   }
-  if (z->rows && 2.0 * (double)z->q <= pixel && vp->t0 >= z->w0 && vp->t1 <= z->w1)
+  if (z->row_first && 2.0 * (double)z->q <= pixel && vp->t0 >= z->w0 && vp->t1 <= z->w1)
     return v->drawn = z;
   if (j && 2.0 * (double)j->q <= pixel && vp->t0 >= j->w0 && vp->t1 <= j->w1)
     return v->drawn = &v->whole; /* being cut */
@@ -1040,9 +1133,10 @@ void rsp_flame_view_draw(rsp_flame_view *v, cairo_t *cr, const rsp_viewport *vp,
   const cell_set *s = cells_for(v, vp, style);
   for (int r = 0; r < v->n_rows; r++) {
     int y = style->ruler_height + r * rh - vp->scroll_y;
-    if (y + rh <= style->ruler_height || y >= vp->height || !s->rows[r].n)
+    row_cells row = row_of(s, r);
+    if (y + rh <= style->ruler_height || y >= vp->height || !row.n)
       continue;
-    const row_cells *rc = &s->rows[r];
+    const row_cells *rc = &row;
     const cell *c = rc->cells;
     uint32_t n = rc->n;
     bool pending = false; /* the frame being extended */
@@ -1219,9 +1313,10 @@ bool rsp_flame_view_frame_at(const rsp_flame_view *v, const rsp_viewport *vp, co
     return true;
   /* kernel work: its frames as drawn */
   const cell_set *s = v->drawn ? v->drawn : &v->whole;
-  const cell *c = s->rows[row].cells;
-  uint32_t nc = s->rows[row].n;
-  for (uint32_t i = first_reaching(&s->rows[row], 0, t); i < nc && c[i].start <= t; i++)
+  row_cells rc = row_of(s, row);
+  const cell *c = rc.cells;
+  uint32_t nc = rc.n;
+  for (uint32_t i = first_reaching(&rc, 0, t); i < nc && c[i].start <= t; i++)
     if (c[i].end > t && c[i].elem == RSP_NO_ID) {
       if (label)
         *label = s->labels[c[i].label];
