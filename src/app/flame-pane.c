@@ -286,16 +286,23 @@ static gboolean on_flame_key(GtkWidget *area, GdkEventKey *ev, gpointer data)
 
 
 /* The control paths, one entry each, for the path picker. */
+/* The most control paths the picker lists: a process of a long recording can have 82,000 of them, which the combo box
+ * took minutes to take in, one by one, and would make a menu of when opened. The others are picked in the flame
+ * view. */
+#define MAX_LISTED_PATHS 1000
+
 static void fill_paths(win *w)
 {
   if (!w->path_combo) /* the window is gone */
     return;
-  GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(w->path_combo);
+  GtkComboBox *combo = GTK_COMBO_BOX(w->path_combo);
   g_signal_handlers_block_by_func(combo, on_path_chosen, w);
-  gtk_combo_box_text_remove_all(combo);
+  /* a new model filled before the combo box sees it (its columns: text, id, as GtkComboBoxText's) */
+  GtkListStore *store = gtk_list_store_new(2, G_TYPE_STRING, G_TYPE_STRING);
   if (w->paths)
-    gtk_combo_box_text_append_text(combo, _("All control paths (choose one to show it)"));
-  for (uint32_t p = 0; w->paths && p < rsp_paths_n_paths(w->paths); p++) {
+    gtk_list_store_insert_with_values(store, NULL, -1, 0, _("All control paths (choose one to show it)"), -1);
+  uint32_t n_paths = w->paths ? rsp_paths_n_paths(w->paths) : 0, listed = MIN(n_paths, MAX_LISTED_PATHS);
+  for (uint32_t p = 0; p < listed; p++) {
     const rsp_path *path = rsp_paths_path(w->paths, p);
     rsp_elem_id first = rsp_paths_path_elem(w->paths, p, 0);
     const rsp_path_elem *e = first != RSP_NO_ID ? rsp_paths_elem(w->paths, first) : NULL;
@@ -305,9 +312,15 @@ static void fill_paths(win *w)
                                             p, t && t->comm ? t->comm : "?", t ? t->tid : -1,
                                             rsp_format_duration(path->start - w->lo, at, sizeof at),
                                             rsp_format_duration(path->end - path->start, len, sizeof len));
-    gtk_combo_box_text_append_text(combo, text);
+    gtk_list_store_insert_with_values(store, NULL, -1, 0, text, -1);
   }
-  gtk_combo_box_set_active(GTK_COMBO_BOX(combo), w->paths ? 0 : -1);
+  if (listed < n_paths) {
+    g_autofree char *more = g_strdup_printf(_("%u more paths: click them in the flame view"), n_paths - listed);
+    gtk_list_store_insert_with_values(store, NULL, -1, 0, more, -1);
+  }
+  gtk_combo_box_set_model(combo, GTK_TREE_MODEL(store));
+  g_object_unref(store);
+  gtk_combo_box_set_active(combo, w->paths ? 0 : -1);
   gtk_widget_set_sensitive(w->path_combo, w->paths != NULL);
   g_signal_handlers_unblock_by_func(combo, on_path_chosen, w);
 }
@@ -330,11 +343,14 @@ bool flame_pane_show_path(win *w, rsp_path_id p)
   return true;
 }
 
-/* Entry 0: all of them (the whole recording); entry P + 1: path P. */
+/* Entry 0: all of them (the whole recording); entry P + 1: path P (the first MAX_LISTED_PATHS; the entry after them
+ * says how many more there are). */
 static void on_path_chosen(GtkComboBox *combo, gpointer data)
 {
   win *w = data;
   int p = gtk_combo_box_get_active(combo);
+  if (p > MAX_LISTED_PATHS)
+    return;
   if (p > 0) {
     flame_pane_show_path(w, (rsp_path_id)(p - 1));
   } else if (p == 0 && w->paths) {
