@@ -467,13 +467,19 @@ static rsp_elem_id *group_by_path(const rsp_paths *paths, const rsp_elem_id *ids
 {
   uint32_t n_paths = rsp_paths_n_paths(paths);
   uint32_t *at = g_new0(uint32_t, n_paths + 2);
-  for (uint32_t k = 0; k < n; k++)
-    at[rsp_paths_elem(paths, ids[k])->path + 2]++;
+  for (uint32_t k = 0; k < n; k++) {
+    rsp_path_id p = rsp_paths_elem(paths, ids[k])->path;
+    if (p < n_paths) /* (every element is on a path: one that were not would have no rows) */
+      at[p + 2]++;
+  }
   for (uint32_t p = 0; p < n_paths; p++)
     at[p + 2] += at[p + 1];
   rsp_elem_id *out = g_new(rsp_elem_id, n + 1);
-  for (uint32_t k = 0; k < n; k++)
-    out[at[rsp_paths_elem(paths, ids[k])->path + 1]++] = ids[k];
+  for (uint32_t k = 0; k < n; k++) {
+    rsp_path_id p = rsp_paths_elem(paths, ids[k])->path;
+    if (p < n_paths)
+      out[at[p + 1]++] = ids[k];
+  }
   *first = at; /* at[p] is now where path p begins */
   return out;
 }
