@@ -304,9 +304,13 @@ static void fill_paths(win *w)
   uint32_t n_paths = w->paths ? rsp_paths_n_paths(w->paths) : 0, listed = MIN(n_paths, MAX_LISTED_PATHS);
   for (uint32_t p = 0; p < listed; p++) {
     const rsp_path *path = rsp_paths_path(w->paths, p);
-    rsp_elem_id first = rsp_paths_path_elem(w->paths, p, 0);
-    const rsp_path_elem *e = first != RSP_NO_ID ? rsp_paths_elem(w->paths, first) : NULL;
-    const rsp_task *t = e && e->task < rsp_model_n_tasks(w->model) ? rsp_model_task(w->model, e->task) : NULL;
+    /* named as the flame view names it (after an exec, by the new name: not "rsp-record" for the command it ran) */
+    rsp_task_id task = w->flame ? rsp_flame_view_path_task(w->flame, p) : RSP_NO_ID;
+    if (task == RSP_NO_ID) {
+      rsp_elem_id first = rsp_paths_path_elem(w->paths, p, 0);
+      task = first != RSP_NO_ID ? rsp_paths_elem(w->paths, first)->task : RSP_NO_ID;
+    }
+    const rsp_task *t = task < rsp_model_n_tasks(w->model) ? rsp_model_task(w->model, task) : NULL;
     char at[48], len[48];
     g_autofree char *text = g_strdup_printf(p ? _("Path %u: %s %d, at %s for %s") : _("Path %u (the process's own): %s %d, at %s for %s"),
                                             p, t && t->comm ? t->comm : "?", t ? t->tid : -1,

@@ -950,6 +950,12 @@ int rsp_flame_view_path_row(const rsp_flame_view *v, rsp_path_id path)
   return path < rsp_paths_n_paths(v->paths) ? v->path_label_row[path] : 0;
 }
 
+rsp_task_id rsp_flame_view_path_task(const rsp_flame_view *v, rsp_path_id path)
+{
+  return path < rsp_paths_n_paths(v->paths) && rsp_paths_path(v->paths, path)->n_elems ? v->path_label_task[path]
+                                                                                       : RSP_NO_ID;
+}
+
 void rsp_flame_view_set_selection(rsp_flame_view *v, uint64_t t0, uint64_t t1)
 {
   v->sel_t0 = t0 < t1 ? t0 : 0;

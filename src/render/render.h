@@ -166,6 +166,9 @@ bool rsp_flame_view_frame_at(const rsp_flame_view *view, const rsp_viewport *vp,
 uint32_t rsp_flame_view_set_search(rsp_flame_view *view, const char *text);
 /* The row (from the top, in row_height units) of PATH's base: its process of interest's frames. */
 int rsp_flame_view_path_row(const rsp_flame_view *view, rsp_path_id path);
+/* The task PATH is named after (its last root-level element's: the process's name after an exec), as the view labels
+ * it; RSP_NO_ID for no such path. */
+rsp_task_id rsp_flame_view_path_task(const rsp_flame_view *view, rsp_path_id path);
 /* Shades the time range [T0, T1) (T0 >= T1: none), a range selected in another view. */
 void rsp_flame_view_set_selection(rsp_flame_view *view, uint64_t t0, uint64_t t1);
 /* The wakeup links drawn between its rows (the default), or not. Zoomed out, links that fall on the
