@@ -717,8 +717,10 @@ rsp_sleep_id rsp_model_task_sleep(const rsp_model *model, rsp_task_id task, uint
 static uint32_t task_items(const GArray *ids, const GArray *starts, uint32_t first, uint32_t n, const uint32_t **out_ids,
                            const uint64_t **out_starts)
 {
-  *out_ids = n ? &g_array_index(ids, uint32_t, first) : NULL;
-  *out_starts = n ? &g_array_index(starts, uint64_t, first) : NULL;
+  if (n) {
+    *out_ids = &g_array_index(ids, uint32_t, first);
+    *out_starts = &g_array_index(starts, uint64_t, first);
+  }
   return n;
 }
 

@@ -98,7 +98,6 @@ typedef struct cell_set {
   uint32_t *row_first;   /* per row and one more: its first cell (NULL: not cut) */
   uint64_t *block_max;
   uint32_t *block_first; /* per row and one more: its first block maximum */
-  int n_rows;
   uint32_t n_cells;
   uint64_t q, w0, w1;
   const char **labels; /* the cells' labels by index */
@@ -494,7 +493,6 @@ static void cut_set(rsp_flame_view *v, cell_set *s, const rsp_elem_id *ids, uint
   s->q = q;
   s->w0 = w0;
   s->w1 = w1;
-  s->n_rows = v->n_rows;
   s->row_first = g_new(uint32_t, v->n_rows + 1);
   s->block_first = g_new(uint32_t, v->n_rows + 1);
   painter *rows = g_new0(painter, v->max_band + 1);

@@ -3,11 +3,10 @@
  * with its innermost user-space function (green when it waited for disk I/O), links as lines
  * from the causing run to the caused one.
  *
- * Level of detail: each task's runs and sleeps are read from the model's arrays of them by task (their starts
- * sorted; a copy of them all was 18 MB on a dense recording of 1.1 GB); a row is drawn by binary-searching the first
- * interval ending after the current position and
- * either drawing it (when at least a pixel wide) or filling its pixel column and jumping to the
- * next column. A row thus costs O(pixel columns x log n) at any zoom, never O(trace). */
+ * Level of detail: each task's runs and sleeps are read from the model's arrays of them by task, their starts
+ * sorted (a copy of them all was 18 MB on a dense recording of 1.1 GB). A row is drawn by binary-searching the first
+ * interval ending after the current position and either drawing it (when at least a pixel wide) or filling its pixel
+ * column and jumping to the next column. A row thus costs O(pixel columns x log n) at any zoom, never O(trace). */
 #include "render/render-private.h"
 
 #include <inttypes.h>
