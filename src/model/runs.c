@@ -604,6 +604,8 @@ static void keep_sleeps(void *data)
   rsp_model_builder *b = data;
   rsp_model *m = b->m;
   guint kept = 0;
+  uint64_t *last_end = g_new0(uint64_t, m->tasks->len); /* per task: its last kept sleep's end */
+  uint64_t cut = 0;
   g_array_set_size(b->sleep_remap, m->sleeps->len);
   for (guint i = 0; i < m->sleeps->len; i++) {
     rsp_sleep *sl = sleep_at(m, i);
@@ -611,6 +613,21 @@ static void keep_sleeps(void *data)
       g_array_index(b->sleep_remap, uint32_t, i) = RSP_NO_ID;
       continue;
     }
+    /* A task's sleeps are kept in time order and apart, as the sums and the views take them, also where its time
+     * went backwards (a broken file: an event's time far past the others', handed out in an earlier round): a
+     * sleep that would end before it began is shrunk to its end, one that would begin before the last ended
+     * begins then. */
+    if (sl->end < sl->start) {
+      sl->start = sl->end;
+      cut++;
+    }
+    if (sl->start < last_end[sl->task]) {
+      sl->start = last_end[sl->task];
+      if (sl->end < sl->start)
+        sl->end = sl->start;
+      cut++;
+    }
+    last_end[sl->task] = sl->end;
     g_array_index(b->sleep_remap, uint32_t, i) = kept;
     if (kept != i) {
       *sleep_at(m, kept) = *sl;
@@ -618,6 +635,8 @@ static void keep_sleeps(void *data)
     }
     kept++;
   }
+  g_free(last_end);
+  m->loss.overlaps_cut += cut; /* (said with the cuts of clip_overlaps, later) */
   g_array_set_size(m->sleeps, kept);
   g_array_set_size(b->sleep_facts, kept);
 }
