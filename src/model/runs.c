@@ -617,14 +617,22 @@ static void keep_sleeps(void *data)
      * went backwards (a broken file: an event's time far past the others', handed out in an earlier round): a
      * sleep that would end before it began is shrunk to its end, one that would begin before the last ended
      * begins then. */
+    bool moved = false;
     if (sl->end < sl->start) {
       sl->start = sl->end;
-      cut++;
+      moved = true;
     }
     if (sl->start < last_end[sl->task]) {
       sl->start = last_end[sl->task];
       if (sl->end < sl->start)
         sl->end = sl->start;
+      moved = true;
+    }
+    if (moved) { /* its wakeup within it, as clip_to_start keeps it */
+      if (sl->wake_time && sl->wake_time < sl->start)
+        sl->wake_time = sl->start;
+      if (sl->wake_time > sl->end)
+        sl->wake_time = sl->end;
       cut++;
     }
     last_end[sl->task] = sl->end;
