@@ -596,6 +596,15 @@ uint64_t rsp_runs_recording_start(uint64_t time_first, uint64_t first_sampled)
   return time_first;
 }
 
+/* A sleep's wakeup within it, after its start or end was moved (as clip_to_start keeps it). */
+static void keep_wake_within(rsp_sleep *sl)
+{
+  if (sl->wake_time && sl->wake_time < sl->start)
+    sl->wake_time = sl->start;
+  if (sl->wake_time > sl->end)
+    sl->wake_time = sl->end;
+}
+
 /* A sleep after a task's last run is not between two runs: drop it. So is a sleep begun before the recording that its
  * task's first switch-out showed was a run (the task ran when the recording began, on a cpu with no record yet: its
  * waking found it before it slept). */
@@ -604,8 +613,6 @@ static void keep_sleeps(void *data)
   rsp_model_builder *b = data;
   rsp_model *m = b->m;
   guint kept = 0;
-  uint64_t *last_end = g_new0(uint64_t, m->tasks->len); /* per task: its last kept sleep's end */
-  uint64_t cut = 0;
   g_array_set_size(b->sleep_remap, m->sleeps->len);
   for (guint i = 0; i < m->sleeps->len; i++) {
     rsp_sleep *sl = sleep_at(m, i);
@@ -613,29 +620,6 @@ static void keep_sleeps(void *data)
       g_array_index(b->sleep_remap, uint32_t, i) = RSP_NO_ID;
       continue;
     }
-    /* A task's sleeps are kept in time order and apart, as the sums and the views take them, also where its time
-     * went backwards (a broken file: an event's time far past the others', handed out in an earlier round): a
-     * sleep that would end before it began is shrunk to its end, one that would begin before the last ended
-     * begins then. */
-    bool moved = false;
-    if (sl->end < sl->start) {
-      sl->start = sl->end;
-      moved = true;
-    }
-    if (sl->start < last_end[sl->task]) {
-      sl->start = last_end[sl->task];
-      if (sl->end < sl->start)
-        sl->end = sl->start;
-      moved = true;
-    }
-    if (moved) { /* its wakeup within it, as clip_to_start keeps it */
-      if (sl->wake_time && sl->wake_time < sl->start)
-        sl->wake_time = sl->start;
-      if (sl->wake_time > sl->end)
-        sl->wake_time = sl->end;
-      cut++;
-    }
-    last_end[sl->task] = sl->end;
     g_array_index(b->sleep_remap, uint32_t, i) = kept;
     if (kept != i) {
       *sleep_at(m, kept) = *sl;
@@ -643,10 +627,57 @@ static void keep_sleeps(void *data)
     }
     kept++;
   }
-  g_free(last_end);
-  m->loss.overlaps_cut += cut; /* (said with the cuts of clip_overlaps, later) */
   g_array_set_size(m->sleeps, kept);
   g_array_set_size(b->sleep_facts, kept);
+  /* A task's sleeps, in the order they came, are kept in time order and apart, as the sums and the views take them,
+   * also where its time went backwards (a broken file): clip_overlaps, which takes each task's sleeps in start
+   * order, would cut a sleep's end before its start. One stray time is mended where it is: a sleep that would end
+   * before it began begins at its end (a switch stamped 2^64 - 1 began it); one that began before the task's last
+   * ended begins then if it ends after it (its switch-out stamped early), else the last one ends where it begins
+   * (the last one's switch-in stamped late). A last pass keeps each after the one before, whatever came. */
+  uint32_t *last = g_new(uint32_t, m->tasks->len);
+  for (guint t = 0; t < m->tasks->len; t++)
+    last[t] = RSP_NO_ID;
+  uint64_t cut = 0;
+  for (guint i = 0; i < kept; i++) {
+    rsp_sleep *sl = sleep_at(m, i);
+    bool moved = sl->end < sl->start;
+    if (moved)
+      sl->start = sl->end;
+    rsp_sleep *prev = last[sl->task] != RSP_NO_ID ? sleep_at(m, last[sl->task]) : NULL;
+    if (prev && sl->start < prev->end) {
+      if (sl->end >= prev->end) {
+        sl->start = prev->end;
+        moved = true;
+      } else {
+        prev->end = sl->start;
+        if (prev->start > prev->end)
+          prev->start = prev->end;
+        keep_wake_within(prev);
+        cut++;
+      }
+    }
+    if (moved) {
+      keep_wake_within(sl);
+      cut++;
+    }
+    last[sl->task] = i;
+  }
+  g_free(last);
+  uint64_t *last_end = g_new0(uint64_t, m->tasks->len);
+  for (guint i = 0; i < kept; i++) {
+    rsp_sleep *sl = sleep_at(m, i);
+    if (sl->start < last_end[sl->task]) {
+      sl->start = last_end[sl->task];
+      if (sl->end < sl->start)
+        sl->end = sl->start;
+      keep_wake_within(sl);
+      cut++;
+    }
+    last_end[sl->task] = sl->end;
+  }
+  g_free(last_end);
+  m->loss.overlaps_cut += cut; /* (said with the cuts of clip_overlaps, later) */
 }
 
 /* Runs are appended at their switch-in, so in start order, except the ones begun at the recording's start when their

@@ -378,6 +378,40 @@ static void test_sleep_before_start(void)
   rsp_model_free(m);
 }
 
+/* A switch-out stamped 2^64 - 1 handed out among the others (a broken file: robustness/view-hang-walk.data), so the
+ * task's time goes backwards. The sleep begun at it (ended there too: a sleep does not end before it begins) comes
+ * before the task's next one: it is shrunk to the next one's start, the run before it is cut at the next switch-in,
+ * the sleeps stay in order and count their true time, and the cuts are said. */
+static void test_time_backwards(void)
+{
+  tb *t = tb_new(true);
+  tb_switch_in(t, 1000 * US, 0, A, IDLE);                     /* the first event */
+  tb_switch_out(t, 2000 * US, 0, A, IDLE, false);
+  tb_switch_in(t, 2001 * US, 0, IDLE, A);
+  tb_switch_out(t, 2500 * US, 0, IDLE, A, false);
+  tb_switch_in(t, 2501 * US, 0, A, IDLE);
+  tb_switch_out(t, UINT64_MAX, 0, A, IDLE, false);            /* the stray time */
+  tb_switch_out(t, 3000 * US, 0, IDLE, A, false);
+  tb_switch_in(t, 3001 * US, 0, A, IDLE);
+  tb_switch_out(t, 3500 * US, 0, A, IDLE, false);
+  tb_switch_in(t, 3501 * US, 0, IDLE, A);
+  tb_switch_out(t, 4000 * US, 0, IDLE, A, false);
+  tb_switch_in(t, 4001 * US, 0, A, IDLE);
+  tb_sample(t, 5000 * US, 0, A);                              /* the last event */
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0);
+  CHECK_EQ(rsp_model_task(m, a)->n_sleeps, 3);
+  SLEEP(m, a, 0, 2000, 2501, 0, false, 0, RSP_WAKE_NONE, NO_EV);
+  SLEEP(m, a, 1, 3500, 3500, 0, false, 0, RSP_WAKE_NONE, NO_EV); /* [2^64 - 1, 2^64 - 1] */
+  SLEEP(m, a, 2, 3500, 4001, 0, false, 0, RSP_WAKE_NONE, NO_EV);
+  rsp_task_totals ta;
+  rsp_model_task_totals(m, a, &ta);
+  CHECK_EQ(ta.sleep, (501 + 501) * US);
+  CHECK(rsp_model_loss_get(m)->overlaps_cut >= 1);
+  ORDER(m);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_switch_records();
@@ -389,6 +423,7 @@ int main(void)
   test_task_switch_untraced();
   test_exec_after_untraced_switch_in();
   test_sleep_before_start();
+  test_time_backwards();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;
@@ -396,3 +431,4 @@ int main(void)
   printf("model runs and sleeps: all checks passed\n");
   return 0;
 }
+
