@@ -431,4 +431,3 @@ int main(void)
   printf("model runs and sleeps: all checks passed\n");
   return 0;
 }
-
