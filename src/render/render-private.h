@@ -31,4 +31,19 @@ void rsp_histogram_begin(cairo_t *cr, double width, double height, double font_s
  * bottom put the underscores of "__libc_recv" on the box's edge, clipped). With CR's font. */
 double rsp_text_baseline(cairo_t *cr, double height);
 
+/* A coarse index of N sorted times (time-index.c): where a search for a time needs to look. */
+typedef struct rsp_time_index {
+  uint64_t first;  /* the first time */
+  uint32_t *below; /* nb + 1: how many times lie before each bucket's start; NULL: no index (few or out of order) */
+  uint32_t n, nb;
+  unsigned shift;  /* a bucket spans 2^shift ns */
+} rsp_time_index;
+/* Fewer times than this get no index (a binary search of them touches a few cache lines anyway). */
+#define RSP_TIME_INDEX_MIN 64u
+/* Indexes the N times at TIMES, STRIDE bytes apart (each the first 8 bytes of its item, native order). */
+void rsp_time_index_build(rsp_time_index *ix, const void *times, size_t stride, uint32_t n);
+void rsp_time_index_clear(rsp_time_index *ix);
+/* [*LO, *HI]: where both the number of IX's times before T and the number at or before T lie. */
+void rsp_time_index_range(const rsp_time_index *ix, uint64_t t, uint32_t *lo, uint32_t *hi);
+
 G_END_DECLS

@@ -6,7 +6,10 @@
  * Level of detail: each task's runs and sleeps are read from the model's arrays of them by task, their starts
  * sorted (a copy of them all was 18 MB on a dense recording of 1.1 GB). A row is drawn by binary-searching the first
  * interval ending after the current position and either drawing it (when at least a pixel wide) or filling its pixel
- * column and jumping to the next column. A row thus costs O(pixel columns x log n) at any zoom, never O(trace). */
+ * column and jumping to the next column. A row thus costs O(pixel columns x log n) at any zoom, never O(trace).
+ * For a task with many runs or sleeps the view keeps beside the model a coarse index of their starts
+ * (time-index.c), their ends as durations and which sleeps waited for I/O (task_tracks), so that a pixel
+ * column reads a few neighbouring entries of small arrays instead of records spread over the model's. */
 #include "render/render-private.h"
 
 #include <inttypes.h>
@@ -26,6 +29,8 @@ typedef struct track {
   const uint64_t *starts;
   const uint32_t *ids;
   const rsp_model *model;
+  const rsp_time_index *ix; /* of the starts, or NULL */
+  const uint32_t *dur;      /* each one's end - start, UINT32_MAX when longer (read the model), or NULL */
   bool sleeps;
   uint32_t n;
 } track;
@@ -39,6 +44,8 @@ static inline uint64_t track_end(const track *k, uint32_t i)
 {
   if (k->iv)
     return k->iv[i].end;
+  if (k->dur && k->dur[i] != UINT32_MAX)
+    return k->starts[i] + k->dur[i];
   return k->sleeps ? rsp_model_sleep(k->model, k->ids[i])->end : rsp_model_run(k->model, k->ids[i])->end;
 }
 
@@ -84,6 +91,16 @@ typedef struct link_segment {
   int wakeup;
 } link_segment;
 
+/* A task's runs and sleeps as the level-of-detail walk reads them, for tasks with at least RSP_TIME_INDEX_MIN of
+ * them: at full zoom-out each pixel column of a dense row costs a search of the starts and a read of the interval's
+ * end (and, for a sleep, of its colour), and on a 4.3 GB recording those reads of the model's runs and sleeps, spread
+ * over 300 MB, were most of the redraw. */
+typedef struct task_tracks {
+  rsp_time_index run_ix, sleep_ix;
+  uint32_t *run_dur, *sleep_dur; /* end - start, UINT32_MAX when longer (about 4.3 s) */
+  uint8_t *sleep_io;             /* the sleep waited for I/O (sleep_is_io) */
+} task_tracks;
+
 typedef struct process {
   int32_t pid;
   const char *name;
@@ -123,7 +140,98 @@ struct rsp_running_view {
   GArray *highlights;   /* rsp_highlight: intervals pointed out (rsp_running_view_set_highlights), or NULL */
   GArray *match_items;  /* rsp_highlight: the search's matches one by one (matched sleeps in time order,
                            then matched tasks over their runs), or NULL */
+  task_tracks *tracks;  /* per task: what the walk reads of its runs and sleeps beside the model */
+  bool any_sleep_match; /* some sleep_match is set */
 };
+
+/* TASK's runs (sleeps) with what the view keeps of them (task_tracks). */
+static track indexed_track(const rsp_running_view *v, rsp_task_id task, bool sleeps)
+{
+  track k = sleeps ? sleeps_track(v->model, task) : runs_track(v->model, task);
+  const task_tracks *tt = &v->tracks[task];
+  const rsp_time_index *ix = sleeps ? &tt->sleep_ix : &tt->run_ix;
+  k.ix = ix->below ? ix : NULL;
+  k.dur = sleeps ? tt->sleep_dur : tt->run_dur;
+  return k;
+}
+
+static bool sleep_is_io(const rsp_sleep *s)
+{
+  return s->end_cause == RSP_SLEEP_END_DISK || s->state == 'D';
+}
+
+/* How many intervals ahead durations_of asks for the model's runs or sleeps. */
+#define TRACK_AHEAD 16u
+
+/* The ends (as durations) of K's intervals, when there are enough of them to be worth it. */
+static uint32_t *durations_of(const track *k)
+{
+  if (k->n < RSP_TIME_INDEX_MIN)
+    return NULL;
+  uint32_t *dur = g_new(uint32_t, k->n);
+  for (uint32_t i = 0; i < k->n; i++) {
+    if (i + TRACK_AHEAD < k->n) /* (the ids lie spread over the model's arrays) */
+      __builtin_prefetch(k->sleeps ? (const void *)rsp_model_sleep(k->model, k->ids[i + TRACK_AHEAD])
+                                   : (const void *)rsp_model_run(k->model, k->ids[i + TRACK_AHEAD]));
+    uint64_t d = track_end(k, i) - k->starts[i]; /* (an end before its start wraps: read from the model) */
+    dur[i] = d < UINT32_MAX ? (uint32_t)d : UINT32_MAX;
+  }
+  return dur;
+}
+
+/* Task T's running time, and its task_tracks. */
+static void keep_tracks(rsp_running_view *v, rsp_task_id t)
+{
+  task_tracks *tt = &v->tracks[t];
+  track k = runs_track(v->model, t);
+  rsp_time_index_build(&tt->run_ix, k.starts, sizeof(uint64_t), k.n);
+  tt->run_dur = durations_of(&k);
+  k.dur = tt->run_dur;
+  for (uint32_t i = 0; i < k.n; i++)
+    v->task_runtime[t] += track_end(&k, i) - k.starts[i];
+  k = sleeps_track(v->model, t);
+  rsp_time_index_build(&tt->sleep_ix, k.starts, sizeof(uint64_t), k.n);
+  tt->sleep_dur = durations_of(&k);
+  if (tt->sleep_dur) {
+    tt->sleep_io = g_new(uint8_t, k.n);
+    for (uint32_t i = 0; i < k.n; i++)
+      tt->sleep_io[i] = sleep_is_io(rsp_model_sleep(v->model, k.ids[i]));
+  }
+}
+
+typedef struct tracks_job {
+  rsp_running_view *v;
+  rsp_task_id first, end;
+} tracks_job;
+
+static gpointer keep_tracks_of(gpointer data)
+{
+  const tracks_job *job = data;
+  for (rsp_task_id t = job->first; t < job->end; t++)
+    keep_tracks(job->v, t);
+  return NULL;
+}
+
+/* keep_tracks of every task: on two threads when there are many runs and sleeps (4M on a 4.3 GB recording: 170 ms
+ * on one), split where half of them are done. */
+static void keep_all_tracks(rsp_running_view *v)
+{
+  const rsp_model *m = v->model;
+  uint64_t items = (uint64_t)rsp_model_n_runs(m) + rsp_model_n_sleeps(m), before = 0;
+  tracks_job all = { v, 0, v->n_tasks };
+  if (items < 65536 || rsp_threads_wanted() < 2) {
+    keep_tracks_of(&all);
+    return;
+  }
+  rsp_task_id split = 0;
+  for (; split < v->n_tasks && before * 2 < items; split++)
+    before += rsp_model_task(m, split)->n_runs + rsp_model_task(m, split)->n_sleeps;
+  tracks_job second = { v, split, v->n_tasks };
+  GThread *thread = g_thread_new("rsp-view-tracks", keep_tracks_of, &second);
+  all.end = split;
+  keep_tracks_of(&all);
+  g_thread_join(thread);
+}
 
 static bool contains_ci(const char *hay, const char *needle)
 {
@@ -308,11 +416,8 @@ rsp_running_view *rsp_running_view_new(const rsp_model *model)
   v->model = model;
   v->n_tasks = rsp_model_n_tasks(model);
   v->task_runtime = g_new0(uint64_t, v->n_tasks);
-  for (uint32_t t = 0; t < v->n_tasks; t++) {
-    track k = runs_track(model, t);
-    for (uint32_t i = 0; i < k.n; i++)
-      v->task_runtime[t] += track_end(&k, i) - k.starts[i];
-  }
+  v->tracks = g_new0(task_tracks, v->n_tasks + 1);
+  keep_all_tracks(v);
 
   v->disk_off = g_new0(uint32_t, v->n_tasks + 1);
   v->net_off = g_new0(uint32_t, v->n_tasks + 1);
@@ -367,6 +472,15 @@ void rsp_running_view_free(rsp_running_view *v)
   if (!v)
     return;
   g_free(v->task_runtime);
+  for (uint32_t t = 0; t < v->n_tasks; t++) {
+    task_tracks *tt = &v->tracks[t];
+    rsp_time_index_clear(&tt->run_ix);
+    rsp_time_index_clear(&tt->sleep_ix);
+    g_free(tt->run_dur);
+    g_free(tt->sleep_dur);
+    g_free(tt->sleep_io);
+  }
+  g_free(v->tracks);
   g_free(v->disk);
   g_free(v->disk_off);
   g_free(v->net);
@@ -442,6 +556,7 @@ uint32_t rsp_running_view_set_search(rsp_running_view *v, const char *text)
   memset(v->task_match, 0, v->n_tasks);
   uint32_t n_sleeps = rsp_model_n_sleeps(v->model);
   memset(v->sleep_match, 0, n_sleeps);
+  v->any_sleep_match = false;
   if (v->match_items)
     g_array_set_size(v->match_items, 0);
   if (!v->search)
@@ -465,6 +580,7 @@ uint32_t rsp_running_view_set_search(rsp_running_view *v, const char *text)
     const rsp_sleep *s = rsp_model_sleep(v->model, i);
     if (s->stack != RSP_NO_ID && s->stack < n_stacks && stack_hit[s->stack]) {
       v->sleep_match[i] = 1;
+      v->any_sleep_match = true;
       hits++;
       rsp_highlight h = { s->task, s->start, s->end };
       g_array_append_val(v->match_items, h);
@@ -575,6 +691,8 @@ int rsp_running_view_task_y(const rsp_running_view *v, const rsp_viewport *vp, c
 static uint32_t first_ending_after(const track *k, uint64_t t)
 {
   uint32_t lo = 0, hi = k->n;
+  if (k->ix)
+    rsp_time_index_range(k->ix, t, &lo, &hi);
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
     if (track_start(k, mid) > t)
@@ -713,14 +831,15 @@ static void emit_net(void *ctx, double x0, double x1, uint32_t index, bool narro
   add_rect(ctx, x0, x1, KIND_NET);
 }
 
-static bool sleep_is_io(const rsp_sleep *s)
-{
-  return s->end_cause == RSP_SLEEP_END_DISK || s->state == 'D';
-}
-
 static void emit_sleep(void *ctx, double x0, double x1, uint32_t index, bool narrow)
 {
   draw_ctx *c = ctx;
+  const uint8_t *io = c->v->tracks[c->task].sleep_io;
+  if (narrow && io && !c->v->any_sleep_match && !c->v->chain) {
+    /* a pixel column of a dense row: its colour alone, from what the view keeps */
+    add_rect(c, x0, x1, io[index] ? KIND_IO : KIND_SLEEP);
+    return;
+  }
   rsp_sleep_id id = rsp_model_task_sleep(c->v->model, c->task, index);
   const rsp_sleep *s = rsp_model_sleep(c->v->model, id);
   int kind = c->v->sleep_match[id] ? KIND_MATCH : sleep_is_io(s) ? KIND_IO : KIND_SLEEP;
@@ -1022,13 +1141,13 @@ void rsp_running_view_draw(rsp_running_view *v, cairo_t *cr, const rsp_viewport 
     draw_ctx c = { .cr = cr, .v = v, .style = style, .vp = vp, .task = t, .y = y + 1, .h = rh - 2,
                    .row_top = y, .pend_kind = -1 };
     if (v->show_sleeps) {
-      track k = sleeps_track(v->model, t);
+      track k = indexed_track(v, t, true);
       walk(&k, vp, style, emit_sleep, &c);
       flush(&c);
     }
     c.y = y + 2;
     c.h = rh - 4;
-    track k = runs_track(v->model, t);
+    track k = indexed_track(v, t, false);
     walk(&k, vp, style, emit_run, &c);
     flush(&c);
     /* disk requests and network operations in flight: a strip along the row's bottom */
@@ -1146,7 +1265,7 @@ void rsp_running_view_hit(const rsp_running_view *v, const rsp_viewport *vp, con
   uint64_t slack = rsp_viewport_time(vp, style, x + 1) - t;
   for (uint32_t g = 0; g < rw->n_gen; g++) { /* the generation (exec) whose run is there */
     rsp_task_id task = v->proc_tasks[rw->gen0 + g];
-    track k = runs_track(v->model, task);
+    track k = indexed_track(v, task, false);
     uint32_t i = first_ending_after(&k, t > slack ? t - slack : 0);
     if (i < k.n && k.starts[i] <= t + slack) {
       out->kind = RSP_HIT_RUN;
@@ -1157,7 +1276,7 @@ void rsp_running_view_hit(const rsp_running_view *v, const rsp_viewport *vp, con
   }
   for (uint32_t g = 0; g < rw->n_gen && v->show_sleeps; g++) {
     rsp_task_id task = v->proc_tasks[rw->gen0 + g];
-    track k = sleeps_track(v->model, task);
+    track k = indexed_track(v, task, true);
     uint32_t i = first_ending_after(&k, t);
     if (i < k.n && k.starts[i] <= t) {
       out->kind = RSP_HIT_SLEEP;

@@ -208,6 +208,9 @@ int main(void)
   for (int us = 100; us < 299; us++)
     CHECK_COLOUR(s, X(us), yc + mid, st->run);
   CHECK_COLOUR(s, X(310), yc + 2, st->row_alt); /* after C's last run */
+  /* and its 199 sleeps between them (in S: not I/O), a pixel column each, along the row's top above the runs */
+  for (int us = 101; us < 298; us += 7)
+    CHECK_COLOUR(s, X(us), yc + 1, st->sleep);
   /* the wakeup link: from B's run at 300 us to A's run starting at 400 us, through the midpoint */
   int lx = (X(300) + X(400)) / 2, ly = ((yb + mid) + (ya + mid)) / 2;
   CHECK(near_colour(s, lx, ly, st->link_wakeup));
