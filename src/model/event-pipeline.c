@@ -24,10 +24,10 @@ enum {
   N_BATCHES = 16,
 };
 
-/* One event of a batch: a whole event in the batch's storage, or the record of one to decode. */
-/* How many events ahead rsp_event_pipeline_next asks for a deferred record's tail. */
+/* How many events ahead rsp_event_pipeline_next asks for a deferred record's lines (its head twice as far). */
 #define DECODE_AHEAD 6
 
+/* One event of a batch: a whole event in the batch's storage, or the record of one to decode. */
 typedef struct event_ref {
   const rsp_event *full; /* NULL: decode RECORD */
   const void *record;
@@ -258,9 +258,9 @@ const rsp_event *rsp_event_pipeline_next(rsp_event_pipeline *p, GError **error)
   for (;;) {
     event_batch *b = p->cur;
     if (b && p->next < b->n) {
-      /* the tail of a record a few ahead (a tracepoint's payload, after a deep stack's chain: the reader read only
-       * its head), asked for now: its first read was half of the decode's time on deep3m; its size is read from its
-       * head, asked for as many events before */
+      /* the lines of a record a few ahead, asked for now (the reader read only its head): the decode's first read
+       * of a tracepoint's payload past a deep stack's chain was half of its time on deep3m, and the stacks' first
+       * compare of the chain most of memcmp's; its size is read from its head, asked for as many events before */
       if (p->next + 2 * DECODE_AHEAD < b->n && !b->refs[p->next + 2 * DECODE_AHEAD].full)
         __builtin_prefetch(b->refs[p->next + 2 * DECODE_AHEAD].record);
       if (p->next + DECODE_AHEAD < b->n && !b->refs[p->next + DECODE_AHEAD].full) {

@@ -38,7 +38,8 @@ static void check_array(const uint64_t *t, uint32_t n, GRand *r)
     CHECK(lo <= hi && hi <= n);
     CHECK(lo <= before && before <= hi);
     if (!(lo <= before && before <= hi) && ++shown < 4)
-      fprintf(stderr, "n %u x %llu lo %u hi %u before %u first %llu shift %u nb %u\n", n, (unsigned long long)x, lo, hi, before, (unsigned long long)ix.first, ix.shift, ix.nb);
+      fprintf(stderr, "n %u x %llu lo %u hi %u before %u first %llu shift %u nb %u\n", n, (unsigned long long)x, lo,
+              hi, before, (unsigned long long)ix.first, ix.shift, ix.nb);
     CHECK(lo <= at && at <= hi);
   }
   rsp_time_index_clear(&ix);
