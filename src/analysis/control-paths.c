@@ -1102,15 +1102,16 @@ rsp_paths *rsp_paths_build(const rsp_model *model, int32_t pid, const rsp_paths_
     if (it->kind == RSP_ELEM_SLEEP)
       p->run_elem[r] = p->sleep_elem[it->id];
   }
-  index_elems(p);
-  collect_tasks(p);
   /* the timelines hold every run and sleep of the recording (48 MB of the view's 84 MB of paths on a 1.1 GB
-   * recording): what is asked of an element later was kept as it was made (add_elem) */
+   * recording): what is asked of an element later was kept as it was made (add_elem). Freed before the elements
+   * are indexed, whose sort keys would come on top of them (the paths' peak) */
   for (rsp_task_id t = 0; t < nt; t++)
     g_free(p->timelines[t].items);
   g_clear_pointer(&p->timelines, g_free);
   g_clear_pointer(&p->run_item, g_free);
   g_clear_pointer(&p->sleep_item, g_free);
+  index_elems(p);
+  collect_tasks(p);
   p->head = (rsp_paths_head){(const rsp_path_elem *)(const void *)p->elems->data, p->elems->len};
   return p;
 }

@@ -12,14 +12,15 @@
 #include <string.h>
 
 /* A reference is 32 bytes where an event is 408. The reader runs ahead by up to 16 batches of 8192 events, and of
- * 2 MB of the file's records (where the events point to: the pages stay mapped, and count in the process's RSS, until
- * the batch comes back): 32 MB, 100,000 events of a recording with deep stacks on every scheduler event, 13 ms of
+ * 1 MB of the file's records (where the events point to: the pages stay mapped, and count in the process's RSS, until
+ * the batch comes back): 16 MB, 50,000 events of a recording with deep stacks on every scheduler event, 6 ms of
  * the reader. (64 batches and no byte bound held 221 MB of a 1.1 GB recording resident, 57% of rsp-summary's peak;
- * the model's first events wait 37 ms for libc's debug info, opened on another thread: the reader stands still
- * for a while then, once.) */
+ * 2 MB batches held 32 MB, which put rsp-summary's peak over 0.3x of a 546 MB file; the model's first events wait
+ * 37 ms for libc's debug info, opened on another thread: the reader stands still for a while then, once. The model's
+ * pace over the whole file was the same with 1 MB batches as with 2.) */
 enum {
   BATCH_EVENTS = 8192,
-  BATCH_RECORD_BYTES = 2 * 1024 * 1024,
+  BATCH_RECORD_BYTES = 1024 * 1024,
   BATCH_STORAGE = 512 * 1024, /* grows for a batch whose first event needs more */
   N_BATCHES = 16,
 };

@@ -13,9 +13,10 @@
 #include <unistd.h>
 
 #define SOURCE_WINDOW (4u << 20)
-/* How much of a whole mapping is read on between two looks at what may be given back (each look one madvise; 32 MB
- * kept up to 32 MB of pages already read resident: a seventh of rsp-summary's peak on a 1.1 GB recording). */
-#define RELEASE_STEP (8u << 20)
+/* How much of a whole mapping is read on between two looks at what may be given back (each look one madvise, a few
+ * hundred on a 1 GB file): up to that much of the pages already read stays resident. 32 MB was a seventh of
+ * rsp-summary's peak on a 1.1 GB recording; 8 MB still a tenth of it on a 546 MB one (bench/deep-stacks.sh). */
+#define RELEASE_STEP (2u << 20)
 
 static uint64_t page_size(void)
 {

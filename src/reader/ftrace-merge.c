@@ -23,8 +23,9 @@
 #define RSP_FTRACE_MATCH_AFTER_NS 200000u
 #define RSP_FTRACE_MATCH_BEFORE_NS 5000u
 
-/* Every this many bytes of a cpu's capture delivered, the pages behind are given back. */
-#define RELEASE_STEP (8u << 20)
+/* Every this many bytes of a cpu's capture delivered, the pages behind are given back: what stays resident is up to
+ * this much per cpu (8 MB would be 512 MB on a 64-cpu machine). */
+#define RELEASE_STEP (1u << 20)
 
 enum { FT_OPEN, FT_TWIN, FT_OUTSIDE };
 

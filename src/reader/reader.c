@@ -1149,6 +1149,13 @@ void rsp_reader_keep_from(rsp_reader *r, uint64_t file_offset)
   r->keep_from = file_offset;
 }
 
+void rsp_reader_release_pages(rsp_reader *r)
+{
+  rsp_source_release(&r->src, UINT64_MAX);
+  for (unsigned i = 0; r->ftrace && i < rsp_ftrace_n_cpus(r->ftrace); i++)
+    rsp_ftrace_cpu_release(r->ftrace, i, UINT64_MAX);
+}
+
 /* ---- group reads ---------------------------------------------------------------------------
  * perf record -e '{cycles,instructions}:S': the leader samples and each of its samples carries
  * every member's count (PERF_SAMPLE_READ with PERF_FORMAT_GROUP); the members sample nothing

@@ -305,6 +305,9 @@ bool rsp_reader_event_lasting(const rsp_reader *reader, const rsp_event *ev, uin
 /* The caller keeps using events whose records lie at or after FILE_OFFSET in the file (UINT64_MAX: none):
  * the reader keeps their pages mapped. */
 void rsp_reader_keep_from(rsp_reader *reader, uint64_t file_offset);
+/* For a caller done with the events: the pages of the file and of the ftrace capture read so far are given back to
+ * the kernel now rather than at rsp_reader_close (a later touch reads them again: it costs time, never bytes). */
+void rsp_reader_release_pages(rsp_reader *reader);
 
 /* An event that outlives the next rsp_reader_next() (e.g. handed to another thread): the bytes of
  * storage its copy needs (a multiple of 8), and the copy, whose pointers (record, callchain, raw,
