@@ -41,6 +41,8 @@ typedef struct win {
   GtkWidget *histograms_split; /* the views above, the histograms below */
   GtkWidget *help_overlay;     /* F1 or ?: the keys */
   GtkWidget *path_combo;       /* the flame view's path picker */
+  uint32_t *listed_paths;      /* the paths it lists (entry K + 1: listed_paths[K]), n_listed_paths of them */
+  uint32_t n_listed_paths;
   int match_index;             /* the search match stepped to last (-1: none yet) */
   int flame_match;             /* the flame view's row of that match (for the self-test) */
   struct rsp_compare_window *compare; /* the last "Compare with…" window (it frees itself when closed) */
@@ -128,6 +130,9 @@ bool flame_pane_hit(win *w, double x, double y, rsp_hit *hit);
 bool flame_pane_click(win *w, double x, double y);
 /* Control path P shown: the flame view over its time, its base row at the bottom edge. */
 bool flame_pane_show_path(win *w, rsp_path_id p);
+/* The paths of PATHS the path picker lists, in path order (*N of them, a new array): all when there are at most CAP,
+ * else path 0 and the CAP - 1 longest others. */
+uint32_t *flame_pane_listed_paths(const rsp_paths *paths, uint32_t cap, uint32_t *n);
 /* F3 / Shift+F3 on the Flame page: the next (DIR 1) or previous (-1) matching frame in the middle. */
 bool flame_pane_step_match(win *w, int dir);
 

@@ -19,6 +19,8 @@ void flame_pane_drop(win *w)
   w->flame = NULL;
   rsp_paths_free(w->paths);
   w->paths = NULL;
+  g_clear_pointer(&w->listed_paths, g_free);
+  w->n_listed_paths = 0;
   fill_paths(w);
   explanation_pane_update(w);
 }
@@ -287,9 +289,49 @@ static gboolean on_flame_key(GtkWidget *area, GdkEventKey *ev, gpointer data)
 
 /* The control paths, one entry each, for the path picker. */
 /* The most control paths the picker lists: a process of a long recording can have 82,000 of them, which the combo box
- * took minutes to take in, one by one, and would make a menu of when opened. The others are picked in the flame
- * view. */
+ * took minutes to take in, one by one, and would make a menu of when opened. Then it lists the process's own path and
+ * the longest others, in path order; the shorter ones are picked in the flame view. RSP_PICKER_PATHS sets another
+ * bound (the self-test's, on recordings of a few paths). */
 #define MAX_LISTED_PATHS 1000
+
+static uint32_t max_listed_paths(void)
+{
+  const char *env = g_getenv("RSP_PICKER_PATHS");
+  return env && *env && strtoul(env, NULL, 10) >= 2 ? (uint32_t)strtoul(env, NULL, 10) : MAX_LISTED_PATHS;
+}
+
+static int by_length_then_id(const void *a, const void *b, void *data)
+{
+  const rsp_paths *paths = data;
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  const rsp_path *px = rsp_paths_path(paths, x), *py = rsp_paths_path(paths, y);
+  uint64_t lx = px->end > px->start ? px->end - px->start : 0, ly = py->end > py->start ? py->end - py->start : 0;
+  if (lx != ly)
+    return lx > ly ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+static int by_id(const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The paths of PATHS the picker lists, in path order (*N of them): all, or path 0 and the CAP - 1 longest others. */
+uint32_t *flame_pane_listed_paths(const rsp_paths *paths, uint32_t cap, uint32_t *n)
+{
+  uint32_t n_paths = paths ? rsp_paths_n_paths(paths) : 0;
+  uint32_t *ids = g_new(uint32_t, n_paths + 1);
+  for (uint32_t p = 0; p < n_paths; p++)
+    ids[p] = p;
+  *n = n_paths;
+  if (n_paths > cap) {
+    g_qsort_with_data(ids + 1, (gint)(n_paths - 1), sizeof(uint32_t), by_length_then_id, (gpointer)paths);
+    *n = cap;
+    qsort(ids + 1, cap - 1, sizeof(uint32_t), by_id);
+  }
+  return ids;
+}
 
 static void fill_paths(win *w)
 {
@@ -301,8 +343,12 @@ static void fill_paths(win *w)
   GtkListStore *store = gtk_list_store_new(2, G_TYPE_STRING, G_TYPE_STRING);
   if (w->paths)
     gtk_list_store_insert_with_values(store, NULL, -1, 0, _("All control paths (choose one to show it)"), -1);
-  uint32_t n_paths = w->paths ? rsp_paths_n_paths(w->paths) : 0, listed = MIN(n_paths, MAX_LISTED_PATHS);
-  for (uint32_t p = 0; p < listed; p++) {
+  uint32_t n_paths = w->paths ? rsp_paths_n_paths(w->paths) : 0, listed = 0;
+  g_free(w->listed_paths);
+  w->listed_paths = flame_pane_listed_paths(w->paths, max_listed_paths(), &listed);
+  w->n_listed_paths = listed;
+  for (uint32_t k = 0; k < listed; k++) {
+    uint32_t p = w->listed_paths[k];
     const rsp_path *path = rsp_paths_path(w->paths, p);
     /* named as the flame view names it (after an exec, by the new name: not "rsp-record" for the command it ran) */
     rsp_task_id task = w->flame ? rsp_flame_view_path_task(w->flame, p) : RSP_NO_ID;
@@ -319,7 +365,7 @@ static void fill_paths(win *w)
     gtk_list_store_insert_with_values(store, NULL, -1, 0, text, -1);
   }
   if (listed < n_paths) {
-    g_autofree char *more = g_strdup_printf(_("%u more paths: click them in the flame view"), n_paths - listed);
+    g_autofree char *more = g_strdup_printf(_("%u shorter paths: click them in the flame view"), n_paths - listed);
     gtk_list_store_insert_with_values(store, NULL, -1, 0, more, -1);
   }
   gtk_combo_box_set_model(combo, GTK_TREE_MODEL(store));
@@ -347,16 +393,16 @@ bool flame_pane_show_path(win *w, rsp_path_id p)
   return true;
 }
 
-/* Entry 0: all of them (the whole recording); entry P + 1: path P (the first MAX_LISTED_PATHS; the entry after them
- * says how many more there are). */
+/* Entry 0: all of them (the whole recording); entry K + 1: the K-th path listed (the entry after them says how many
+ * more there are). */
 static void on_path_chosen(GtkComboBox *combo, gpointer data)
 {
   win *w = data;
   int p = gtk_combo_box_get_active(combo);
-  if (p > MAX_LISTED_PATHS)
+  if (p > (int)w->n_listed_paths)
     return;
   if (p > 0) {
-    flame_pane_show_path(w, (rsp_path_id)(p - 1));
+    flame_pane_show_path(w, (rsp_path_id)w->listed_paths[p - 1]);
   } else if (p == 0 && w->paths) {
     app_zoom_fit(w);
     w->flame_scroll = -1;

@@ -96,6 +96,29 @@ static void flame_self_test(win *w, int32_t pid)
                                             n_paths - 1, last->start, last->end, w->vp.t0, w->vp.t1, last_y, h);
   app_check(w, w->vp.t0 <= last->start && last->end <= w->vp.t1 && last_y >= style()->ruler_height && last_y + rh <= h,
             picked);
+  /* more paths than the picker lists: the process's own and the longest others, against every path's length */
+  if (n_paths >= 3) {
+    uint32_t cap = MAX(2, n_paths / 2), n = 0;
+    g_autofree uint32_t *ids = flame_pane_listed_paths(w->paths, cap, &n);
+    bool *listed = g_new0(bool, n_paths);
+    bool ok = n == cap && ids[0] == 0;
+    uint64_t shortest = UINT64_MAX;
+    for (uint32_t k = 0; k < n && ok; k++) {
+      ok = ids[k] < n_paths && !listed[ids[k]] && (k == 0 || ids[k] > ids[k - 1]);
+      listed[ids[k]] = true;
+      const rsp_path *pa = rsp_paths_path(w->paths, ids[k]);
+      if (k > 0)
+        shortest = MIN(shortest, pa->end > pa->start ? pa->end - pa->start : 0);
+    }
+    for (uint32_t p = 1; p < n_paths && ok; p++) {
+      const rsp_path *pa = rsp_paths_path(w->paths, p);
+      ok = listed[p] || (pa->end > pa->start ? pa->end - pa->start : 0) <= shortest;
+    }
+    g_free(listed);
+    g_autofree char *capped = g_strdup_printf("with %u of %u paths listed, the picker lists path 0 and the longest others, "
+                                              "in path order", cap, n_paths);
+    app_check(w, ok, capped);
+  }
   app_zoom_fit(w);
   w->flame_scroll = scroll; /* path 0's base again, as at first */
   gtk_widget_queue_draw(w->flame_area);
