@@ -52,6 +52,12 @@ typedef struct rsp_path {
   uint32_t first_elem_;  /* private */
 } rsp_path;
 
+/* PATH's span (0 for a path without depth-0 elements, whose start stays after its end). */
+static inline uint64_t rsp_path_length(const rsp_path *path)
+{
+  return path->end > path->start ? path->end - path->start : 0;
+}
+
 typedef struct rsp_paths_options {
   uint64_t tolerance_ns;      /* with tolerance_set (0: a child may not overflow its sleep at all),
                                  else RSP_PARENT_CHILD_TOLERANCE_NS */

@@ -290,22 +290,14 @@ static gboolean on_flame_key(GtkWidget *area, GdkEventKey *ev, gpointer data)
 /* The control paths, one entry each, for the path picker. */
 /* The most control paths the picker lists: a process of a long recording can have 82,000 of them, which the combo box
  * took minutes to take in, one by one, and would make a menu of when opened. Then it lists the process's own path and
- * the longest others, in path order; the shorter ones are picked in the flame view. RSP_PICKER_PATHS sets another
- * bound (the self-test's, on recordings of a few paths). */
+ * the longest others, in path order; the shorter ones are picked in the flame view. */
 #define MAX_LISTED_PATHS 1000
-
-static uint32_t max_listed_paths(void)
-{
-  const char *env = g_getenv("RSP_PICKER_PATHS");
-  return env && *env && strtoul(env, NULL, 10) >= 2 ? (uint32_t)strtoul(env, NULL, 10) : MAX_LISTED_PATHS;
-}
 
 static int by_length_then_id(const void *a, const void *b, void *data)
 {
   const rsp_paths *paths = data;
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  const rsp_path *px = rsp_paths_path(paths, x), *py = rsp_paths_path(paths, y);
-  uint64_t lx = px->end > px->start ? px->end - px->start : 0, ly = py->end > py->start ? py->end - py->start : 0;
+  uint64_t lx = rsp_path_length(rsp_paths_path(paths, x)), ly = rsp_path_length(rsp_paths_path(paths, y));
   if (lx != ly)
     return lx > ly ? -1 : 1;
   return x < y ? -1 : x > y;
@@ -345,7 +337,7 @@ static void fill_paths(win *w)
     gtk_list_store_insert_with_values(store, NULL, -1, 0, _("All control paths (choose one to show it)"), -1);
   uint32_t n_paths = w->paths ? rsp_paths_n_paths(w->paths) : 0, listed = 0;
   g_free(w->listed_paths);
-  w->listed_paths = flame_pane_listed_paths(w->paths, max_listed_paths(), &listed);
+  w->listed_paths = flame_pane_listed_paths(w->paths, MAX_LISTED_PATHS, &listed);
   w->n_listed_paths = listed;
   for (uint32_t k = 0; k < listed; k++) {
     uint32_t p = w->listed_paths[k];

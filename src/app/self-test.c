@@ -106,14 +106,11 @@ static void flame_self_test(win *w, int32_t pid)
     for (uint32_t k = 0; k < n && ok; k++) {
       ok = ids[k] < n_paths && !listed[ids[k]] && (k == 0 || ids[k] > ids[k - 1]);
       listed[ids[k]] = true;
-      const rsp_path *pa = rsp_paths_path(w->paths, ids[k]);
       if (k > 0)
-        shortest = MIN(shortest, pa->end > pa->start ? pa->end - pa->start : 0);
+        shortest = MIN(shortest, rsp_path_length(rsp_paths_path(w->paths, ids[k])));
     }
-    for (uint32_t p = 1; p < n_paths && ok; p++) {
-      const rsp_path *pa = rsp_paths_path(w->paths, p);
-      ok = listed[p] || (pa->end > pa->start ? pa->end - pa->start : 0) <= shortest;
-    }
+    for (uint32_t p = 1; p < n_paths && ok; p++)
+      ok = listed[p] || rsp_path_length(rsp_paths_path(w->paths, p)) <= shortest;
     g_free(listed);
     g_autofree char *capped = g_strdup_printf("with %u of %u paths listed, the picker lists path 0 and the longest others, "
                                               "in path order", cap, n_paths);
