@@ -127,6 +127,10 @@ typedef struct timeline_range {
   uint32_t *run_pos, *sleep_pos;         /* the item of each task's runs (sleeps), in task order */
 } timeline_range;
 
+/* How many runs (sleeps) ahead build_timeline_range asks for their records: a task's runs lie spread among all runs,
+ * so each read of one is a cache miss the walk would wait for */
+#define TIMELINE_AHEAD 8
+
 /* The timelines of tasks [FIRST, END): each writes its own, and the items of its own runs and sleeps in task order
  * (not by run and sleep id: a ping-pong's two threads, one on each side of the split, have alternate ids, and the
  * two threads wrote the same cache lines). */
@@ -136,23 +140,31 @@ static gpointer build_timeline_range(gpointer data)
   rsp_paths *p = range->p;
   const rsp_model *m = p->model;
   for (rsp_task_id t = range->first; t < range->end; t++) {
-    const rsp_task *task = rsp_model_task(m, t);
+    const rsp_run_id *run_ids;
+    const rsp_sleep_id *sleep_ids;
+    const uint64_t *run_starts, *sleep_starts;
+    uint32_t n_runs = rsp_model_task_runs(m, t, &run_ids, &run_starts);
+    uint32_t n_sleeps = rsp_model_task_sleeps(m, t, &sleep_ids, &sleep_starts);
     timeline *tl = &p->timelines[t];
     uint32_t *run_pos = range->run_pos + range->run_base[t], *sleep_pos = range->sleep_pos + range->sleep_base[t];
-    tl->items = g_new(tl_item, (size_t)task->n_runs + task->n_sleeps + 1);
+    tl->items = g_new(tl_item, (size_t)n_runs + n_sleeps + 1);
     uint32_t ri = 0, si = 0;
-    while (ri < task->n_runs || si < task->n_sleeps) {
-      rsp_run_id r = ri < task->n_runs ? rsp_model_task_run(m, t, ri) : RSP_NO_ID;
-      rsp_sleep_id s = si < task->n_sleeps ? rsp_model_task_sleep(m, t, si) : RSP_NO_ID;
-      bool take_run = s == RSP_NO_ID || (r != RSP_NO_ID && rsp_model_run(m, r)->start <= rsp_model_sleep(m, s)->start);
+    while (ri < n_runs || si < n_sleeps) {
+      bool take_run = si == n_sleeps || (ri < n_runs && run_starts[ri] <= sleep_starts[si]);
       tl_item *it = &tl->items[tl->n];
       if (take_run) {
+        if (ri + TIMELINE_AHEAD < n_runs)
+          __builtin_prefetch(rsp_model_run(m, run_ids[ri + TIMELINE_AHEAD]));
+        rsp_run_id r = run_ids[ri];
         const rsp_run *run = rsp_model_run(m, r);
         *it = (tl_item){ run->start, run->end, r, RSP_NO_ID, 1, RSP_ELEM_RUN, 0 };
         run_pos[ri] = tl->n++;
         ri++;
         continue;
       }
+      if (si + TIMELINE_AHEAD < n_sleeps)
+        __builtin_prefetch(rsp_model_sleep(m, sleep_ids[si + TIMELINE_AHEAD]));
+      rsp_sleep_id s = sleep_ids[si];
       const rsp_sleep *sl = rsp_model_sleep(m, s);
       *it = (tl_item){ sl->start, sl->end, s, s, 1, RSP_ELEM_SLEEP, si };
       sleep_pos[si] = tl->n;
@@ -160,9 +172,9 @@ static gpointer build_timeline_range(gpointer data)
       /* a poll loop: the next sleeps with the same stack, after short runs, the earlier ones timed out */
       for (uint32_t fold; (fold = poll_continues(p, t, si, rsp_model_sleep(m, it->last_sleep))) > 0;) {
         for (; fold > 0; fold--, si++) {
-          rsp_sleep_id nx = rsp_model_task_sleep(m, t, si);
+          rsp_sleep_id nx = sleep_ids[si];
           /* the runs in between are folded into the merged sleep */
-          while (ri < task->n_runs && rsp_model_run(m, rsp_model_task_run(m, t, ri))->start < rsp_model_sleep(m, nx)->start)
+          while (ri < n_runs && run_starts[ri] < sleep_starts[si])
             run_pos[ri++] = tl->n;
           it->last_sleep = nx;
           it->end = rsp_model_sleep(m, nx)->end;
