@@ -74,7 +74,7 @@ n = __import__('json').loads(stats.stdout).get('total_events', 0) if stats.retur
 size = os.path.getsize(path)
 rounds = int(os.environ.get('RSP_BENCH_ROUNDS', '5'))
 print(f'{path}: {size / 1e6:.1f} MB, {n} events (load average {os.getloadavg()[0]:.1f}), {rounds} rounds')
-if n < 3000000:
+if n < int(os.environ.get('RSP_BENCH_MIN_EVENTS', '3000000')):
     print(f'note: fewer than the 3M events the issue\'s figures are for: the memory ratios count libraries and debug '
           f'info against a smaller file (record 20 s or more)')
 kallsyms = [f'--kallsyms={path}.kallsyms'] if os.path.exists(path + '.kallsyms') else []

@@ -1,7 +1,7 @@
 /* Running time whose samples' stacks name no function (issue 15, item 6): a run with samples is
  * "understood" only as far as its samples say where it was. A stack names no function when none of
- * its frames resolved (the model spells an unresolved frame by its address, "0x7f12...", in the dso
- * "[unknown]" when no recorded mapping held it), or when it loops on itself: the unwinder went round
+ * its frames resolved (the model spells an unresolved frame by its address, "0x7f12...", or "[unknown]" in the
+ * dso "[unknown]" when no recorded mapping held it), or when it loops on itself: the unwinder went round
  * a cycle of frames to the depth limit, so what it shows is not the stack. Why, as far as the
  * frames say: user addresses outside every mapping (a JIT without a perf map, a lost MMAP), inside a
  * mapped file that gave no symbol (the binary missing where it was looked for, stripped, or not the
@@ -29,10 +29,12 @@ static bool anonymous(const char *dso)
          g_str_has_prefix(dso, "/memfd:") || g_str_has_prefix(dso, "/anon_hugepage");
 }
 
+/* (A user frame in no mapping is one frame, "[unknown]", whatever its address: never the same as another, as the
+ * addresses were not) */
 static bool same(const rsp_model_frame *x, const rsp_model_frame *y)
 {
   return x->function == y->function && x->dso == y->dso && x->kernel == y->kernel &&
-         (resolved(x) || x->addr == y->addr);
+         (resolved(x) || (x->addr == y->addr && strcmp(x->function, "[unknown]") != 0));
 }
 
 /* The outermost frames (the end of the innermost-first array) repeat a cycle of at most

@@ -190,6 +190,7 @@ typedef struct rsp_model_builder {
   struct rsp_last_chain *last_chains; /* each thread's last chain per evsel found in chain_ids (stacks.c) */
   GArray *scratch_ids;   /* uint32_t */
   GArray *frame_classes; /* uint32_t RSP_FRAMES_* by frame id */
+  const char *unknown_dso, *unknown_label; /* frame_id's last "[unknown in X]" label (interned) and its dso */
   /* runs.c */
   GArray *sleep_facts;   /* rsp_sleep_facts by builder sleep id */
   GArray *run_remap;     /* uint32_t builder run id -> final run id (after finish) */

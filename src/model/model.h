@@ -143,7 +143,8 @@ typedef struct rsp_sleep {
  * is built (the symbolizer follows the maps as they stream) and interned: equal chains share an id.
  * Frames are innermost first, context markers dropped, kernel frames then user frames. A frame is
  * interned by (function, dso) when resolved (addr is then the first address seen in it), by
- * (address, dso) when not. */
+ * (address, dso) when not; a user address in no recorded mapping (a frame-pointer walk through code built
+ * without them reads stack words) is the one frame "[unknown]" in "[unknown]", as perf names it. */
 typedef struct rsp_model_frame {
   const char *function; /* interned; "[unknown]" style "0x7f12..." text when unresolved */
   const char *dso;      /* interned; "[kernel.kallsyms]", a path, or "[unknown]" */
