@@ -271,6 +271,18 @@ static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso,
   return id;
 }
 
+/* F's frame id, kept in the symbolizer's note of its answer when it has one: a resolved frame's id depends on its
+ * answer alone (function, dso), and reading it there saves a lookup in the frame table per frame of every new chain */
+static uint32_t frame_id_of(rsp_model_builder *b, const rsp_frame *f)
+{
+  if (f->note && *f->note)
+    return *f->note - 1;
+  uint32_t id = frame_id(b, f->sym, f->dso, f->addr, f->kernel);
+  if (f->note)
+    *f->note = id + 1;
+  return id;
+}
+
 static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32_t n)
 {
   if (n == 0)
@@ -391,7 +403,7 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
     uint32_t ids[MAX_FRAMES];
     unsigned got = rsp_symbolizer_callchain(b->sym, ev, frames, MAX_FRAMES);
     for (unsigned i = 0; i < got; i++)
-      ids[i] = frame_id(b, frames[i].sym, frames[i].dso, frames[i].addr, frames[i].kernel);
+      ids[i] = frame_id_of(b, &frames[i]);
     return intern_ids(b, ids, got);
   }
   /* The raw chain with the process: the same addresses in the same process resolve the same way
@@ -421,7 +433,7 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
     copy.callchain_nr = nr;
     unsigned got = rsp_symbolizer_callchain(b->sym, &copy, frames, MAX_FRAMES);
     for (unsigned i = 0; i < got; i++) {
-      ids[n++] = frame_id(b, frames[i].sym, frames[i].dso, frames[i].addr, frames[i].kernel);
+      ids[n++] = frame_id_of(b, &frames[i]);
       nowhere |= !frames[i].sym && !frames[i].dso && !frames[i].kernel;
     }
   } else {

@@ -45,6 +45,7 @@ typedef struct frame_slot {
   uint64_t start;    /* symbol start, in KEY's space */
   const char **inlined; /* user frames: the functions inlined there, innermost first (in s->inline_chains) */
   uint32_t n_inlined;
+  uint32_t note;        /* the caller's word (rsp_frame.note) */
 } frame_slot;
 
 typedef struct frame_cache {
@@ -60,6 +61,7 @@ struct rsp_symbolizer {
   GArray *kmods;              /* kmod_map, sorted by start: the dso of module frames kallsyms cannot name */
   uint64_t kernel_generation; /* bumped by every KSYMBOL record and module map */
   frame_cache cache;
+  uint64_t cache_moves;   /* how many times the cache's slots moved (their notes with them) */
   GHashTable *mismatched; /* rsp_elf* already counted in build_id_mismatches */
   bool no_host_files;     /* options->no_host_fallback: read no file of this host */
   GHashTable *processes;  /* pid -> process_maps* (never removed: pointers stay valid) */
@@ -112,6 +114,7 @@ static void cache_reserve(rsp_symbolizer *s)
   if (c->slots && (c->used + 1) * 8 <= (c->mask + 1) * 5)
     return;
   frame_cache old = *c;
+  s->cache_moves++;
   const void *ktag = kernel_tag(s);
   size_t live = 0;
   for (size_t i = 0; old.slots && i <= old.mask; i++) {
@@ -603,15 +606,16 @@ static void resolve_kernel(rsp_symbolizer *s, uint64_t addr, rsp_frame *out)
     sl = cache_slot(&s->cache, tag, addr);
     rsp_sym sym;
     const char *dso;
-    *sl = (frame_slot){tag, addr, NULL, out->dso, 0, NULL, 0};
+    *sl = (frame_slot){tag, addr, NULL, out->dso, 0, NULL, 0, 0};
     if (rsp_kallsyms_lookup(s->kallsyms, addr, &sym, &dso))
-      *sl = (frame_slot){tag, addr, sym.name, dso, sym.start, NULL, 0};
+      *sl = (frame_slot){tag, addr, sym.name, dso, sym.start, NULL, 0, 0};
     s->cache.used++;
   }
   if (sl->sym) {
     out->sym = sl->sym;
     out->sym_offset = addr - sl->start;
     out->dso = sl->dso;
+    out->note = &sl->note;
     s->stats.kernel_resolved++;
   }
 }
@@ -642,7 +646,7 @@ static bool resolve_jit(rsp_symbolizer *s, process_maps *pm, uint64_t addr, rsp_
 /* The frame slot of user address OFF in M's file; CALLER: a return address, whose inlined functions
  * are those of the call before it (OFF - 1), so it has a slot of its own (bit 63: file offsets never
  * reach it). */
-static const frame_slot *user_slot(rsp_symbolizer *s, const umap *m, uint64_t off, bool caller)
+static frame_slot *user_slot(rsp_symbolizer *s, const umap *m, uint64_t off, bool caller)
 {
   uint64_t key = caller ? off | (1ull << 63) : off;
   frame_slot *sl = cache_slot(&s->cache, m->elf, key);
@@ -654,7 +658,7 @@ static const frame_slot *user_slot(rsp_symbolizer *s, const umap *m, uint64_t of
   cache_reserve(s);
   sl = cache_slot(&s->cache, m->elf, key);
   rsp_sym sym;
-  *sl = (frame_slot){m->elf, key, NULL, NULL, 0, NULL, 0};
+  *sl = (frame_slot){m->elf, key, NULL, NULL, 0, NULL, 0, 0};
   if (rsp_elf_lookup(m->elf, off, &sym)) {
     sl->sym = sym.name;
     sl->start = sym.start;
@@ -697,7 +701,7 @@ static void resolve_user_frames(rsp_symbolizer *s, process_maps *pm, uint64_t ad
     return;
   }
   uint64_t off = addr - m->start + m->pgoff;
-  const frame_slot *sl = user_slot(s, m, off, caller);
+  frame_slot *sl = user_slot(s, m, off, caller);
   if (!sl->sym) {
     (*n)++;
     return;
@@ -706,7 +710,8 @@ static void resolve_user_frames(rsp_symbolizer *s, process_maps *pm, uint64_t ad
   for (uint32_t i = 0; i < sl->n_inlined && *n + 1 < max; i++)
     out[(*n)++] = (rsp_frame){.addr = addr, .sym = sl->inlined[i], .dso = m->path, .inlined = true};
   f = &out[*n];
-  *f = (rsp_frame){.addr = addr, .sym = sl->sym, .sym_offset = off - sl->start, .dso = m->path};
+  *f = (rsp_frame){.addr = addr, .sym = sl->sym, .sym_offset = off - sl->start, .dso = m->path,
+                   .note = &sl->note};
   (*n)++;
 }
 
@@ -762,8 +767,20 @@ static bool has_dwarf_stack(const rsp_symbolizer *s, const rsp_event *ev)
          ev->stack_user && ev->stack_user_dyn_size >= 8 && ev->evsel && ev->pid > 0;
 }
 
+static unsigned callchain_frames(rsp_symbolizer *s, const rsp_event *ev, rsp_frame *out, unsigned max);
+
 unsigned rsp_symbolizer_callchain(rsp_symbolizer *s, const rsp_event *ev, rsp_frame *out,
                                   unsigned max)
+{
+  uint64_t moves = s->cache_moves;
+  unsigned n = callchain_frames(s, ev, out, max);
+  if (s->cache_moves != moves) /* the slots of the frames answered before the move are elsewhere */
+    for (unsigned i = 0; i < n; i++)
+      out[i].note = NULL;
+  return n;
+}
+
+static unsigned callchain_frames(rsp_symbolizer *s, const rsp_event *ev, rsp_frame *out, unsigned max)
 {
   if (has_dwarf_stack(s, ev)) {
     /* the kernel part of the chain as recorded, then the user part unwound (perf wrote the user ip

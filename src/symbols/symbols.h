@@ -24,6 +24,9 @@ typedef struct rsp_frame {
   bool kernel;
   bool inlined;        /* a function inlined at ADDR into the next frame's (same ADDR): no frame of its own
                           on the machine stack, named from the DWARF debug info */
+  uint32_t *note;      /* a resolved frame that is no inlined one: the caller's word for this answer (0 at first),
+                          found again each time the same code is answered (the model keeps its frame id there);
+                          valid until the next call into the symbolizer. NULL otherwise */
 } rsp_frame;
 
 /* At most this many inlined functions are shown at one address (innermost first). */
