@@ -231,12 +231,17 @@ void rsp_stacks_free_builder(rsp_model_builder *b)
   g_array_free(b->frame_classes, TRUE);
 }
 
+/* A user address in no mapping the recording holds (no symbol, no dso) is one frame, "[unknown]" as perf names it: a
+ * frame-pointer walk through code built without them reads stack words as return addresses (7f1d2af4b8a8 under cc1),
+ * each of which made a frame and a stack of its own (a meson build of rsp: 338,000 frames, 286,000 stacks) */
+static inline bool in_no_mapping(const char *sym, const char *dso, bool kernel)
+{
+  return !sym && !dso && !kernel;
+}
+
 static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso, uint64_t addr, bool kernel)
 {
-  /* A user address in no mapping the recording holds is one frame, "[unknown]" as perf names it: a frame-pointer
-   * walk through code built without them reads stack words as return addresses (7f1d2af4b8a8 under cc1), each
-   * of which made a frame and a stack of its own (a meson build of rsp: 338,000 frames, 286,000 stacks) */
-  bool nowhere = !sym && !dso && !kernel;
+  bool nowhere = in_no_mapping(sym, dso, kernel);
   frame_key k = { .sym = sym, .dso = dso, .addr = sym || nowhere ? 0 : addr, .kernel = kernel };
   gpointer v = g_hash_table_lookup(b->frame_ids, &k);
   if (v)
@@ -434,7 +439,7 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
     unsigned got = rsp_symbolizer_callchain(b->sym, &copy, frames, MAX_FRAMES);
     for (unsigned i = 0; i < got; i++) {
       ids[n++] = frame_id_of(b, &frames[i]);
-      nowhere |= !frames[i].sym && !frames[i].dso && !frames[i].kernel;
+      nowhere |= in_no_mapping(frames[i].sym, frames[i].dso, frames[i].kernel);
     }
   } else {
     bool kernel = false;
@@ -445,9 +450,9 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
         continue;
       }
       const char *name = b->fake_symbol(a, b->fake_symbol_data);
-      ids[n++] = frame_id(b, name ? rsp_model_intern(b->m, name) : NULL,
-                          kernel ? "[kernel.kallsyms]" : NULL, a, kernel);
-      nowhere |= !name && !kernel;
+      const char *sym = name ? rsp_model_intern(b->m, name) : NULL, *dso = kernel ? "[kernel.kallsyms]" : NULL;
+      ids[n++] = frame_id(b, sym, dso, a, kernel);
+      nowhere |= in_no_mapping(sym, dso, kernel);
     }
   }
   rsp_stack_id id = intern_ids(b, ids, n);
