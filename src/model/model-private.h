@@ -188,9 +188,9 @@ typedef struct rsp_model_builder {
   GHashTable *stack_ids; /* frame-id sequence -> id + 1 */
   GHashTable *chain_ids; /* (pid, raw callchain) -> stack id + 1 */
   struct rsp_last_chain *last_chains; /* each thread's last chain per evsel found in chain_ids (stacks.c) */
-  GArray *scratch_ids;   /* uint32_t */
   GArray *frame_classes; /* uint32_t RSP_FRAMES_* by frame id */
   const char *unknown_dso, *unknown_label; /* frame_id's last "[unknown in X]" label (interned) and its dso */
+  uint32_t nowhere_id;                      /* the frame of a user address in no mapping, + 1 (0: none yet) */
   /* runs.c */
   GArray *sleep_facts;   /* rsp_sleep_facts by builder sleep id */
   GArray *run_remap;     /* uint32_t builder run id -> final run id (after finish) */
@@ -291,8 +291,6 @@ void rsp_stacks_init(rsp_model_builder *b);
 void rsp_stacks_free_builder(rsp_model_builder *b);
 /* The interned stack of EV's callchain (context task PID), or RSP_NO_ID. */
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev);
-/* Interns a stack of function names, innermost first (tests, and callers with no symbolizer). */
-rsp_stack_id rsp_stacks_intern_names(rsp_model_builder *b, const char *const *names, uint32_t n, bool kernel);
 /* The RSP_FRAMES_* classes of STACK's frames (0 for RSP_NO_ID). */
 uint32_t rsp_stack_classes(const rsp_model *m, rsp_stack_id stack);
 

@@ -12,7 +12,6 @@ understood 0, percent accounted 0. The recording names this host (hostname, osre
 the mapped file up (a recording of another host is not looked up: that would say no_symbol)."""
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -22,45 +21,19 @@ SUMMARY = os.environ.get('RSP_SUMMARY')
 sys.path.insert(0, os.path.join(SRC, 'tests', 'unit'))
 import synthetic_perf as sp  # noqa: E402
 
-failures = []
+check = sp.Checks()
 PID = 42
 MS = 1_000_000
 GONE = '/nonexistent/rsp-test/libgone.so'
 GONE_AT, ANON_AT = 0x7f0000000000, 0x7e0000000000
-CONTEXT_SWITCH = 1 << 26
-MISC_USER, MISC_SWITCH_OUT, MISC_MMAP_BUILD_ID = 2, 1 << 13, 1 << 14
-CONTEXT_USER = (1 << 64) - 512
 FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_EVENT_DESC = 3, 4, 12
 
 
-def check(cond, what):
-    print(('ok: ' if cond else 'FAIL: ') + what)
-    if not cond:
-        failures.append(what)
-
-
 def write(path):
-    st = sp.IP | sp.TID | sp.TIME | sp.CPU | sp.PERIOD | sp.IDENTIFIER | sp.CALLCHAIN
-    clock = sp.Attr('cpu-clock', sp.attr(1, 0, st, flags=sp.SAMPLE_ID_ALL | CONTEXT_SWITCH), [10])
-
-    def trailer(pid, time):
-        return clock.trailer(pid, pid, time, 10, 0)
-
-    def mmap2(time, start, length, name):
-        body = struct.pack('<iiQQQIIQQII', PID, PID, start, length, 0, 0, 0, 0, 0, 5, 2)  # PROT_READ|EXEC, PRIVATE
-        return sp.record(sp.REC['MMAP2'], sp.pad8(body + name.encode() + b'\0') + trailer(PID, time))
-
-    data = sp.record(sp.REC['COMM'], sp.pad8(struct.pack('<ii', PID, PID) + b'gone-test\0') + trailer(PID, 0))
-    data += mmap2(0, GONE_AT, 0x10000, GONE)
-    data += mmap2(0, ANON_AT, 0x10000, '//anon')
-    data += sp.record(sp.REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + trailer(PID, 1 * MS))  # IN
+    clock = sp.cpu_clock_with_switches()
     chains = [[GONE_AT + 0x1234]] * 4 + [[ANON_AT + 0x40]] * 2 + [[GONE_AT + 0x2000] + [ANON_AT + 0x80] * 20] * 2
-    for i, chain in enumerate(chains):
-        t = 1 * MS + MS // 8 + i * MS // 4
-        data += sp.Sample(clock, id=10, ip=chain[0], pid=PID, tid=PID, time=t, cpu=0, period=250000,
-                          callchain=[CONTEXT_USER] + chain, misc=MISC_USER).bytes()
-    data += sp.record(sp.REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + trailer(PID, 3 * MS), MISC_SWITCH_OUT)
-    data += sp.record(sp.REC['EXIT'], struct.pack('<iiiiQ', PID, PID, PID, PID, 3 * MS) + trailer(PID, 3 * MS))
+    maps = [(GONE_AT, 0x10000, GONE), (ANON_AT, 0x10000, '//anon')]
+    data = sp.one_sampled_task(clock, PID, 'gone-test', maps, chains, 1 * MS, 3 * MS)
     u = os.uname()
     feats = {FEAT_EVENT_DESC: sp.event_desc([clock]), FEAT_HOSTNAME: sp.perf_string(u.nodename),
              FEAT_OSRELEASE: sp.perf_string(u.release)}
@@ -96,8 +69,7 @@ def main():
         txt = subprocess.run([SUMMARY, '--categories', '--pid', str(PID), path], capture_output=True, text=True,
                              timeout=60).stdout
         check('Unknown stacks, the mapped binary is missing: 1.000 ms' in txt, 'the text table says why')
-    print(f'{len(failures)} failures')
-    return 1 if failures else 0
+    return check.status()
 
 
 if __name__ == '__main__':

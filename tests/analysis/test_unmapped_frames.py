@@ -12,7 +12,6 @@ Truth: rsp-export's folded on-cpu stacks are two lines, the first counted 6 (//a
 none of it a loop."""
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -23,43 +22,20 @@ EXPORT = os.environ.get('RSP_EXPORT')
 sys.path.insert(0, os.path.join(SRC, 'tests', 'unit'))
 import synthetic_perf as sp  # noqa: E402
 
-failures = []
+check = sp.Checks()
 PID = 42
 MS = 1_000_000
 ANON_AT = 0x7e0000000000
 NOWHERE = 0x7ffd00000000  # stack words: no mapping holds them
-CONTEXT_SWITCH = 1 << 26
-MISC_USER, MISC_SWITCH_OUT = 2, 1 << 13
-CONTEXT_USER = (1 << 64) - 512
 FEAT_EVENT_DESC = 12
 
 
-def check(cond, what):
-    print(('ok: ' if cond else 'FAIL: ') + what)
-    if not cond:
-        failures.append(what)
-
-
 def write(path):
-    st = sp.IP | sp.TID | sp.TIME | sp.CPU | sp.PERIOD | sp.IDENTIFIER | sp.CALLCHAIN
-    clock = sp.Attr('cpu-clock', sp.attr(1, 0, st, flags=sp.SAMPLE_ID_ALL | CONTEXT_SWITCH), [10])
-
-    def trailer(pid, time):
-        return clock.trailer(pid, pid, time, 10, 0)
-
-    data = sp.record(sp.REC['COMM'], sp.pad8(struct.pack('<ii', PID, PID) + b'unmapped-test\0') + trailer(PID, 0))
-    body = struct.pack('<iiQQQIIQQII', PID, PID, ANON_AT, 0x10000, 0, 0, 0, 0, 0, 5, 2)  # PROT_READ|EXEC, PRIVATE
-    data += sp.record(sp.REC['MMAP2'], sp.pad8(body + b'//anon\0') + trailer(PID, 0))
-    data += sp.record(sp.REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + trailer(PID, 1 * MS))  # IN
+    clock = sp.cpu_clock_with_switches()
     word = iter(range(NOWHERE + 0x18, NOWHERE + 0x100000, 0x38))
     chains = [[ANON_AT + 0x40, next(word), next(word)] for _ in range(6)]
     chains += [[ANON_AT + 0x40] + [next(word) for _ in range(20)] for _ in range(2)]
-    for i, chain in enumerate(chains):
-        t = 1 * MS + MS // 8 + i * MS // 4
-        data += sp.Sample(clock, id=10, ip=chain[0], pid=PID, tid=PID, time=t, cpu=0, period=250000,
-                          callchain=[CONTEXT_USER] + chain, misc=MISC_USER).bytes()
-    data += sp.record(sp.REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + trailer(PID, 3 * MS), MISC_SWITCH_OUT)
-    data += sp.record(sp.REC['EXIT'], struct.pack('<iiiiQ', PID, PID, PID, PID, 3 * MS) + trailer(PID, 3 * MS))
+    data = sp.one_sampled_task(clock, PID, 'unmapped-test', [(ANON_AT, 0x10000, '//anon')], chains, 1 * MS, 3 * MS)
     with open(path, 'wb') as f:
         f.write(sp.perf_data_file([clock], data, {FEAT_EVENT_DESC: sp.event_desc([clock])}))
 
@@ -93,8 +69,7 @@ def main():
         check(abs(d['categories']['unknown_stack'] - 2) < 1e-6, f'unknown_stack 2 ms ({d["categories"]})')
         check(abs(why.get('no_map', 0) - 2) < 1e-6, f'no_map 2 ms ({why})')
         check(why.get('loop', 0) == 0, f'no loop: the 20 [unknown] frames were different words ({why})')
-    print(f'{len(failures)} failures')
-    return 1 if failures else 0
+    return check.status()
 
 
 if __name__ == '__main__':

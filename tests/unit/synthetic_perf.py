@@ -172,3 +172,54 @@ def event_desc(attrs):
 
 def cmdline(args):
     return struct.pack('<I', len(args)) + b''.join(perf_string(x) for x in args)
+
+
+class Checks:
+    """A test's checks: each printed ok or FAIL, the failures counted for its exit status."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, cond, what):
+        print(('ok: ' if cond else 'FAIL: ') + what)
+        if not cond:
+            self.failures.append(what)
+
+    def status(self):
+        print(f'{len(self.failures)} failures')
+        return 1 if self.failures else 0
+
+
+CONTEXT_USER = (1 << 64) - 512
+MISC_USER, MISC_SWITCH_OUT = 2, 1 << 13
+ATTR_CONTEXT_SWITCH = 1 << 26
+
+
+def cpu_clock_with_switches(id_=10):
+    """A cpu-clock event sampling ip, tid, time, cpu, period and the callchain, with perf's switch records."""
+    st = IP | TID | TIME | CPU | PERIOD | IDENTIFIER | CALLCHAIN
+    return Attr('cpu-clock', attr(1, 0, st, flags=SAMPLE_ID_ALL | ATTR_CONTEXT_SWITCH), [id_])
+
+
+def one_sampled_task(clock, pid, comm, maps, chains, start, end):
+    """The records of process PID (COMM, the MMAP2 records MAPS of (start, length, path), all at time 0, as perf writes
+    those of running processes) running on cpu 0 from START to END ns (switch records), then exiting; sampled by CLOCK
+    with the user CHAINS (lists of addresses, innermost first), evenly spread over the run, each standing for an equal
+    share of it."""
+    id_ = clock.ids[0]
+
+    def trailer(time):
+        return clock.trailer(pid, pid, time, id_, 0)
+
+    data = record(REC['COMM'], pad8(struct.pack('<ii', pid, pid) + comm.encode() + b'\0') + trailer(0))
+    for at, length, path in maps:
+        body = struct.pack('<iiQQQIIQQII', pid, pid, at, length, 0, 0, 0, 0, 0, 5, 2)  # PROT_READ|EXEC, PRIVATE
+        data += record(REC['MMAP2'], pad8(body + path.encode() + b'\0') + trailer(0))
+    data += record(REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + trailer(start))  # in
+    share = (end - start) // len(chains)
+    for i, chain in enumerate(chains):
+        data += Sample(clock, id=id_, ip=chain[0], pid=pid, tid=pid, time=start + share // 2 + i * share, cpu=0,
+                       period=share, callchain=[CONTEXT_USER] + chain, misc=MISC_USER).bytes()
+    data += record(REC['SWITCH_CPU_WIDE'], struct.pack('<ii', 0, 0) + trailer(end), MISC_SWITCH_OUT)
+    data += record(REC['EXIT'], struct.pack('<iiiiQ', pid, pid, pid, pid, end) + trailer(end))
+    return data
