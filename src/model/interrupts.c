@@ -50,15 +50,15 @@ void rsp_irq_enter(rsp_model_builder *b, int32_t cpu, uint64_t time, rsp_irq_kin
   rsp_cpu_state *c = rsp_runs_cpu(b, cpu);
   if (!c)
     return;
-  /* softirqs do not nest in softirqs on one cpu: the open one lost its exit */
-  if (kind == RSP_IRQ_SOFTIRQ) {
-    for (int i = c->n_irq_open; i-- > 0;) {
-      if (span_at(b->m, c->irq_open[i])->kind != RSP_IRQ_SOFTIRQ)
-        continue;
-      while (c->n_irq_open > i)
-        close_top(b, c, time, true);
-      break;
-    }
+  /* softirqs do not nest in softirqs on one cpu, nor hardware interrupt handlers in handlers (they run with the cpu's
+   * interrupts off): the open one lost its exit. (Taken as nested, a handler whose exit was lost stayed open until an
+   * exit whose entry was lost, seconds later, and was charged all of it.) */
+  for (int i = c->n_irq_open; i-- > 0;) {
+    if (span_at(b->m, c->irq_open[i])->kind != kind)
+      continue;
+    while (c->n_irq_open > i)
+      close_top(b, c, time, true);
+    break;
   }
   if (c->n_irq_open == G_N_ELEMENTS(c->irq_open))
     close_top(b, c, time, true); /* exits lost over and over: give up on the innermost */

@@ -78,6 +78,12 @@ static rsp_model *build(void)
   tb_irq(t, TB_SOFTIRQ_ENTRY, 240 * US, 1, 0, RSP_SOFTIRQ_TIMER);
   tb_irq(t, TB_SOFTIRQ_ENTRY, 250 * US, 1, 0, RSP_SOFTIRQ_RCU);
   tb_irq(t, TB_SOFTIRQ_EXIT, 252 * US, 1, 0, RSP_SOFTIRQ_RCU);
+  /* a handler whose exit was lost (another handler's entry on its cpu: handlers do not nest), the next one 1 us, and
+   * much later an exit whose entry was lost: it closes nothing */
+  tb_irq(t, TB_IRQ_ENTRY, 260 * US, 1, 0, 11);
+  tb_irq(t, TB_IRQ_ENTRY, 262 * US, 1, 0, 11);
+  tb_irq(t, TB_IRQ_EXIT, 263 * US, 1, 0, 11);
+  tb_irq(t, TB_IRQ_EXIT, 290 * US, 1, 0, 11);
   sw(t, 300, 0, IDLE, "R", A);
   sw(t, 310, 0, A, "S", IDLE);
   return tb_finish(t);
@@ -85,8 +91,8 @@ static rsp_model *build(void)
 
 static void test_spans(const rsp_model *m)
 {
-  CHECK_EQ(rsp_model_n_irq_spans(m), 5);
-  if (rsp_model_n_irq_spans(m) != 5)
+  CHECK_EQ(rsp_model_n_irq_spans(m), 7);
+  if (rsp_model_n_irq_spans(m) != 7)
     return;
   const rsp_irq_span *disk = rsp_model_irq_span(m, 0), *net = rsp_model_irq_span(m, 1),
                      *nested = rsp_model_irq_span(m, 2), *lost = rsp_model_irq_span(m, 3),
@@ -104,6 +110,12 @@ static void test_spans(const rsp_model *m)
   CHECK_EQ(lost->self_ns, 0);
   CHECK_STR(rcu->name, "RCU");
   CHECK_EQ(rcu->self_ns, 2 * US);
+  const rsp_irq_span *lost_hard = rsp_model_irq_span(m, 5), *next_hard = rsp_model_irq_span(m, 6);
+  CHECK(lost_hard->flags & RSP_IRQ_END_LOST);
+  CHECK_EQ(lost_hard->self_ns, 0);
+  CHECK_EQ(next_hard->kind, RSP_IRQ_HARDIRQ);
+  CHECK_EQ(next_hard->self_ns, 1 * US);
+  CHECK(!(next_hard->flags & RSP_IRQ_END_LOST));
   /* what they served: the disk completion in the first; data on 0xabc and D's wakeup in the softirq */
   uint32_t disk_items = 0, sock_items = 0, wake_items = 0;
   for (uint32_t i = 0; i < rsp_model_n_irq_served(m); i++) {
@@ -133,7 +145,9 @@ static void test_charges(const rsp_model *m)
   /* the loopback softirq: for the reader, not the sender whose context ran it */
   CHECK_EQ(row_ns(kw, D, RSP_KWORK_SOFTIRQ), 7 * US);
   CHECK(rsp_kernel_work_for_pid(kw, E) == NULL);
-  CHECK_EQ(rsp_kernel_work_unattributed_ns(kw, RSP_KWORK_HARDIRQ), 1 * US);
+  /* the nested handler's 1 us, and the 1 us handler after the one whose exit was lost (which counts nothing; taken as
+   * nested, it was charged until the stray exit at 290 us: 29 us) */
+  CHECK_EQ(rsp_kernel_work_unattributed_ns(kw, RSP_KWORK_HARDIRQ), 2 * US);
   CHECK_EQ(rsp_kernel_work_unattributed_ns(kw, RSP_KWORK_SOFTIRQ), 2 * US);
   CHECK_EQ(rsp_kernel_work_unattributed_ns(kw, RSP_KWORK_KTHREAD), 2 * US);
   CHECK_EQ(rsp_kernel_work_total_ns(kw, RSP_KWORK_KTHREAD), 59 * US);
