@@ -128,6 +128,33 @@ static uint32_t find_completion(rsp_model *m, const GArray *done, uint64_t from,
   return any;
 }
 
+/* Whether the completion of OP and a waking of TASK after it, at most at WAKE, fired in one interrupt (one span of its
+ * cpu's irq tracepoints, the completion first): the completion path woke it, as a callchain through it would say. */
+static bool woken_in_completion_irq(const rsp_model *m, uint32_t op, rsp_task_id task, uint64_t wake)
+{
+  const GArray *served = m->irq_served; /* in time order */
+  uint64_t done = op_at((rsp_model *)m, op)->complete_time;
+  guint lo = 0, hi = served->len;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(served, rsp_irq_served, mid).time < done)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint32_t span = RSP_NO_ID;
+  for (guint i = lo; i < served->len; i++) {
+    const rsp_irq_served *sv = &g_array_index(served, rsp_irq_served, i);
+    if (sv->time > wake)
+      break;
+    if (sv->kind == RSP_IRQ_SERVED_DISK && sv->id == op)
+      span = sv->span;
+    else if (span != RSP_NO_ID && sv->kind == RSP_IRQ_SERVED_WAKEUP && sv->id == task && sv->span == span)
+      return true;
+  }
+  return false;
+}
+
 void rsp_disk_finish(rsp_model_builder *b)
 {
   rsp_model *m = b->m;
@@ -182,9 +209,10 @@ void rsp_disk_finish(rsp_model_builder *b)
         uint64_t near = at > RSP_DISK_IRQ_WAKE_WINDOW_NS ? at - RSP_DISK_IRQ_WAKE_WINDOW_NS : 0;
         found = find_completion(m, done, near > sl->start ? near : sl->start, at, sl->task, false);
       }
-      if (found != RSP_NO_ID && sl->wake_kind != RSP_WAKE_NONE && op_at(m, found)->task == sl->task &&
-          f->wake.waker_run == RSP_NO_ID)
-        inferred = false; /* its own request, woken from interrupt context: as good as a stack */
+      if (found != RSP_NO_ID && sl->wake_kind != RSP_WAKE_NONE && f->wake.waker_run == RSP_NO_ID &&
+          (op_at(m, found)->task == sl->task || woken_in_completion_irq(m, found, sl->task, f->wake.time)))
+        inferred = false; /* its own request, woken from interrupt context, or woken in the interrupt that completed
+                             the request (an fsync's flush, issued by a worker): as good as a stack */
     }
     if (found == RSP_NO_ID && sl->state == 'D' && sl->wake_kind == RSP_WAKE_NONE && !endio) {
       /* Neither the wakeup nor a completion recorded (perf drops both in interrupt context on an idle

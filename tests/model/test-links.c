@@ -577,10 +577,36 @@ static void test_disk_flush_other_issuer(void)
   tb_block(t, TB_COMPLETE, 900 * US, 1, B, DEV, 0, 0);
   tb_wakeup(t, 905 * US, 1, B, A, 0);
   sw(t, 910, 0, IDLE, "R", A);
-  sw(t, 1000, 0, A, "S", IDLE);
+  /* the completion and the waking in one softirq of the cpu's irq tracepoints: the completion path woke it, as a
+   * callchain through it would say (a cold sqlite's 520 fdatasyncs were called guesses for want of one) */
+  sw(t, 1000, 0, A, "D", C);
+  tb_block(t, TB_ISSUE, 1010 * US, 0, C, DEV, 0, 0);
+  sw(t, 1020, 0, C, "S", IDLE);
+  tb_irq(t, TB_SOFTIRQ_ENTRY, 1199 * US, 1, IDLE, RSP_SOFTIRQ_BLOCK);
+  tb_block(t, TB_COMPLETE, 1200 * US, 1, IDLE, DEV, 0, 0);
+  tb_waking(t, 1203 * US, 1, IDLE, A, 0);
+  tb_irq(t, TB_SOFTIRQ_EXIT, 1204 * US, 1, IDLE, RSP_SOFTIRQ_BLOCK);
+  sw(t, 1210, 0, IDLE, "R", A);
+  /* ... and not when the waking came in a later softirq than the completion's */
+  sw(t, 1300, 0, A, "D", C);
+  tb_block(t, TB_ISSUE, 1310 * US, 0, C, DEV, 0, 0);
+  sw(t, 1320, 0, C, "S", IDLE);
+  tb_irq(t, TB_SOFTIRQ_ENTRY, 1499 * US, 1, IDLE, RSP_SOFTIRQ_BLOCK);
+  tb_block(t, TB_COMPLETE, 1500 * US, 1, IDLE, DEV, 0, 0);
+  tb_irq(t, TB_SOFTIRQ_EXIT, 1501 * US, 1, IDLE, RSP_SOFTIRQ_BLOCK);
+  tb_irq(t, TB_SOFTIRQ_ENTRY, 1502 * US, 1, IDLE, RSP_SOFTIRQ_TIMER);
+  tb_waking(t, 1503 * US, 1, IDLE, A, 0);
+  tb_irq(t, TB_SOFTIRQ_EXIT, 1504 * US, 1, IDLE, RSP_SOFTIRQ_TIMER);
+  sw(t, 1510, 0, IDLE, "R", A);
+  sw(t, 1600, 0, A, "S", IDLE);
   rsp_model *m = tb_finish(t);
   rsp_task_id a = find_task(m, A, 0), c = find_task(m, C, 0);
-  CHECK_EQ(rsp_model_n_disk_ops(m), 3);
+  CHECK_EQ(sleep_at_us(m, a, 1100)->end_cause, RSP_SLEEP_END_DISK);
+  CHECK_EQ(sleep_at_us(m, a, 1100)->disk_op, 3);
+  CHECK(!sleep_at_us(m, a, 1100)->end_inferred);
+  CHECK_EQ(sleep_at_us(m, a, 1400)->end_cause, RSP_SLEEP_END_DISK);
+  CHECK(sleep_at_us(m, a, 1400)->end_inferred);
+  CHECK_EQ(rsp_model_n_disk_ops(m), 5);
   CHECK_EQ(rsp_model_disk_op(m, 0)->task, c);
   const rsp_sleep *s0 = sleep_at_us(m, a, 200);
   CHECK_EQ(s0->end_cause, RSP_SLEEP_END_DISK);
