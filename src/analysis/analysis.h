@@ -726,6 +726,10 @@ typedef struct rsp_explanation {
   uint32_t n_work;                      /* the processes with the most running time, the most first */
   rsp_explain_work work[RSP_EXPLAIN_MAX_WORK];
   rsp_explain_work lever;               /* the function with the most time on the paths (function NULL: none) */
+  const char *disk_lever_site;          /* the wait site with the most disk time on the paths (--waits' label), when
+                                           that time, disk_lever_ns, is more than the lever's: the bigger lever (an
+                                           fsync-bound workload); NULL: none */
+  uint64_t disk_lever_ns;
   uint32_t n_groups;                    /* the most running first (rsp_explain_group), the process of interest in none */
   rsp_explain_group groups[RSP_EXPLAIN_MAX_WORK];
   /* its own threads' running time on the paths, the most first (pid: the tid), when more than one of them ran */

@@ -5,7 +5,8 @@
  *   - its longest wait, and the chain below it: who it waited for, what that one waited in, for whom...;
  *   - the processes that did work for it (their runs on the paths) and the functions they ran in;
  *   - the disk and network time, what was guessed and what ran without symbols;
- *   - the biggest lever: the function with the most running time on the paths.
+ *   - the biggest lever: the function with the most running time on the paths, or the disk waits at one site when
+ *     they took longer (an fsync-bound workload).
  * The chain itself is followed in explain-chain.c. */
 #include "explain-private.h"
 
@@ -563,6 +564,11 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       if (d && (!top_site || d > top_site->by_cat[RSP_CAT_BLOCKING_IO] + top_site->by_cat[RSP_CAT_IO_QUEUE]))
         top_site = w;
     }
+    uint64_t top_disk = top_site ? top_site->by_cat[RSP_CAT_BLOCKING_IO] + top_site->by_cat[RSP_CAT_IO_QUEUE] : 0;
+    if (top_site && top_disk > x->lever.function_ns) {
+      x->disk_lever_site = g_string_chunk_insert_const(x->names_, top_site->label);
+      x->disk_lever_ns = top_disk;
+    }
     if (top_site)
       say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms), most in %s (%" PRIu64
              " waits).", ms(disk), ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]), top_site->label,
@@ -601,8 +607,21 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   if (c->ns[RSP_CAT_UNACCOUNTED])
     say(s, "%.1f ms is not accounted for.", ms(c->ns[RSP_CAT_UNACCOUNTED]));
 
-  /* 6. the biggest lever */
-  if (x->lever.function && x->lever.function_ns <= x->wall_ns)
+  /* 6. the biggest lever: the disk waits at one site when they are more than any function's running */
+  if (x->disk_lever_site) {
+    /* (a site of waits with no call stack recorded is no place to name) */
+    bool at_site = x->disk_lever_site[0] != '[';
+    if (x->disk_lever_ns <= x->wall_ns)
+      say(s, "The biggest lever: the disk, %.1f ms of waits%s%s, %.0f%% of the wall time.", ms(x->disk_lever_ns),
+          at_site ? " in " : "", at_site ? x->disk_lever_site : "", pct(x->disk_lever_ns, x->wall_ns));
+    else
+      say(s, "The biggest lever: the disk, %.1f ms of waits%s%s over the paths' processes together (the wall time is "
+             "%.1f ms).", ms(x->disk_lever_ns), at_site ? " in " : "", at_site ? x->disk_lever_site : "", ms(x->wall_ns));
+  }
+  if (x->disk_lever_site && x->lever.function)
+    say(s, "Of the running, the most was %s [%d]'s %s, %.1f ms.", name_or(x->lever.comm), x->lever.pid,
+        x->lever.function, ms(x->lever.function_ns));
+  else if (x->lever.function && x->lever.function_ns <= x->wall_ns)
     say(s, "The biggest lever: %s [%d]'s %s, %.1f ms, %.0f%% of the wall time.", name_or(x->lever.comm),
         x->lever.pid, x->lever.function, ms(x->lever.function_ns), pct(x->lever.function_ns, x->wall_ns));
   else if (x->lever.function) /* its threads' time together: no share of the wall time it could save */

@@ -376,6 +376,17 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   } else {
     rsp_json_null(&json);
   }
+  rsp_json_key(&json, "disk_lever");
+  if (x->disk_lever_site) {
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "site");
+    rsp_json_string(&json, x->disk_lever_site);
+    rsp_json_key(&json, "ms");
+    rsp_json_double(&json, 6, ms(x->disk_lever_ns));
+    rsp_json_end_object(&json);
+  } else {
+    rsp_json_null(&json);
+  }
   rsp_json_end_object(&json);
 }
 

@@ -16,6 +16,8 @@
   loop), as many processes and as much CPU time as perf's switch records give the processes they show as curl, within
   0.5%, the busiest one named; no curl named alone;
 - no sentence is given to a preemptor or a guess whose time rounds to 0.0 ms, nor such a kernel thread named;
+- wl-grep (a cold-cache grep -r): the biggest lever is the disk, its site's figure the --waits table's, more than
+  any function's running and no more than grep's time off the cpu in D state in perf script;
 - JSON: the text is the same sentences; each work entry's run_ms is that process's paths_run_ms in the categories
   (the same paths); a pid that does not exist is an error naming it."""
 import collections
@@ -223,6 +225,29 @@ def main():
                 or t.startswith('0.0 ms of this is a guess')
                 or t.startswith('Interrupts and kernel threads') and ' 0.0 ms' in t]
         ok(x is not None and not said, f'{name}: no sentence of a finding that rounds to 0.0 ms ({said})')
+    # the biggest lever of a disk-bound run is the disk: wl-grep (a cold-cache grep -r) spent longer off the cpu in D
+    # state (perf script's sched_switch prev_state=D, to its next switch-in in perf's switch records) than in any
+    # function; the lever names the disk wait site, whose time is --waits' figure for it, no more than that D time
+    grep = os.path.join(SRC, 'tests', 'model', 'data', 'wl-grep.data')
+    x = (explain(grep) or {}).get('explanation') or {}
+    truth = real.PerfTruth(grep)
+    tids = {t for t, p in truth.tgid.items() if 'grep' in truth.comms.get(p, ())}
+    d_ms = 0.0
+    for line in oracle.perf(['script', '-F', 'time,event,trace'], grep).splitlines():
+        m = re.search(r'([0-9.]+): +sched:sched_switch: .*prev_pid=(\d+) .*prev_state=D', line)
+        if m and int(m.group(2)) in tids:
+            t = float(m.group(1))
+            d_ms += min([a for a, b in truth.iv.get(int(m.group(2)), ()) if a >= t] or [t]) * 1e3 - t * 1e3
+    dl, lever = x.get('disk_lever'), x.get('lever') or {}
+    waits = json.loads(subprocess.run([SUMMARY, '--waits', '--format=json', grep], capture_output=True,
+                                      text=True).stdout or '{}')
+    by_cat = waits.get('wait_sites_by_category') or {}
+    site_ms = sum(w['ms'] for c in ('blocking_io', 'io_queue') for w in by_cat.get(c, []) if dl and w['site'] == dl['site'])
+    ok(d_ms > lever.get('ms', 0) and dl and dl['ms'] > lever.get('ms', 0) and dl['ms'] <= d_ms + 0.1
+       and abs(dl['ms'] - site_ms) < 0.001
+       and 'read' in dl['site'] and any(t.startswith('The biggest lever: the disk') for t in x.get('text', [])),
+       f'wl-grep: the biggest lever is the disk ({dl}), perf shows grep {d_ms:.1f} ms in D, its top function '
+       f'{lever.get("ms")} ms')
     p = subprocess.run([SUMMARY, '--explain', '--pid', '999999', make], capture_output=True, text=True)
     ok(p.returncode != 0 and '999999' in p.stderr, f'--pid 999999: an error naming it ({p.stderr.strip()[:100]})')
     print(f'{len(failures)} failed')
