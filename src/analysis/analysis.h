@@ -725,7 +725,10 @@ typedef struct rsp_explanation {
   rsp_explain_hop chain[RSP_EXPLAIN_MAX_CHAIN];
   uint32_t n_work;                      /* the processes with the most running time, the most first */
   rsp_explain_work work[RSP_EXPLAIN_MAX_WORK];
-  rsp_explain_work lever;               /* the function with the most time on the paths (function NULL: none) */
+  rsp_explain_work lever;               /* the function with the most time on the paths (function NULL: none), in one
+                                           process or summed over processes of one name (lever_processes of them; pid:
+                                           the one with the most of it) */
+  uint32_t lever_processes;
   const char *disk_lever_site;          /* the wait site with the most disk time on the paths (--waits' label), when
                                            that time, disk_lever_ns, is more than the lever's: the bigger lever (an
                                            fsync-bound workload); NULL: none */

@@ -5,8 +5,8 @@
  *   - its longest wait, and the chain below it: who it waited for, what that one waited in, for whom...;
  *   - the processes that did work for it (their runs on the paths) and the functions they ran in;
  *   - the disk and network time, what was guessed and what ran without symbols;
- *   - the biggest lever: the function with the most running time on the paths, or the disk waits at one site when
- *     they took longer (an fsync-bound workload).
+ *   - the biggest lever: the function with the most running time on the paths (in one process, or in processes of
+ *     one name together), or the disk waits at one site when they took longer (an fsync-bound workload).
  * The chain itself is followed in explain-chain.c. */
 #include "explain-private.h"
 
@@ -82,6 +82,14 @@ static bool grouped(const rsp_explanation *x, const char *comm)
       return true;
   return false;
 }
+
+/* A function's running in processes of one name, summed (the lever of a build: a compiler's parser in every cc1). */
+typedef struct fn_lever {
+  const char *comm, *function;
+  uint64_t ns, top_ns;
+  uint32_t n_processes;
+  int32_t top_pid;
+} fn_lever;
 
 static int by_run(const void *a, const void *b)
 {
@@ -332,6 +340,9 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   GHashTableIter it;
   gpointer v;
   GArray *work = g_array_new(FALSE, TRUE, sizeof(rsp_explain_work));
+  /* a function's time in processes of one name together (make's 148 cc1, each a little of the build): "comm\x01function"
+   * -> fn_lever */
+  GHashTable *by_name_fn = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_hash_table_iter_init(&it, procs);
   while (g_hash_table_iter_next(&it, NULL, &v)) {
     proc_work *w = v;
@@ -341,6 +352,23 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     g_hash_table_iter_init(&fi, w->fns);
     while (g_hash_table_iter_next(&fi, NULL, &fv)) {
       fn_time *f = fv;
+      if (w->comm && w->comm[0] && w->pid != x->pid) {
+        char *key = g_strconcat(w->comm, "\x01", f->name, NULL);
+        fn_lever *fl = g_hash_table_lookup(by_name_fn, key);
+        if (!fl) {
+          fl = g_new0(fn_lever, 1);
+          *fl = (fn_lever){ .comm = w->comm, .function = f->name };
+          g_hash_table_insert(by_name_fn, key, fl);
+        } else {
+          g_free(key);
+        }
+        fl->ns += f->ns;
+        fl->n_processes++;
+        if (f->ns > fl->top_ns) {
+          fl->top_ns = f->ns;
+          fl->top_pid = w->pid;
+        }
+      }
       if (f->ns > r.function_ns || (f->ns == r.function_ns && r.function && strcmp(f->name, r.function) < 0)) {
         r.function = f->name;
         r.function_ns = f->ns;
@@ -383,12 +411,24 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     }
   g_array_free(groups, TRUE);
   g_hash_table_destroy(by_comm);
-  /* the biggest lever: the function with the most time on the paths */
+  /* the biggest lever: the function with the most time on the paths, in one process or in processes of one name
+   * together (two or more) */
   for (guint i = 0; i < work->len; i++) {
     const rsp_explain_work *w = &g_array_index(work, rsp_explain_work, i);
     if (w->function && w->function_ns > x->lever.function_ns)
       x->lever = *w;
   }
+  x->lever_processes = x->lever.function ? 1 : 0;
+  g_hash_table_iter_init(&it, by_name_fn);
+  while (g_hash_table_iter_next(&it, NULL, &v)) {
+    const fn_lever *fl = v;
+    if (fl->n_processes < 2 || fl->ns <= x->lever.function_ns)
+      continue;
+    x->lever = (rsp_explain_work){ .pid = fl->top_pid, .comm = fl->comm, .function = fl->function,
+                                   .function_ns = fl->ns };
+    x->lever_processes = fl->n_processes;
+  }
+  g_hash_table_destroy(by_name_fn);
   g_array_free(work, TRUE);
   /* its own threads' running, the most first, when more than one ran (xz -T2: its two workers did the compressing) */
   const proc_work *own_work = g_hash_table_lookup(procs, GINT_TO_POINTER(x->pid));
@@ -618,9 +658,17 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       say(s, "The biggest lever: the disk, %.1f ms of waits%s%s over the paths' processes together (the wall time is "
              "%.1f ms).", ms(x->disk_lever_ns), at_site ? " in " : "", at_site ? x->disk_lever_site : "", ms(x->wall_ns));
   }
+  char procs_of[96];
+  if (x->lever_processes > 1)
+    g_snprintf(procs_of, sizeof procs_of, "%s (%u processes, the most %d)", name_or(x->lever.comm), x->lever_processes,
+               x->lever.pid);
+  else
+    g_snprintf(procs_of, sizeof procs_of, "%s [%d]", name_or(x->lever.comm), x->lever.pid);
   if (x->disk_lever_site && x->lever.function)
-    say(s, "Of the running, the most was %s [%d]'s %s, %.1f ms.", name_or(x->lever.comm), x->lever.pid,
-        x->lever.function, ms(x->lever.function_ns));
+    say(s, "Of the running, the most was %s's %s, %.1f ms.", procs_of, x->lever.function, ms(x->lever.function_ns));
+  else if (x->lever.function && x->lever_processes > 1)
+    say(s, "The biggest lever: %s's %s, %.1f ms in those processes together (the wall time is %.1f ms).", procs_of,
+        x->lever.function, ms(x->lever.function_ns), ms(x->wall_ns));
   else if (x->lever.function && x->lever.function_ns <= x->wall_ns)
     say(s, "The biggest lever: %s [%d]'s %s, %.1f ms, %.0f%% of the wall time.", name_or(x->lever.comm),
         x->lever.pid, x->lever.function, ms(x->lever.function_ns), pct(x->lever.function_ns, x->wall_ns));

@@ -372,6 +372,8 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
     rsp_json_string(&json, x->lever.function);
     rsp_json_key(&json, "ms");
     rsp_json_double(&json, 6, ms(x->lever.function_ns));
+    rsp_json_key(&json, "processes");
+    rsp_json_u64(&json, x->lever_processes);
     rsp_json_end_object(&json);
   } else {
     rsp_json_null(&json);

@@ -16,6 +16,8 @@
   loop), as many processes and as much CPU time as perf's switch records give the processes they show as curl, within
   0.5%, the busiest one named; no curl named alone;
 - no sentence is given to a preemptor or a guess whose time rounds to 0.0 ms, nor such a kernel thread named;
+- the biggest lever sums a function over processes of one name: wl-nginx's curls, most of whose samples perf script
+  shows in one user function (the dynamic loader's);
 - wl-grep (a cold-cache grep -r): the biggest lever is the disk, its site's figure the --waits table's, more than
   any function's running and no more than grep's time off the cpu in D state in perf script;
 - JSON: the text is the same sentences; each work entry's run_ms is that process's paths_run_ms in the categories
@@ -185,6 +187,25 @@ def main():
            not re.search(r'(?<!the most )curl \[\d+\] \d', text),
            f'wl-nginx: the curls named together ({g}); perf\'s switch records: {len(curls)} curl processes, '
            f'{truth:.1f} ms, the busiest {busiest}')
+        # the biggest lever sums a function over processes of one name: of the curls' cpu-clock samples in perf script,
+        # an innermost user frame most of them name (the dynamic loader's, 50 curl starts; two tie) is the lever's,
+        # more than any one process's function
+        frames = oracle.perf(['script', '-F', 'comm,pid,event,ip,sym,dso'], nginx)
+        inner, cur = collections.Counter(), None
+        for text in frames.splitlines():
+            if not text.startswith('\t'):
+                cur = 'curl' if text.split() and text.split()[0] == 'curl' and 'cpu-clock' in text else None
+                continue
+            if cur and '[kernel.kallsyms]' not in text:
+                inner[text.split()[1]] += 1
+                cur = None
+        lever = x.get('lever') or {}
+        top = max(inner.values()) if inner else None
+        ok(lever.get('comm') == 'curl' and lever.get('processes', 0) >= 2 and inner.get(lever.get('function')) == top and
+           all(lever['ms'] >= w['function_ms'] for w in x['work'] if w.get('function_ms') is not None) and
+           any('in those processes together' in t for t in x['text'] if t.startswith('The biggest lever')),
+           f'wl-nginx: the lever is the curls\' {lever.get("function")} in {lever.get("processes")} processes '
+           f'({lever.get("ms")} ms); perf script: the curls\' samples by innermost user frame {inner.most_common(3)}')
     # the processes named for the work go by their latest name (cc1, not the cc they were forked as before the exec):
     # the comm perf script shows last for the pid (data/sample.perf.data: make -j2, gcc forks cc then execs cc1)
     sample = os.path.join(SRC, 'data', 'sample.perf.data')
