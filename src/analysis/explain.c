@@ -598,13 +598,15 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   if (disk) {
     rsp_wait_sites *ws = rsp_wait_sites_compute(p);
     const rsp_wait_site *top_site = NULL;
+    uint64_t top_disk = 0;
     for (uint32_t i = 0; i < rsp_wait_sites_n(ws); i++) {
       const rsp_wait_site *w = rsp_wait_sites_get(ws, i);
       uint64_t d = w->by_cat[RSP_CAT_BLOCKING_IO] + w->by_cat[RSP_CAT_IO_QUEUE];
-      if (d && (!top_site || d > top_site->by_cat[RSP_CAT_BLOCKING_IO] + top_site->by_cat[RSP_CAT_IO_QUEUE]))
+      if (d > top_disk) {
         top_site = w;
+        top_disk = d;
+      }
     }
-    uint64_t top_disk = top_site ? top_site->by_cat[RSP_CAT_BLOCKING_IO] + top_site->by_cat[RSP_CAT_IO_QUEUE] : 0;
     if (top_site && top_disk > x->lever.function_ns) {
       x->disk_lever_site = g_string_chunk_insert_const(x->names_, top_site->label);
       x->disk_lever_ns = top_disk;
@@ -670,11 +672,11 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     say(s, "The biggest lever: %s's %s, %.1f ms in those processes together (the wall time is %.1f ms).", procs_of,
         x->lever.function, ms(x->lever.function_ns), ms(x->wall_ns));
   else if (x->lever.function && x->lever.function_ns <= x->wall_ns)
-    say(s, "The biggest lever: %s [%d]'s %s, %.1f ms, %.0f%% of the wall time.", name_or(x->lever.comm),
-        x->lever.pid, x->lever.function, ms(x->lever.function_ns), pct(x->lever.function_ns, x->wall_ns));
+    say(s, "The biggest lever: %s's %s, %.1f ms, %.0f%% of the wall time.", procs_of, x->lever.function,
+        ms(x->lever.function_ns), pct(x->lever.function_ns, x->wall_ns));
   else if (x->lever.function) /* its threads' time together: no share of the wall time it could save */
-    say(s, "The biggest lever: %s [%d]'s %s, %.1f ms in its threads together (the wall time is %.1f ms).",
-        name_or(x->lever.comm), x->lever.pid, x->lever.function, ms(x->lever.function_ns), ms(x->wall_ns));
+    say(s, "The biggest lever: %s's %s, %.1f ms in its threads together (the wall time is %.1f ms).", procs_of,
+        x->lever.function, ms(x->lever.function_ns), ms(x->wall_ns));
 
   g_ptr_array_add(s, NULL);
   x->sentences = (char **)g_ptr_array_free(s, FALSE);
