@@ -22,11 +22,10 @@ static void add_run(const rsp_model *m, const rsp_run *run, uint64_t a, uint64_t
   r->samples += run->n_samples;
   for (uint32_t k = 0; k < run->n_samples; k++) {
     const rsp_sample *s = rsp_model_sample(m, run->first_sample + k);
-    uint32_t n = 0;
-    const rsp_model_frame *f = s->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, s->stack, &n);
-    if (n && f[0].kernel)
+    const rsp_model_frame *top = rsp_model_stack_top(m, s->stack);
+    if (top && top->kernel)
       r->kernel++;
-    else if (n)
+    else if (top)
       r->user++;
   }
 }

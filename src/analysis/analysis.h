@@ -140,9 +140,8 @@ enum {
  * stack it went to sleep in (else of the one it woke up in): those functions were on its stack when
  * it ended (began); a sleep has its wait stack, kernel and user frames; a disk or network element
  * has no stack. FRAMES are the model's, innermost first: column frame I (0 = outermost) is
- * FRAMES[N - 1 - I]. */
-typedef void (*rsp_layer_column_fn)(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n,
-                                    void *data);
+ * rsp_frame_at(FRAMES, FRAMES.n - 1 - I); FRAMES.ids is the same pointer for the same stack. */
+typedef void (*rsp_layer_column_fn)(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data);
 /* Calls FN for each column of E, in time order; returns the most frames a column has. KINDS: the
  * RSP_FRAME_* bit of E's functions. */
 uint32_t rsp_layer_columns(const rsp_model *model, const rsp_path_elem *e, rsp_layer_column_fn fn, void *data,

@@ -29,7 +29,7 @@ struct rsp_stack_tree {
  * sleeps, thousands of times) walks them without looking each up. */
 enum { COLUMN_MEMO = 256 };
 typedef struct column_memo {
-  const rsp_model_frame *frames;
+  const uint32_t *frames; /* the stack's frame ids */
   uint32_t base, n;
   bool user_only;
   uint32_t n_ids, cap;
@@ -92,8 +92,9 @@ typedef struct column_walk {
   unsigned kinds;
 } column_walk;
 
-static void add_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static void add_column(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data)
 {
+  uint32_t n = frames.n;
   column_walk *w = data;
   if (start < w->t->t0)
     start = w->t->t0;
@@ -104,21 +105,21 @@ static void add_column(uint64_t start, uint64_t end, const rsp_model_frame *fram
   uint32_t id = w->base;
   bool user_only = false;
   for (uint32_t i = 0; w->user_waits && i < n && !user_only; i++)
-    user_only = !frames[i].kernel;
-  column_memo *m = &w->t->memo[(((uintptr_t)frames >> 4) ^ (id * 2654435761u)) % COLUMN_MEMO];
-  bool hit = m->frames == frames && m->base == id && m->n == n && m->user_only == user_only;
+    user_only = !rsp_frame_at(frames, i)->kernel;
+  column_memo *m = &w->t->memo[(((uintptr_t)frames.ids >> 4) ^ (id * 2654435761u)) % COLUMN_MEMO];
+  bool hit = m->frames == frames.ids && m->base == id && m->n == n && m->user_only == user_only;
   if (!hit) {
     if (m->cap < n) {
       m->ids = g_renew(uint32_t, m->ids, n);
       m->cap = n;
     }
-    m->frames = frames;
+    m->frames = frames.ids;
     m->base = id;
     m->n = n;
     m->user_only = user_only;
     m->n_ids = 0;
     for (uint32_t i = 0; i < n; i++) {
-      const rsp_model_frame *f = &frames[n - 1 - i];
+      const rsp_model_frame *f = rsp_frame_at(frames, n - 1 - i);
       if (user_only && f->kernel)
         continue;
       /* the model interns function names: one pointer per name, compared as such */
@@ -135,9 +136,9 @@ static void add_column(uint64_t start, uint64_t end, const rsp_model_frame *fram
   w->top = m->n_ids ? m->ids[m->n_ids - 1] : w->base;
 }
 
-static void no_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static void no_column(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data)
 {
-  (void)start, (void)end, (void)frames, (void)n, (void)data;
+  (void)start, (void)end, (void)frames, (void)data;
 }
 
 /* Merges element ID as a layer standing on node PARENT (RSP_NO_ID: the bottom), then what it waited on. */

@@ -32,14 +32,13 @@ static double pct(uint64_t part, uint64_t whole)
  * addresses add up to one thing. Returns an interned string (in NAMES for the file-named ones). */
 static const char *function_of(const rsp_model *m, rsp_stack_id stack, GStringChunk *names)
 {
-  uint32_t n = 0;
-  const rsp_model_frame *f = stack == RSP_NO_ID ? NULL : rsp_model_stack(m, stack, &n);
+  rsp_stack_frames f = rsp_model_stack(m, stack);
   const rsp_model_frame *pick = NULL;
-  for (uint32_t i = 0; i < n && !pick; i++)
-    if (!f[i].kernel && f[i].function)
-      pick = &f[i];
-  if (!pick && n && f[0].function)
-    pick = &f[0];
+  for (uint32_t i = 0; i < f.n && !pick; i++)
+    if (!rsp_frame_at(f, i)->kernel && rsp_frame_at(f, i)->function)
+      pick = rsp_frame_at(f, i);
+  if (!pick && f.n && rsp_frame_at(f, 0)->function)
+    pick = rsp_frame_at(f, 0);
   if (!pick)
     return NULL;
   if (g_str_has_prefix(pick->function, "0x") || strcmp(pick->function, "[unknown]") == 0) {

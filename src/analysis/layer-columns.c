@@ -4,18 +4,15 @@
 #include "analysis/analysis.h"
 
 /* The user-space frames of STACK (the model keeps kernel frames first, innermost first). */
-static const rsp_model_frame *user_part(const rsp_model *m, rsp_stack_id stack, uint32_t *n)
+static rsp_stack_frames user_part(const rsp_model *m, rsp_stack_id stack)
 {
-  *n = 0;
-  if (stack == RSP_NO_ID)
-    return NULL;
-  uint32_t nf = 0;
-  const rsp_model_frame *f = rsp_model_stack(m, stack, &nf);
+  rsp_stack_frames f = rsp_model_stack(m, stack);
   uint32_t k = 0;
-  while (k < nf && f[k].kernel)
+  while (k < f.n && rsp_frame_at(f, k)->kernel)
     k++;
-  *n = nf - k;
-  return f + k;
+  f.ids += k;
+  f.n -= k;
+  return f;
 }
 
 uint32_t rsp_layer_columns(const rsp_model *m, const rsp_path_elem *e, rsp_layer_column_fn fn, void *data,
@@ -25,16 +22,15 @@ uint32_t rsp_layer_columns(const rsp_model *m, const rsp_path_elem *e, rsp_layer
   uint32_t most = 0;
   if (e->kind == RSP_ELEM_DISK || e->kind == RSP_ELEM_NET) {
     *kinds = e->kind == RSP_ELEM_DISK ? RSP_FRAME_IO : RSP_FRAME_NET;
-    fn(e->start, end, NULL, 0, data);
+    fn(e->start, end, (rsp_stack_frames){ 0 }, data);
     return 0;
   }
   if (e->kind == RSP_ELEM_SLEEP) {
     const rsp_sleep *s = rsp_model_sleep(m, e->id);
     *kinds = s->end_cause == RSP_SLEEP_END_DISK || s->state == 'D' ? RSP_FRAME_IO : RSP_FRAME_SLEEP;
-    uint32_t n = 0;
-    const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack(m, s->stack, &n) : NULL;
-    fn(e->start, end, f, n, data);
-    return n;
+    rsp_stack_frames f = rsp_model_stack(m, s->stack);
+    fn(e->start, end, f, data);
+    return f.n;
   }
   *kinds = RSP_FRAME_RUN;
   const rsp_run *r = rsp_model_run(m, e->id);
@@ -52,22 +48,20 @@ uint32_t rsp_layer_columns(const rsp_model *m, const rsp_path_elem *e, rsp_layer
     uint64_t span = end - e->start;
     for (uint32_t i = 0; i < n_in; i++) {
       const rsp_sample *s = rsp_model_sample(m, first + i);
-      uint32_t n = 0;
-      const rsp_model_frame *f = s->stack != RSP_NO_ID ? rsp_model_stack(m, s->stack, &n) : NULL;
+      rsp_stack_frames f = rsp_model_stack(m, s->stack);
       uint64_t c0 = e->start + span * i / n_in, c1 = e->start + span * (i + 1) / n_in;
-      fn(c0, c1 > c0 ? c1 : c0 + 1, f, n, data);
-      if (n > most)
-        most = n;
+      fn(c0, c1 > c0 ? c1 : c0 + 1, f, data);
+      if (f.n > most)
+        most = f.n;
     }
     return most;
   }
   rsp_sleep_id next = rsp_model_sleep_at(m, e->task, r->end);
-  uint32_t n = 0;
-  const rsp_model_frame *f = next != RSP_NO_ID ? user_part(m, rsp_model_sleep(m, next)->stack, &n) : NULL;
-  if (!n && r->start > 0) {
+  rsp_stack_frames f = next != RSP_NO_ID ? user_part(m, rsp_model_sleep(m, next)->stack) : (rsp_stack_frames){ 0 };
+  if (!f.n && r->start > 0) {
     rsp_sleep_id prev = rsp_model_sleep_at(m, e->task, r->start - 1);
-    f = prev != RSP_NO_ID ? user_part(m, rsp_model_sleep(m, prev)->stack, &n) : NULL;
+    f = prev != RSP_NO_ID ? user_part(m, rsp_model_sleep(m, prev)->stack) : (rsp_stack_frames){ 0 };
   }
-  fn(e->start, end, f, n, data);
-  return n;
+  fn(e->start, end, f, data);
+  return f.n;
 }

@@ -39,13 +39,14 @@ static bool same(const rsp_model_frame *x, const rsp_model_frame *y)
 
 /* The outermost frames (the end of the innermost-first array) repeat a cycle of at most
  * LOOP_MAX_PERIOD frames over at least LOOP_MIN_FRAMES of them. */
-static bool loops(const rsp_model_frame *f, uint32_t n)
+static bool loops(rsp_stack_frames f)
 {
+  uint32_t n = f.n;
   if (n < LOOP_MIN_FRAMES)
     return false;
   for (uint32_t p = 1; p <= LOOP_MAX_PERIOD; p++) {
     uint32_t k = 0; /* how many outermost frames repeat the one P further out */
-    while (k + p < n && same(&f[n - 1 - k], &f[n - 1 - k - p]))
+    while (k + p < n && same(rsp_frame_at(f, n - 1 - k), rsp_frame_at(f, n - 1 - k - p)))
       k++;
     if (k + p >= LOOP_MIN_FRAMES)
       return true;
@@ -57,21 +58,21 @@ rsp_unknown_stack_reason rsp_unknown_stack_classify(const rsp_model *m, rsp_stac
 {
   if (stack == RSP_NO_ID)
     return RSP_UNKNOWN_STACK_NONE;
-  uint32_t n;
-  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
-  if (!f || n == 0)
+  rsp_stack_frames f = rsp_model_stack(m, stack);
+  if (f.n == 0)
     return RSP_UNKNOWN_STACK_NONE;
-  if (rsp_model_stack_looped(m, stack) || loops(f, n))
+  if (rsp_model_stack_looped(m, stack) || loops(f))
     return RSP_UNKNOWN_STACK_LOOP;
   bool user = false;
   const char *mapped = NULL; /* the innermost user frame's file */
-  for (uint32_t i = 0; i < n; i++) {
-    if (resolved(&f[i]))
+  for (uint32_t i = 0; i < f.n; i++) {
+    const rsp_model_frame *fi = rsp_frame_at(f, i);
+    if (resolved(fi))
       return RSP_UNKNOWN_STACK_NONE;
-    if (!f[i].kernel) {
+    if (!fi->kernel) {
       user = true;
-      if (!mapped && f[i].dso && *f[i].dso && !anonymous(f[i].dso))
-        mapped = f[i].dso;
+      if (!mapped && fi->dso && *fi->dso && !anonymous(fi->dso))
+        mapped = fi->dso;
     }
   }
   if (!user)

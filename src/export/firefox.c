@@ -106,12 +106,11 @@ static int cmp_sample_time(const void *a, const void *b, void *data)
 /* Where a sleep waited: its innermost user function, else its innermost kernel one. */
 static const char *wait_site(const rsp_model *m, rsp_stack_id s)
 {
-  uint32_t n = 0;
-  const rsp_model_frame *f = s == RSP_NO_ID ? NULL : rsp_model_stack(m, s, &n);
-  for (uint32_t i = 0; i < n; i++)
-    if (!f[i].kernel && f[i].function)
-      return f[i].function;
-  return n && f[0].function ? f[0].function : NULL;
+  rsp_stack_frames f = rsp_model_stack(m, s);
+  for (uint32_t i = 0; i < f.n; i++)
+    if (!rsp_frame_at(f, i)->kernel && rsp_frame_at(f, i)->function)
+      return rsp_frame_at(f, i)->function;
+  return f.n ? rsp_frame_at(f, 0)->function : NULL;
 }
 
 static void task_label(const rsp_model *m, rsp_task_id t, GString *s)
@@ -237,13 +236,13 @@ static void write_thread(const rsp_model *m, thread_lists *tl, const char *proce
   g_array_sort_with_data(tl->samples, cmp_sample_time, (gpointer)m);
   for (guint i = 0; i < tl->samples->len; i++) {
     const rsp_sample *sm = rsp_model_sample(m, g_array_index(tl->samples, rsp_sample_id, i));
-    uint32_t n = 0;
-    const rsp_model_frame *f = sm->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, sm->stack, &n);
+    rsp_stack_frames f = rsp_model_stack(m, sm->stack);
     int64_t s = -1;
-    for (uint32_t k = n; k-- > 0;) /* root first */
-      s = stack(&tw, s, frame(&tw, f[k].function ? f[k].function : "?", f[k].dso ? f[k].dso : "[unknown]",
-                              f[k].kernel));
-    if (!n)
+    for (uint32_t k = f.n; k-- > 0;) { /* root first */
+      const rsp_model_frame *fk = rsp_frame_at(f, k);
+      s = stack(&tw, s, frame(&tw, fk->function ? fk->function : "?", fk->dso ? fk->dso : "[unknown]", fk->kernel));
+    }
+    if (!f.n)
       s = stack(&tw, s, frame(&tw, "[no stack]", NULL, false));
     fprintf(out, "%s[%" PRId64 ",", i ? "," : "", s);
     put_ms(out, sm->time, t0);

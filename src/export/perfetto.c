@@ -577,12 +577,13 @@ static uint64_t intern_stack(writer *w, rsp_stack_id stack, guint *interned)
     return w->stack_iid[stack];
   if (!*interned)
     *interned = pb_open(w->pkt, PKT_INTERNED_DATA);
-  uint32_t n;
-  const rsp_model_frame *f = rsp_model_stack(w->m, stack, &n);
+  rsp_stack_frames f = rsp_model_stack(w->m, stack);
+  uint32_t n = f.n;
   uint64_t *frames = g_new(uint64_t, n ? n : 1);
   for (uint32_t i = 0; i < n; i++) {
-    const char *function = f[i].function ? f[i].function : "[unknown]";
-    const char *dso = f[i].dso ? f[i].dso : "[unknown]";
+    const rsp_model_frame *fi = rsp_frame_at(f, i);
+    const char *function = fi->function ? fi->function : "[unknown]";
+    const char *dso = fi->dso ? fi->dso : "[unknown]";
     /* model strings are interned: equal names are equal pointers */
     char *key = g_strdup_printf("%p %p", (const void *)function, (const void *)dso);
     uint64_t id = GPOINTER_TO_SIZE(g_hash_table_lookup(w->frame_iids, key));
@@ -603,8 +604,8 @@ static uint64_t intern_stack(writer *w, rsp_stack_id stack, guint *interned)
       pb_uint(w->pkt, FR_IID, id);
       pb_uint(w->pkt, FR_FUNCTION_NAME_ID, fn);
       pb_uint(w->pkt, FR_MAPPING_ID, path);
-      pb_uint(w->pkt, FR_REL_PC, f[i].addr); /* the address: rsp keeps no mapping start */
-      pb_uint(w->pkt, FR_KIND, f[i].kernel ? FRAME_KIND_KERNEL : FRAME_KIND_NATIVE);
+      pb_uint(w->pkt, FR_REL_PC, fi->addr); /* the address: rsp keeps no mapping start */
+      pb_uint(w->pkt, FR_KIND, fi->kernel ? FRAME_KIND_KERNEL : FRAME_KIND_NATIVE);
       pb_close(w->pkt, fr);
     }
     g_free(key);
@@ -640,11 +641,10 @@ static void write_samples(writer *w)
     pb_uint(w->pkt, PS_PID, (uint32_t)w->task_pid[run->task]);
     pb_uint(w->pkt, PS_TID, (uint32_t)rsp_model_task(m, run->task)->tid);
     if (callstack) {
-      uint32_t n;
-      const rsp_model_frame *f = rsp_model_stack(m, s->stack, &n);
+      const rsp_model_frame *top = rsp_model_stack_top(m, s->stack);
       pb_uint(w->pkt, PS_CALLSTACK_IID, callstack);
-      if (n) /* where it was interrupted: the innermost frame */
-        pb_uint(w->pkt, PS_CPU_MODE, f[0].kernel ? MODE_KERNEL : MODE_USER);
+      if (top) /* where it was interrupted: the innermost frame */
+        pb_uint(w->pkt, PS_CPU_MODE, top->kernel ? MODE_KERNEL : MODE_USER);
     }
     pb_close(w->pkt, ps);
     packet_end(w);

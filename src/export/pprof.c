@@ -150,18 +150,18 @@ static void main_binary_first(writer *w, int32_t pid)
     const rsp_task *t = rsp_model_task(m, rsp_model_run(m, sm->run)->task);
     if (sm->stack == RSP_NO_ID || t->pid != pid || !*t->comm)
       continue;
-    uint32_t n = 0;
-    const rsp_model_frame *f = rsp_model_stack(m, sm->stack, &n);
-    for (uint32_t i = n; i-- > 0;) {
-      if (f[i].kernel || !f[i].dso || f[i].dso[0] != '/')
+    rsp_stack_frames f = rsp_model_stack(m, sm->stack);
+    for (uint32_t i = f.n; i-- > 0;) {
+      const rsp_model_frame *fi = rsp_frame_at(f, i);
+      if (fi->kernel || !fi->dso || fi->dso[0] != '/')
         continue;
-      const char *base = strrchr(f[i].dso, '/') + 1;
+      const char *base = strrchr(fi->dso, '/') + 1;
       if (strncmp(base, t->comm, 15) == 0) {
-        mapping(w, string(w, f[i].dso));
+        mapping(w, string(w, fi->dso));
         return;
       }
       if (!outermost)
-        outermost = f[i].dso;
+        outermost = fi->dso;
     }
   }
   if (outermost)
@@ -258,13 +258,13 @@ static GByteArray *encode(writer *w, const rsp_paths *paths)
     const sample *s = all[i];
     const rsp_task *t = rsp_model_task(m, s->key.task);
     g_array_set_size(locs, 0);
-    uint32_t nf = 0;
-    const rsp_model_frame *f = s->key.stack == RSP_NO_ID ? NULL : rsp_model_stack(m, s->key.stack, &nf);
-    for (uint32_t k = 0; k < nf; k++) { /* the model's frames are innermost first, as pprof's */
-      uint64_t l = location(w, f[k].function ? f[k].function : "?", f[k].dso ? f[k].dso : "[unknown]");
+    rsp_stack_frames f = rsp_model_stack(m, s->key.stack);
+    for (uint32_t k = 0; k < f.n; k++) { /* the model's frames are innermost first, as pprof's */
+      const rsp_model_frame *fk = rsp_frame_at(f, k);
+      uint64_t l = location(w, fk->function ? fk->function : "?", fk->dso ? fk->dso : "[unknown]");
       g_array_append_val(locs, l);
     }
-    if (!nf) {
+    if (!f.n) {
       uint64_t l = location(w, "[no stack]", NULL);
       g_array_append_val(locs, l);
     }

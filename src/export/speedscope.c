@@ -32,7 +32,7 @@ typedef struct writer {
 
 enum { FRAMES_MEMO = 256 };
 typedef struct frames_memo {
-  const rsp_model_frame *frames;
+  const uint32_t *frames; /* the stack's frame ids */
   uint32_t n, cap;
   uint32_t *ids; /* outermost first */
 } frames_memo;
@@ -131,8 +131,9 @@ typedef struct layer_walk {
 } layer_walk;
 
 /* One column of a layer: its frames on the stack; a sleep's time split around what it waited on. */
-static void column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static void column(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data)
 {
+  uint32_t n = frames.n;
   layer_walk *lw = data;
   writer *w = lw->w;
   start = MAX(start, lw->e->start);
@@ -141,16 +142,16 @@ static void column(uint64_t start, uint64_t end, const rsp_model_frame *frames, 
     return; /* outside rsp-export --range */
   g_array_set_size(lw->stack, lw->base);
   /* the stack's frame numbers, remembered: the same stack again (thousands of times) is not looked up again */
-  frames_memo *mo = &w->memo[((uintptr_t)frames >> 4) % FRAMES_MEMO];
-  if (mo->frames != frames || mo->n != n || !frames) {
+  frames_memo *mo = &w->memo[((uintptr_t)frames.ids >> 4) % FRAMES_MEMO];
+  if (mo->frames != frames.ids || mo->n != n || !frames.ids) {
     if (mo->cap < n) {
       mo->ids = g_renew(uint32_t, mo->ids, n);
       mo->cap = n;
     }
-    mo->frames = frames;
+    mo->frames = frames.ids;
     mo->n = n;
     for (uint32_t i = n, k = 0; i-- > 0; k++)
-      mo->ids[k] = frame(w, frames[i].function ? frames[i].function : "?", frames[i].dso);
+      mo->ids[k] = frame(w, rsp_frame_at(frames, i)->function ? rsp_frame_at(frames, i)->function : "?", rsp_frame_at(frames, i)->dso);
   }
   g_array_append_vals(lw->stack, mo->ids, n);
   uint64_t cursor = start;
@@ -305,14 +306,14 @@ static void sample_frames(writer *w, rsp_sample_id s, GArray *ids)
   g_array_set_size(ids, 0);
   uint32_t f = frame(w, rsp_model_task(m, rsp_model_run(m, sm->run)->task)->comm, NULL);
   g_array_append_val(ids, f);
-  uint32_t nf = 0;
-  const rsp_model_frame *fr = sm->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, sm->stack, &nf);
-  if (!nf) {
+  rsp_stack_frames fr = rsp_model_stack(m, sm->stack);
+  if (!fr.n) {
     f = frame(w, "[no stack]", NULL);
     g_array_append_val(ids, f);
   }
-  for (uint32_t i = nf; i-- > 0;) {
-    f = frame(w, fr[i].function ? fr[i].function : "?", fr[i].dso);
+  for (uint32_t i = fr.n; i-- > 0;) {
+    const rsp_model_frame *fi = rsp_frame_at(fr, i);
+    f = frame(w, fi->function ? fi->function : "?", fi->dso);
     g_array_append_val(ids, f);
   }
 }

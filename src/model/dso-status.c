@@ -54,13 +54,12 @@ void rsp_dso_symbol_notes(const rsp_model *m, GPtrArray *out)
   uint32_t n_samples = rsp_model_n_samples(m);
   for (rsp_sample_id i = 0; i < n_samples; i++) {
     const rsp_sample *s = rsp_model_sample(m, i);
-    uint32_t n = 0;
-    const rsp_model_frame *f = s->stack == RSP_NO_ID ? NULL : rsp_model_stack(m, s->stack, &n);
     /* the innermost frame: the code the sample ran in (a sample in the kernel ran in no binary) */
-    if (n && !f[0].kernel && f[0].function && strncmp(f[0].function, "0x", 2) == 0 && f[0].dso &&
-        (f[0].dso[0] == '/' || strcmp(f[0].dso, "[vdso]") == 0)) {
-      gpointer v = g_hash_table_lookup(counts, f[0].dso);
-      g_hash_table_insert(counts, (gpointer)f[0].dso, GUINT_TO_POINTER(GPOINTER_TO_UINT(v) + 1));
+    const rsp_model_frame *f = rsp_model_stack_top(m, s->stack);
+    if (f && !f->kernel && f->function && strncmp(f->function, "0x", 2) == 0 && f->dso &&
+        (f->dso[0] == '/' || strcmp(f->dso, "[vdso]") == 0)) {
+      gpointer v = g_hash_table_lookup(counts, f->dso);
+      g_hash_table_insert(counts, (gpointer)f->dso, GUINT_TO_POINTER(GPOINTER_TO_UINT(v) + 1));
     }
   }
   GArray *list = g_array_new(FALSE, FALSE, sizeof(dso_count));

@@ -33,7 +33,7 @@ struct rsp_model {
   uint64_t window_lo, window_hi;
   /* stacks.c */
   GArray *frames;       /* rsp_model_frame, by frame id */
-  GArray *stack_frames; /* rsp_model_frame of every stack, concatenated (copies of frames) */
+  GArray *stack_frames; /* uint32_t frame ids of every stack, concatenated */
   GArray *stacks;       /* rsp_stack_span, by stack id */
   GArray *samples;      /* rsp_sample, grouped by run */
   /* links.c */

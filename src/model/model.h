@@ -156,8 +156,21 @@ typedef struct rsp_model_frame {
 } rsp_model_frame;
 
 uint32_t rsp_model_n_stacks(const rsp_model *model);
-/* The frames of STACK, innermost first; *N_FRAMES set. */
-const rsp_model_frame *rsp_model_stack(const rsp_model *model, rsp_stack_id stack, uint32_t *n_frames);
+/* A stack's frames: N ids into the model's frame table, innermost first; rsp_frame_at reads the I-th.
+ * (A stack holds ids, not copies: a recorded build's 1.3M stack frames took 53 MB as copies.) */
+typedef struct rsp_stack_frames {
+  const rsp_model_frame *table; /* the model's frames, by id */
+  const uint32_t *ids;
+  uint32_t n;
+} rsp_stack_frames;
+static inline const rsp_model_frame *rsp_frame_at(rsp_stack_frames s, uint32_t i)
+{
+  return &s.table[s.ids[i]];
+}
+/* The frames of STACK, innermost first (n 0 for RSP_NO_ID or an id the model does not hold). */
+rsp_stack_frames rsp_model_stack(const rsp_model *model, rsp_stack_id stack);
+/* The innermost frame of STACK (where a sample ran), NULL when it has none. */
+const rsp_model_frame *rsp_model_stack_top(const rsp_model *model, rsp_stack_id stack);
 /* The innermost user-space frame of STACK (the paper's label for a sleep), else its innermost
  * kernel frame that is not scheduler machinery (schedule, __schedule...), else NULL. */
 const rsp_model_frame *rsp_model_stack_label(const rsp_model *model, rsp_stack_id stack);

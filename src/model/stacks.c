@@ -200,7 +200,7 @@ void rsp_stacks_init(rsp_model_builder *b)
 {
   rsp_model *m = b->m;
   m->frames = g_array_new(FALSE, TRUE, sizeof(rsp_model_frame));
-  m->stack_frames = g_array_new(FALSE, FALSE, sizeof(rsp_model_frame));
+  m->stack_frames = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   m->stacks = g_array_new(FALSE, TRUE, sizeof(rsp_stack_span));
   b->frame_ids = g_hash_table_new_full(frame_key_hash, frame_key_equal, g_free, NULL);
   b->stack_ids = g_hash_table_new_full(seq_hash, seq_equal, g_free, NULL);
@@ -300,12 +300,9 @@ static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32
   seq_key *k = g_malloc(sizeof *k + n * 4u);
   memcpy(k, &probe, sizeof *k + n * 4u);
   rsp_stack_span span = { .first = m->stack_frames->len, .n = n };
-  g_array_set_size(m->stack_frames, span.first + n);
-  rsp_model_frame *to = &g_array_index(m->stack_frames, rsp_model_frame, span.first);
-  for (uint32_t i = 0; i < n; i++) {
-    to[i] = g_array_index(m->frames, rsp_model_frame, ids[i]);
+  g_array_append_vals(m->stack_frames, ids, n);
+  for (uint32_t i = 0; i < n; i++)
     span.classes |= g_array_index(b->frame_classes, uint32_t, ids[i]);
-  }
   /* In interrupt context when, from the innermost frame out, an interrupt frame comes before any
    * frame of the way back to the task (a task killed in an interrupt's return exits in its own
    * context, with the interrupt entry further out). */
@@ -472,14 +469,21 @@ uint32_t rsp_model_n_stacks(const rsp_model *m)
   return m->stacks->len;
 }
 
-const rsp_model_frame *rsp_model_stack(const rsp_model *m, rsp_stack_id stack, uint32_t *n_frames)
+rsp_stack_frames rsp_model_stack(const rsp_model *m, rsp_stack_id stack)
 {
-  *n_frames = 0;
+  rsp_stack_frames f = { .table = (const rsp_model_frame *)(const void *)m->frames->data };
   if (stack >= m->stacks->len)
-    return NULL;
+    return f;
   const rsp_stack_span *s = &g_array_index(m->stacks, rsp_stack_span, stack);
-  *n_frames = s->n;
-  return &g_array_index(m->stack_frames, rsp_model_frame, s->first);
+  f.ids = &g_array_index(m->stack_frames, uint32_t, s->first);
+  f.n = s->n;
+  return f;
+}
+
+const rsp_model_frame *rsp_model_stack_top(const rsp_model *m, rsp_stack_id stack)
+{
+  rsp_stack_frames f = rsp_model_stack(m, stack);
+  return f.n ? rsp_frame_at(f, 0) : NULL;
 }
 
 static bool is_scheduler(const char *f)
@@ -504,21 +508,19 @@ static bool is_scheduler(const char *f)
 
 const rsp_model_frame *rsp_model_stack_label(const rsp_model *m, rsp_stack_id stack)
 {
-  uint32_t n;
-  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
-  for (uint32_t i = 0; i < n; i++)
-    if (!f[i].kernel)
-      return &f[i];
+  rsp_stack_frames f = rsp_model_stack(m, stack);
+  for (uint32_t i = 0; i < f.n; i++)
+    if (!rsp_frame_at(f, i)->kernel)
+      return rsp_frame_at(f, i);
   return rsp_model_stack_kernel_site(m, stack); /* (all its frames are the kernel's) */
 }
 
 const rsp_model_frame *rsp_model_stack_kernel_site(const rsp_model *m, rsp_stack_id stack)
 {
-  uint32_t n;
-  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
-  for (uint32_t i = 0; i < n; i++)
-    if (f[i].kernel && !is_scheduler(f[i].function))
-      return &f[i];
+  rsp_stack_frames f = rsp_model_stack(m, stack);
+  for (uint32_t i = 0; i < f.n; i++)
+    if (rsp_frame_at(f, i)->kernel && !is_scheduler(rsp_frame_at(f, i)->function))
+      return rsp_frame_at(f, i);
   return NULL;
 }
 
@@ -547,10 +549,9 @@ const char *rsp_model_wait_site(const rsp_model *m, rsp_stack_id stack, bool wit
 
 bool rsp_model_stack_has(const rsp_model *m, rsp_stack_id stack, const char *name)
 {
-  uint32_t n;
-  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
-  for (uint32_t i = 0; i < n; i++)
-    if (strcmp(f[i].function, name) == 0)
+  rsp_stack_frames f = rsp_model_stack(m, stack);
+  for (uint32_t i = 0; i < f.n; i++)
+    if (strcmp(rsp_frame_at(f, i)->function, name) == 0)
       return true;
   return false;
 }

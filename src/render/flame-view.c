@@ -228,17 +228,15 @@ static const char *base_label(const rsp_flame_view *v, const rsp_path_elem *e)
 
 typedef struct measure {
   uint64_t frames;              /* in all columns */
-  const rsp_model_frame *last;  /* the last column's frames */
-  uint32_t n_last;
+  rsp_stack_frames last;        /* the last column's frames */
 } measure;
 
-static void measure_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static void measure_column(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data)
 {
   (void)start, (void)end;
   measure *ms = data;
-  ms->frames += n;
+  ms->frames += frames.n;
   ms->last = frames;
-  ms->n_last = n;
 }
 
 /* The key of the innermost of FRAMES (N) on a frame of key BASE, remembered: the same stack on the same frame
@@ -246,19 +244,20 @@ static void measure_column(uint64_t start, uint64_t end, const rsp_model_frame *
 enum { KEY_MEMO = 1024 };
 typedef struct key_memo {
   uint64_t base, top;
-  const rsp_model_frame *frames;
+  const uint32_t *frames; /* the stack's frame ids */
   uint32_t n;
 } key_memo;
 
-static uint64_t top_key(key_memo *memo, uint64_t base, const rsp_model_frame *frames, uint32_t n)
+static uint64_t top_key(key_memo *memo, uint64_t base, rsp_stack_frames frames)
 {
-  key_memo *m = &memo[(base ^ ((uintptr_t)frames >> 4) * 0x9e3779b97f4a7c15ull) >> 54];
-  if (m->base == base && m->frames == frames && m->n == n && frames)
+  uint32_t n = frames.n;
+  key_memo *m = &memo[(base ^ ((uintptr_t)frames.ids >> 4) * 0x9e3779b97f4a7c15ull) >> 54];
+  if (m->base == base && m->frames == frames.ids && m->n == n && frames.ids)
     return m->top;
   uint64_t key = base;
   for (uint32_t k = 0; k < n; k++)
-    key = mix(key, (uint64_t)(uintptr_t)(frames[n - 1 - k].label ? frames[n - 1 - k].label : "?"));
-  *m = (key_memo){ base, key, frames, n };
+    key = mix(key, (uint64_t)(uintptr_t)(rsp_frame_at(frames, n - 1 - k)->label ? rsp_frame_at(frames, n - 1 - k)->label : "?"));
+  *m = (key_memo){ base, key, frames.ids, n };
   return key;
 }
 
@@ -354,19 +353,20 @@ typedef struct cut {
   uint64_t base_key;
   const unsigned *kinds; /* rsp_layer_columns's answer, set before its first column */
   GHashTable *stacks_seen; /* the whole's cut: the stacks whose labels are in frame_labels */
-  const rsp_model_frame *last_seen;
+  const uint32_t *last_seen; /* its frame ids */
 } cut;
 
-static void cut_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static void cut_column(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data)
 {
   cut *c = data;
+  uint32_t n = frames.n;
   if (!n)
     return;
-  if (c->stacks_seen && frames != c->last_seen) {
-    c->last_seen = frames;
-    if (g_hash_table_add(c->stacks_seen, (gpointer)frames))
+  if (c->stacks_seen && frames.ids != c->last_seen) {
+    c->last_seen = frames.ids;
+    if (g_hash_table_add(c->stacks_seen, (gpointer)frames.ids))
       for (uint32_t i = 0; i < n; i++)
-        g_hash_table_add(c->v->frame_labels, (gpointer)(frames[i].label ? frames[i].label : "?"));
+        g_hash_table_add(c->v->frame_labels, (gpointer)(rsp_frame_at(frames, i)->label ? rsp_frame_at(frames, i)->label : "?"));
   }
   uint64_t qs, qe;
   on_grid(start, end, c->q, &qs, &qe);
@@ -382,7 +382,7 @@ static void cut_column(uint64_t start, uint64_t end, const rsp_model_frame *fram
   uint64_t key = c->base_key;
   unsigned kinds = *c->kinds;
   for (i = 0; i < n; i++) {
-    const char *fn = frames[n - 1 - i].label ? frames[n - 1 - i].label : "?";
+    const char *fn = rsp_frame_at(frames, n - 1 - i)->label ? rsp_frame_at(frames, n - 1 - i)->label : "?";
     key = mix(key, (uint64_t)(uintptr_t)fn);
     paint(row - i, c->q, qs, qe, key, fn, c->elem, kinds);
   }
@@ -794,7 +794,7 @@ rsp_flame_view *rsp_flame_view_new_cut(const rsp_paths *paths, const rsp_kernel_
       uint32_t most = rsp_layer_columns(v->model, e, measure_column, &ms, &kinds);
       frames += ms.frames;
       v->height[id] = most;
-      v->top_key[id] = top_key(memo, base_key(v, e), ms.last, ms.n_last);
+      v->top_key[id] = top_key(memo, base_key(v, e), ms.last);
       if ((e->kind == RSP_ELEM_RUN || e->kind == RSP_ELEM_SLEEP) && e->task < rsp_model_n_tasks(v->model) &&
           !v->task_label[e->task]) {
         char buf[96];
@@ -1284,11 +1284,12 @@ typedef struct find_frame {
   const char *label;
 } find_frame;
 
-static void find_frame_column(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static void find_frame_column(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data)
 {
   find_frame *f = data;
+  uint32_t n = frames.n;
   if (f->t >= start && f->t < end && f->index < n)
-    f->label = frames[n - 1 - f->index].label ? frames[n - 1 - f->index].label : "?";
+    f->label = rsp_frame_at(frames, n - 1 - f->index)->label ? rsp_frame_at(frames, n - 1 - f->index)->label : "?";
 }
 
 bool rsp_flame_view_frame_at(const rsp_flame_view *v, const rsp_viewport *vp, const rsp_style *style, double x,

@@ -1289,14 +1289,14 @@ void rsp_running_view_hit(const rsp_running_view *v, const rsp_viewport *vp, con
 
 static void append_stack(GString *s, const rsp_model *m, rsp_stack_id stack)
 {
-  uint32_t n = 0;
-  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
+  rsp_stack_frames f = rsp_model_stack(m, stack);
   bool kernel = true;
-  for (uint32_t i = 0; i < n; i++) {
-    if (i == 0 || kernel != f[i].kernel)
-      g_string_append(s, f[i].kernel ? "  -- kernel --\n" : "  -- user --\n");
-    kernel = f[i].kernel;
-    g_string_append_printf(s, "  %s (%s)\n", f[i].function ? f[i].function : "?", f[i].dso ? f[i].dso : "?");
+  for (uint32_t i = 0; i < f.n; i++) {
+    const rsp_model_frame *fi = rsp_frame_at(f, i);
+    if (i == 0 || kernel != fi->kernel)
+      g_string_append(s, fi->kernel ? "  -- kernel --\n" : "  -- user --\n");
+    kernel = fi->kernel;
+    g_string_append_printf(s, "  %s (%s)\n", fi->function ? fi->function : "?", fi->dso ? fi->dso : "?");
   }
 }
 

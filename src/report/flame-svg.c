@@ -42,15 +42,15 @@ typedef struct build {
   unsigned kinds;
 } build;
 
-static void no_cells(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static void no_cells(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data)
 {
-  (void)start, (void)end, (void)frames, (void)n, (void)data;
+  (void)start, (void)end, (void)frames, (void)data;
 }
 
-static void count_frames(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static void count_frames(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data)
 {
-  (void)start, (void)end, (void)frames;
-  *(uint64_t *)data += n;
+  (void)start, (void)end;
+  *(uint64_t *)data += frames.n;
 }
 
 /* C added to L when it is the same frame within GAP after it: one frame, of everything it stands for. */
@@ -73,12 +73,13 @@ static void add_cell(GArray *row, const cell *c, uint64_t gap, bool early)
     g_array_append_val(row, *c);
 }
 
-static void add_cells(uint64_t start, uint64_t end, const rsp_model_frame *frames, uint32_t n, void *data)
+static void add_cells(uint64_t start, uint64_t end, rsp_stack_frames frames, void *data)
 {
   build *b = data;
+  uint32_t n = frames.n;
   uint64_t key = b->base_key;
   for (uint32_t i = 0; i < n; i++) {
-    const char *fn = frames[n - 1 - i].function ? frames[n - 1 - i].function : "?";
+    const char *fn = rsp_frame_at(frames, n - 1 - i)->function ? rsp_frame_at(frames, n - 1 - i)->function : "?";
     key = mix(key, (uint64_t)(uintptr_t)fn);
     int32_t row = b->base_row - 1 - (int32_t)i;
     if (row >= 0 && row < b->n_rows) {

@@ -34,14 +34,13 @@ static void put_frame(GString *line, const char *name)
 /* The stack of a model stack, outermost first, after PREFIX. */
 static void put_stack(GString *line, const rsp_model *m, rsp_stack_id stack)
 {
-  uint32_t n = 0;
-  const rsp_model_frame *f = stack == RSP_NO_ID ? NULL : rsp_model_stack(m, stack, &n);
-  if (!n) {
+  rsp_stack_frames f = rsp_model_stack(m, stack);
+  if (!f.n) {
     put_frame(line, "[no stack]");
     return;
   }
-  for (uint32_t i = n; i-- > 0;)
-    put_frame(line, f[i].function);
+  for (uint32_t i = f.n; i-- > 0;)
+    put_frame(line, rsp_frame_at(f, i)->function);
 }
 
 /* Sums VALUE under the stack LINE in TOTALS (stack text -> uint64_t *). */

@@ -147,13 +147,12 @@ static void test_wakeup_signal_preempt(void)
   const rsp_sample *smp = rsp_model_sample(m, rsp_model_run(m, r0)->first_sample);
   CHECK_EQ(smp->run, r0);
   CHECK_EQ(smp->time, 150 * US);
-  uint32_t n;
-  const rsp_model_frame *f = rsp_model_stack(m, smp->stack, &n);
-  CHECK_EQ(n, 6);
-  CHECK_STR(f[0].function, "__schedule");
-  CHECK(f[0].kernel);
-  CHECK_STR(f[4].function, "__libc_read");
-  CHECK(!f[4].kernel);
+  rsp_stack_frames f = rsp_model_stack(m, smp->stack);
+  CHECK_EQ(f.n, 6);
+  CHECK_STR(rsp_frame_at(f, 0)->function, "__schedule");
+  CHECK(rsp_frame_at(f, 0)->kernel);
+  CHECK_STR(rsp_frame_at(f, 4)->function, "__libc_read");
+  CHECK(!rsp_frame_at(f, 4)->kernel);
   /* five distinct chains (the sample, two sleeps, two wakings) */
   CHECK_EQ(rsp_model_n_stacks(m), 5);
   /* run_at / sleep_at at the edges */

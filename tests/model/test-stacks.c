@@ -23,8 +23,8 @@ static char *repeat(const char *prefix, const char *name, unsigned n)
 /* STACK's frames, innermost first, are exactly NAMES (NULL-terminated). */
 static void check_frames(const rsp_model *m, rsp_stack_id stack, const char *const *names, int line)
 {
-  uint32_t n;
-  const rsp_model_frame *f = rsp_model_stack(m, stack, &n);
+  rsp_stack_frames f = rsp_model_stack(m, stack);
+  uint32_t n = f.n;
   uint32_t want = 0;
   while (names[want])
     want++;
@@ -34,8 +34,8 @@ static void check_frames(const rsp_model *m, rsp_stack_id stack, const char *con
     return;
   }
   for (uint32_t i = 0; i < n; i++)
-    if (strcmp(f[i].function, names[i]) != 0) {
-      fprintf(stderr, "line %d: frame %u is %s, expected %s\n", line, i, f[i].function, names[i]);
+    if (strcmp(rsp_frame_at(f, i)->function, names[i]) != 0) {
+      fprintf(stderr, "line %d: frame %u is %s, expected %s\n", line, i, rsp_frame_at(f, i)->function, names[i]);
       failures++;
     }
 }
