@@ -188,7 +188,7 @@ def main():
            f'wl-nginx: the curls named together ({g}); perf\'s switch records: {len(curls)} curl processes, '
            f'{truth:.1f} ms, the busiest {busiest}')
         # the biggest lever sums a function over processes of one name: of the curls' cpu-clock samples in perf script,
-        # an innermost user frame most of them name (the dynamic loader's, 50 curl starts; two tie) is the lever's,
+        # an innermost user function most of them name (the dynamic loader's, 50 curl starts; two tie) is the lever's,
         # more than any one process's function
         frames = oracle.perf(['script', '-F', 'comm,pid,event,ip,sym,dso'], nginx)
         inner, cur = collections.Counter(), None
@@ -197,7 +197,10 @@ def main():
                 cur = 'curl' if text.split() and text.split()[0] == 'curl' and 'cpu-clock' in text else None
                 continue
             if cur and '[kernel.kallsyms]' not in text:
-                inner[text.split()[1]] += 1
+                # a named function: what perf cannot name depends on the machine's binaries (a fresh Debian 12's
+                # libcrypto.so.3, another build than the recording's, left 34 samples '[unknown]' there)
+                if text.split()[1] != '[unknown]':
+                    inner[text.split()[1]] += 1
                 cur = None
         lever = x.get('lever') or {}
         top = max(inner.values()) if inner else None
