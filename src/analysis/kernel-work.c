@@ -55,7 +55,8 @@ struct rsp_kernel_work {
   GArray *shares;          /* share: the pieces' */
   GArray *rows;            /* rsp_kernel_work_row */
   GArray *sources;         /* rsp_kernel_work_source */
-  GHashTable *source_index;/* "pid\tdoer" -> index + 1 */
+  GHashTable *source_index;/* source_key -> index + 1 */
+  GHashTable *span_doers[2];/* an interrupt span's name -> its doer interned ("hardirq NAME", "softirq NAME") */
   GHashTable *row_index;   /* pid -> index + 1 */
   GStringChunk *strings;
   uint64_t total[RSP_N_KWORK], unattributed[RSP_N_KWORK];
@@ -348,11 +349,30 @@ static void add_piece(rsp_kernel_work *kw, uint64_t start, uint64_t end, uint64_
   g_array_append_val(kw->pieces, p);
 }
 
-/* Charges NS of DOER's work to DIST; returns DOER interned. */
-static const char *charge(rsp_kernel_work *kw, const GArray *dist, uint64_t ns, rsp_kernel_work_kind kind,
-                          const char *doer)
+/* A source's key: its pid and its doer, interned (one pointer per name). */
+typedef struct source_key {
+  int32_t pid;
+  const char *doer;
+} source_key;
+
+static guint source_key_hash(gconstpointer p)
 {
-  const char *interned = g_string_chunk_insert_const(kw->strings, doer);
+  const source_key *k = p;
+  uint64_t h = ((uint64_t)(uintptr_t)k->doer ^ (uint32_t)k->pid * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+  return (guint)(h ^ (h >> 32));
+}
+
+static gboolean source_key_equal(gconstpointer a, gconstpointer b)
+{
+  const source_key *x = a, *y = b;
+  return x->pid == y->pid && x->doer == y->doer;
+}
+
+/* Charges NS of the work of DOER (interned in kw->strings) to DIST; returns DOER. (A recorded build's 232k interrupt
+ * spans formatted a key per share and a doer per span: 0.6 G of the 1.0 G instructions of this file.) */
+static const char *charge(rsp_kernel_work *kw, const GArray *dist, uint64_t ns, rsp_kernel_work_kind kind,
+                          const char *interned)
+{
   kw->total[kind] += ns;
   if (!dist || !dist->len) {
     kw->unattributed[kind] += ns;
@@ -369,15 +389,13 @@ static const char *charge(rsp_kernel_work *kw, const GArray *dist, uint64_t ns, 
       r->n_episodes += s->w;
     else
       r->n_irqs += s->w;
-    char *key = g_strdup_printf("%d\t%s", r->pid, doer);
-    guint j = GPOINTER_TO_UINT(g_hash_table_lookup(kw->source_index, key));
+    source_key key = { r->pid, interned };
+    guint j = GPOINTER_TO_UINT(g_hash_table_lookup(kw->source_index, &key));
     if (!j) {
       rsp_kernel_work_source src = { .pid = r->pid, .doer = interned, .kind = (uint8_t)kind };
       g_array_append_val(kw->sources, src);
       j = kw->sources->len;
-      g_hash_table_insert(kw->source_index, key, GUINT_TO_POINTER(j));
-    } else {
-      g_free(key);
+      g_hash_table_insert(kw->source_index, g_memdup2(&key, sizeof key), GUINT_TO_POINTER(j));
     }
     rsp_kernel_work_source *src = &g_array_index(kw->sources, rsp_kernel_work_source, j - 1);
     src->ns += part;
@@ -397,7 +415,7 @@ static void charge_episodes(rsp_kernel_work *kw)
     /* kworker/u4:2, ksoftirqd/1: one doer whatever the instance */
     if (g_str_has_prefix(doer, "kworker/") || g_str_has_prefix(doer, "ksoftirqd/"))
       *strchr(doer, '/') = 0;
-    const char *who = charge(kw, dist, ep->ns, RSP_KWORK_KTHREAD, doer);
+    const char *who = charge(kw, dist, ep->ns, RSP_KWORK_KTHREAD, g_string_chunk_insert_const(kw->strings, doer));
     uint32_t first_share = keep_shares(kw, dist);
     for (uint32_t i = 0; i < ep->n; i++) {
       rsp_run_id rid = rsp_model_task_run(kw->m, ep->task, ep->first + i);
@@ -456,9 +474,15 @@ static void charge_interrupts(rsp_kernel_work *kw)
       }
     }
     spread(kw, refs, 0, dist);
-    char doer[96];
-    g_snprintf(doer, sizeof doer, "%s %s", span->kind == RSP_IRQ_HARDIRQ ? "hardirq" : "softirq", span->name);
-    rsp_kernel_work_kind kind = span->kind == RSP_IRQ_HARDIRQ ? RSP_KWORK_HARDIRQ : RSP_KWORK_SOFTIRQ;
+    bool hard = span->kind == RSP_IRQ_HARDIRQ;
+    const char *doer = g_hash_table_lookup(kw->span_doers[hard], span->name); /* (the model interns names) */
+    if (!doer) {
+      char text[96];
+      g_snprintf(text, sizeof text, "%s %s", hard ? "hardirq" : "softirq", span->name);
+      doer = g_string_chunk_insert_const(kw->strings, text);
+      g_hash_table_insert(kw->span_doers[hard], (gpointer)span->name, (gpointer)doer);
+    }
+    rsp_kernel_work_kind kind = hard ? RSP_KWORK_HARDIRQ : RSP_KWORK_SOFTIRQ;
     const char *who = charge(kw, dist, span->self_ns, kind, doer);
     rsp_run_id in = span->task != RSP_NO_ID && span->task < kw->n_tasks ? rsp_model_run_at(m, span->task, span->start)
                                                                        : RSP_NO_ID;
@@ -506,7 +530,9 @@ rsp_kernel_work *rsp_kernel_work_compute(const rsp_model *m)
   kw->shares = g_array_new(FALSE, FALSE, sizeof(share));
   kw->rows = g_array_new(FALSE, TRUE, sizeof(rsp_kernel_work_row));
   kw->sources = g_array_new(FALSE, TRUE, sizeof(rsp_kernel_work_source));
-  kw->source_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  kw->source_index = g_hash_table_new_full(source_key_hash, source_key_equal, g_free, NULL);
+  for (int h = 0; h < 2; h++)
+    kw->span_doers[h] = g_hash_table_new(g_direct_hash, g_direct_equal);
   kw->row_index = g_hash_table_new(g_direct_hash, g_direct_equal);
   kw->strings = g_string_chunk_new(1024);
   build_episodes(kw);
@@ -524,6 +550,8 @@ rsp_kernel_work *rsp_kernel_work_compute(const rsp_model *m)
                         GUINT_TO_POINTER(i + 1));
   g_hash_table_destroy(kw->source_index);
   kw->source_index = NULL;
+  for (int h = 0; h < 2; h++)
+    g_hash_table_destroy(kw->span_doers[h]);
   if (kw->sources->len) /* an empty GArray's data is NULL */
     qsort(kw->sources->data, kw->sources->len, sizeof(rsp_kernel_work_source), source_by_ns);
   return kw;
