@@ -188,6 +188,7 @@ typedef struct rsp_model_builder {
   GHashTable *stack_ids; /* frame-id sequence -> id + 1 */
   GHashTable *chain_ids; /* (pid, raw callchain) -> stack id + 1 */
   struct rsp_last_chain *last_chains; /* each thread's last chain per evsel found in chain_ids (stacks.c) */
+  struct rsp_key_block *keys;           /* the three tables' keys, freed with them (stacks.c) */
   GArray *frame_classes; /* uint32_t RSP_FRAMES_* by frame id */
   const char *unknown_dso, *unknown_label; /* frame_id's last "[unknown in X]" label (interned) and its dso */
   uint32_t nowhere_id;                      /* the frame of a user address in no mapping, + 1 (0: none yet) */
@@ -243,6 +244,22 @@ rsp_task_id rsp_tasks_comm(rsp_model_builder *b, const rsp_event *ev, rsp_task_i
 void rsp_tasks_exit(rsp_model_builder *b, const rsp_event *ev);
 /* TASK is named COMM from TIME on. */
 void rsp_tasks_name(rsp_model_builder *b, rsp_task_id task, uint64_t time, const char *comm);
+/* In COUNT elements of STRIDE bytes sorted by the uint64_t each begins with (a time), how many begin before KEY
+ * (OR_EQUAL: at or before it): the index of the first one after. */
+static inline size_t rsp_count_before(const void *base, size_t count, size_t stride, uint64_t key, bool or_equal)
+{
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint64_t t = *(const uint64_t *)(const void *)((const char *)base + mid * stride);
+    if (t < key || (or_equal && t == key))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 static inline rsp_task *rsp_task_at(rsp_model *m, rsp_task_id id)
 {
   return &g_array_index(m->tasks, rsp_task, id);
