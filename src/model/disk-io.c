@@ -3,6 +3,7 @@
  * completion explains. */
 #include "model/model-private.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static GBytes *key_of(uint32_t dev, uint64_t sector)
@@ -91,6 +92,8 @@ typedef struct completion {
   uint64_t time;
   uint32_t op;
 } completion;
+_Static_assert(offsetof(completion, time) == 0 && offsetof(rsp_irq_served, time) == 0,
+               "rsp_count_before reads the time each element begins with");
 
 static int by_time(const void *a, const void *b)
 {
@@ -103,15 +106,7 @@ static int by_time(const void *a, const void *b)
 static uint32_t find_completion(rsp_model *m, const GArray *done, uint64_t from, uint64_t to, rsp_task_id task,
                                 bool task_only)
 {
-  /* first index with time > TO */
-  guint lo = 0, hi = done->len;
-  while (lo < hi) {
-    guint mid = (lo + hi) / 2;
-    if (g_array_index(done, completion, mid).time <= to)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  guint lo = (guint)rsp_count_before(done->data, done->len, sizeof(completion), to, true); /* the first after TO */
   uint32_t any = RSP_NO_ID;
   for (guint i = lo; i-- > 0;) {
     const completion *c = &g_array_index(done, completion, i);
@@ -134,14 +129,7 @@ static bool woken_in_completion_irq(const rsp_model *m, uint32_t op, rsp_task_id
 {
   const GArray *served = m->irq_served; /* in time order */
   uint64_t done = op_at((rsp_model *)m, op)->complete_time;
-  guint lo = 0, hi = served->len;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (g_array_index(served, rsp_irq_served, mid).time < done)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  guint lo = (guint)rsp_count_before(served->data, served->len, sizeof(rsp_irq_served), done, false);
   uint32_t span = RSP_NO_ID;
   for (guint i = lo; i < served->len; i++) {
     const rsp_irq_served *sv = &g_array_index(served, rsp_irq_served, i);

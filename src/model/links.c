@@ -17,16 +17,7 @@ static uint32_t count_up_to(const GArray *times, uint32_t first, uint32_t n, uin
 {
   if (!n)
     return 0;
-  const uint64_t *t = &g_array_index(times, uint64_t, first);
-  uint32_t lo = 0, hi = n;
-  while (lo < hi) {
-    uint32_t mid = (lo + hi) / 2;
-    if (t[mid] < time || (!strict && t[mid] == time))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return (uint32_t)rsp_count_before(&g_array_index(times, uint64_t, first), n, sizeof(uint64_t), time, !strict);
 }
 
 /* The number of TASK's runs starting at or before TIME. */

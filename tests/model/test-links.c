@@ -551,45 +551,43 @@ static void test_no_stacks(void)
  * interrupt wakes the sleeper, and the wakeup has no call stack (rsp-record's ftrace capture):
  * the disk ended the sleep when the completion is at most RSP_DISK_IRQ_WAKE_WINDOW_NS before the
  * wakeup (tests/model/data/wl-sqlite.data), not when it is further, nor when a task woke it. */
+/* A (at US) sleeps in D on the flush the worker C issues 10 us later; C then sleeps. */
+static void flush_by_worker(tb *t, uint64_t us)
+{
+  sw(t, us, 0, A, "D", C);
+  tb_block(t, TB_ISSUE, (us + 10) * US, 0, C, DEV, 0, 0); /* the flush, by the worker */
+  sw(t, us + 20, 0, C, "S", IDLE);
+}
+
 static void test_disk_flush_other_issuer(void)
 {
   tb *t = tb_new(false);
   sw(t, 50, 0, IDLE, "R", A);
-  sw(t, 100, 0, A, "D", C);
-  tb_block(t, TB_ISSUE, 110 * US, 0, C, DEV, 0, 0);                 /* the flush, by the worker */
-  sw(t, 120, 0, C, "S", IDLE);
+  flush_by_worker(t, 100);
   tb_block(t, TB_COMPLETE, 300 * US, 1, IDLE, DEV, 0, 0);
   tb_wakeup(t, 303 * US, 1, IDLE, A, 0);                            /* 3 us later, from the interrupt */
   sw(t, 310, 0, IDLE, "R", A);
   /* the same, the wakeup 50 us after the completion: an interrupt of something else */
-  sw(t, 400, 0, A, "D", C);
-  tb_block(t, TB_ISSUE, 410 * US, 0, C, DEV, 0, 0);
-  sw(t, 420, 0, C, "S", IDLE);
+  flush_by_worker(t, 400);
   tb_block(t, TB_COMPLETE, 600 * US, 1, IDLE, DEV, 0, 0);
   tb_wakeup(t, 650 * US, 1, IDLE, A, 0);
   sw(t, 660, 0, IDLE, "R", A);
   /* woken by a running task 5 us after the completion: that task, not the disk */
-  sw(t, 700, 0, A, "D", C);
-  tb_block(t, TB_ISSUE, 710 * US, 0, C, DEV, 0, 0);
-  sw(t, 720, 0, C, "S", IDLE);
+  flush_by_worker(t, 700);
   sw(t, 800, 1, IDLE, "R", B);
   tb_block(t, TB_COMPLETE, 900 * US, 1, B, DEV, 0, 0);
   tb_wakeup(t, 905 * US, 1, B, A, 0);
   sw(t, 910, 0, IDLE, "R", A);
   /* the completion and the waking in one softirq of the cpu's irq tracepoints: the completion path woke it, as a
    * callchain through it would say (a cold sqlite's 520 fdatasyncs were called guesses for want of one) */
-  sw(t, 1000, 0, A, "D", C);
-  tb_block(t, TB_ISSUE, 1010 * US, 0, C, DEV, 0, 0);
-  sw(t, 1020, 0, C, "S", IDLE);
+  flush_by_worker(t, 1000);
   tb_irq(t, TB_SOFTIRQ_ENTRY, 1199 * US, 1, IDLE, RSP_SOFTIRQ_BLOCK);
   tb_block(t, TB_COMPLETE, 1200 * US, 1, IDLE, DEV, 0, 0);
   tb_waking(t, 1203 * US, 1, IDLE, A, 0);
   tb_irq(t, TB_SOFTIRQ_EXIT, 1204 * US, 1, IDLE, RSP_SOFTIRQ_BLOCK);
   sw(t, 1210, 0, IDLE, "R", A);
   /* ... and not when the waking came in a later softirq than the completion's */
-  sw(t, 1300, 0, A, "D", C);
-  tb_block(t, TB_ISSUE, 1310 * US, 0, C, DEV, 0, 0);
-  sw(t, 1320, 0, C, "S", IDLE);
+  flush_by_worker(t, 1300);
   tb_irq(t, TB_SOFTIRQ_ENTRY, 1499 * US, 1, IDLE, RSP_SOFTIRQ_BLOCK);
   tb_block(t, TB_COMPLETE, 1500 * US, 1, IDLE, DEV, 0, 0);
   tb_irq(t, TB_SOFTIRQ_EXIT, 1501 * US, 1, IDLE, RSP_SOFTIRQ_BLOCK);
