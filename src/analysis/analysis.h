@@ -343,6 +343,10 @@ typedef struct rsp_wait_site {
   uint64_t by_end[RSP_N_SLEEP_ENDS];/* total_ns by end cause (rsp_sleep_end; preempted sleeps as
                                        RSP_SLEEP_END_PREEMPTED; folded runs: the poll's before them) */
   uint64_t by_cat[RSP_N_CATEGORIES];/* its sleeps' own time by category, summed (see above) */
+  uint64_t disk_ns;                 /* its waits' time on the disk, summed: each wait's blocking I/O and I/O queue
+                                       time, or the union of the disk requests it waited on (its disk children)
+                                       when longer (an fsync woken by a kworker waited on its requests all the
+                                       same) */
   uint64_t inferred_ns;             /* of it, told by a sleep whose end cause was guessed */
 } rsp_wait_site;
 

@@ -600,7 +600,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     uint64_t top_disk = 0;
     for (uint32_t i = 0; i < rsp_wait_sites_n(ws); i++) {
       const rsp_wait_site *w = rsp_wait_sites_get(ws, i);
-      uint64_t d = w->by_cat[RSP_CAT_BLOCKING_IO] + w->by_cat[RSP_CAT_IO_QUEUE];
+      uint64_t d = w->disk_ns;
       if (d > top_disk) {
         top_site = w;
         top_disk = d;
@@ -611,9 +611,9 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       x->disk_lever_ns = top_disk;
     }
     if (top_site)
-      say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms), most in %s (%" PRIu64
+      say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms), most in %s (%.1f ms in %" PRIu64
              " waits).", ms(disk), ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]), top_site->label,
-          top_site->count);
+          ms(top_disk), top_site->count);
     else
       say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms).", ms(disk),
           ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]));

@@ -83,6 +83,25 @@ typedef struct span {
   uint64_t start, end;
 } span;
 
+/* The union of the disk requests sleep element ID (E) waited on (its disk children), inside it. */
+static uint64_t disk_children_ns(const rsp_paths *p, rsp_elem_id id, const rsp_path_elem *e)
+{
+  uint32_t n = 0;
+  const rsp_elem_id *kids = rsp_paths_children(p, id, &n);
+  uint64_t ns = 0, frontier = e->start; /* kids come in start order */
+  for (uint32_t k = 0; k < n; k++) {
+    const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
+    if (c->kind != RSP_ELEM_DISK)
+      continue;
+    uint64_t a = MAX(c->start, frontier), b = MIN(c->end, e->end);
+    if (b > a) {
+      ns += b - a;
+      frontier = b;
+    }
+  }
+  return ns;
+}
+
 static int by_depth_desc_start(const void *a, const void *b)
 {
   const segment *x = a, *y = b;
@@ -220,10 +239,14 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
     }
     guint from = w->segments->len;
     element_segments(p, i, e, w->segments);
+    uint64_t own_disk = 0;
     for (guint k = from; k < w->segments->len; k++) { /* summed, as the categories' total is */
       const segment *sg = &g_array_index(w->segments, segment, k);
       w->pub.by_cat[sg->cat] += sg->end - sg->start;
+      if (sg->cat == RSP_CAT_BLOCKING_IO || sg->cat == RSP_CAT_IO_QUEUE)
+        own_disk += sg->end - sg->start;
     }
+    w->pub.disk_ns += MAX(own_disk, disk_children_ns(p, i, e));
   }
   for (guint i = 0; i < ws->sites->len; i++)
     sweep(g_ptr_array_index(ws->sites, i));

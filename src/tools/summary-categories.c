@@ -578,8 +578,8 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
         const rsp_wait_site *w = rsp_wait_sites_get(waits, i);
         fprintf(out, "%s{\"site\": ", i ? ", " : "");
         rsp_json_string(&json, w->label);
-        fprintf(out, ", \"count\": %" PRIu64 ", \"total_ms\": %.6f, \"end\": \"%s\"}", w->count, ms(w->total_ns),
-                dominant_end(w));
+        fprintf(out, ", \"count\": %" PRIu64 ", \"total_ms\": %.6f, \"end\": \"%s\", \"disk_ms\": %.6f}", w->count,
+                ms(w->total_ns), dominant_end(w), ms(w->disk_ns));
       }
       fprintf(out, "]");
       uint64_t inferred = 0;

@@ -75,6 +75,29 @@ static void check_sum(const rsp_categories *c)
            c->total_ns - c->ns[RSP_CAT_UNACCOUNTED] - c->ns[RSP_CAT_UNKNOWN_STACK] - c->guessed_total_ns);
 }
 
+/* A kernel worker K, idle in worker_thread from 20 us on cpu 1. */
+static void idle_worker(tb *t, int32_t k)
+{
+  sw(t, 10, 1, IDLE, "R", k);
+  tb_next_stack(t, "schedule,worker_thread,kthread,ret_from_fork");
+  sw(t, 20, 1, k, "I", IDLE);
+}
+
+/* At US, a disk interrupt on cpu 2 queues work that wakes the worker K (no bio_endio on the stack). */
+static void irq_wakes_worker(tb *t, uint64_t us, int32_t k)
+{
+  tb_next_stack(t, "try_to_wake_up,kick_pool,__queue_work,queue_work_on,handle_irq_event,common_interrupt,"
+                   "asm_common_interrupt,default_idle");
+  tb_waking(t, us * US, 2, IDLE, k, 1);
+}
+
+/* At US, A sleeps (STATE) in fsync, waiting for its writeback. */
+static void fsync_sleep(tb *t, uint64_t us, const char *state)
+{
+  tb_next_stack(t, "schedule,io_schedule,folio_wait_bit_common,folio_wait_writeback|fsync");
+  sw(t, us, 0, A, state, IDLE);
+}
+
 /* The wait site of LABEL in SITES, else NULL. */
 static const rsp_wait_site *find_site(const rsp_wait_sites *sites, const char *label)
 {
@@ -494,18 +517,13 @@ static void test_worker_beyond_wait(void)
   enum { DEV = 8 << 20, K = 400 };
   tb *t = tb_new(false);
   tb_comm(t, 0, 0, K, "kworker/u8:3", false);
-  sw(t, 10, 1, IDLE, "R", K);
-  tb_next_stack(t, "schedule,worker_thread,kthread,ret_from_fork");
-  sw(t, 20, 1, K, "I", IDLE);
+  idle_worker(t, K);
   sw(t, 50, 0, IDLE, "R", A);
   tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096);
   tb_block(t, TB_ISSUE, 150 * US, 0, A, DEV, 1000, 4096);
-  tb_next_stack(t, "schedule,io_schedule,folio_wait_bit_common,folio_wait_writeback|fsync");
-  sw(t, 200, 0, A, "D", IDLE);
+  fsync_sleep(t, 200, "D");
   tb_block(t, TB_COMPLETE, 300 * US, 2, IDLE, DEV, 1000, 4096);
-  tb_next_stack(t, "try_to_wake_up,kick_pool,__queue_work,queue_work_on,handle_irq_event,common_interrupt,"
-                   "asm_common_interrupt,default_idle");
-  tb_waking(t, 301 * US, 2, IDLE, K, 1);
+  irq_wakes_worker(t, 301, K);
   sw(t, 305, 1, IDLE, "R", K);
   tb_waking(t, 690 * US, 1, K, A, 0);
   sw(t, 705, 0, IDLE, "R", A);
@@ -541,18 +559,13 @@ static void test_own_disk_through_worker(void)
 {
   enum { DEV = 8 << 20, K = 400 };
   tb *t = tb_new(false);
-  sw(t, 10, 1, IDLE, "R", K);
-  tb_next_stack(t, "schedule,worker_thread,kthread,ret_from_fork");
-  sw(t, 20, 1, K, "I", IDLE);
+  idle_worker(t, K);
   sw(t, 50, 0, IDLE, "R", A);
   tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096);
   tb_block(t, TB_ISSUE, 150 * US, 0, A, DEV, 1000, 4096);
-  tb_next_stack(t, "schedule,io_schedule,folio_wait_bit_common,folio_wait_writeback|fsync");
-  sw(t, 200, 0, A, "D", IDLE);
+  fsync_sleep(t, 200, "D");
   tb_block(t, TB_COMPLETE, 300 * US, 2, IDLE, DEV, 1000, 4096);
-  tb_next_stack(t, "try_to_wake_up,kick_pool,__queue_work,queue_work_on,handle_irq_event,common_interrupt,"
-                   "asm_common_interrupt,default_idle");
-  tb_waking(t, 301 * US, 2, IDLE, K, 1);
+  irq_wakes_worker(t, 301, K);
   sw(t, 305, 1, IDLE, "R", K);
   tb_waking(t, 690 * US, 1, K, A, 0);
   sw(t, 700, 1, K, "I", IDLE);
@@ -576,6 +589,57 @@ static void test_own_disk_through_worker(void)
   CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (4 + 5) * US); /* K 301-305, A 700-705 */
   CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (150 + 395 + 95) * US);
   check_sum(&c);
+  rsp_wait_sites *ws = rsp_wait_sites_compute(p);
+  const rsp_wait_site *w = find_site(ws, "fsync ([unknown])");
+  CHECK(w != NULL);
+  if (w) { /* the fsync's site: none of its own time is the disk's, but its child, 200-300, is */
+    CHECK_EQ(w->by_cat[RSP_CAT_BLOCKING_IO] + w->by_cat[RSP_CAT_IO_QUEUE], 0);
+    CHECK_EQ(w->disk_ns, 100 * US);
+  }
+  rsp_wait_sites_free(ws);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
+/* The same fsync waiting on two of its own requests (100-300 and 110-350, issued 150 and 160), woken by the worker
+ * K at 400: the wait site's disk time is their union inside the sleep, 200-350, what the categories count as blocking
+ * I/O (the explanation names the site where the process waited longest for the disk by it). */
+static void test_wait_site_disk_children(void)
+{
+  enum { DEV = 8 << 20, K = 400 };
+  tb *t = tb_new(false);
+  idle_worker(t, K);
+  sw(t, 50, 0, IDLE, "R", A);
+  tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096);
+  tb_block(t, TB_INSERT, 110 * US, 0, A, DEV, 2000, 4096);
+  tb_block(t, TB_ISSUE, 150 * US, 0, A, DEV, 1000, 4096);
+  tb_block(t, TB_ISSUE, 160 * US, 0, A, DEV, 2000, 4096);
+  fsync_sleep(t, 200, "S");
+  tb_block(t, TB_COMPLETE, 300 * US, 2, IDLE, DEV, 1000, 4096);
+  tb_block(t, TB_COMPLETE, 350 * US, 2, IDLE, DEV, 2000, 4096);
+  irq_wakes_worker(t, 351, K);
+  sw(t, 355, 1, IDLE, "R", K);
+  tb_waking(t, 390 * US, 1, K, A, 0);
+  sw(t, 395, 1, K, "I", IDLE);
+  sw(t, 400, 0, IDLE, "R", A);
+  sw(t, 500, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_elem_id as = ELEM(p, RSP_ELEM_SLEEP, A, 200, 400);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_DISK, A, 200, 300))->parent, as);
+  CHECK_EQ(el(p, ELEM(p, RSP_ELEM_DISK, A, 200, 350))->parent, as);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.ns[RSP_CAT_BLOCKING_IO] + c.ns[RSP_CAT_IO_QUEUE], 150 * US);
+  rsp_wait_sites *ws = rsp_wait_sites_compute(p);
+  const rsp_wait_site *w = find_site(ws, "fsync ([unknown])");
+  CHECK(w != NULL);
+  if (w) {
+    CHECK_EQ(w->count, 1);
+    CHECK_EQ(w->by_cat[RSP_CAT_BLOCKING_IO] + w->by_cat[RSP_CAT_IO_QUEUE], 0);
+    CHECK_EQ(w->disk_ns, 150 * US);
+  }
+  rsp_wait_sites_free(ws);
   rsp_paths_free(p);
   rsp_model_free(m);
 }
@@ -1884,6 +1948,7 @@ int main(void)
   test_waker_forked_during_wait();
   test_network();
   test_own_disk_through_worker();
+  test_wait_site_disk_children();
   test_worker_beyond_wait();
   test_pipe_child();
   test_child_does_not_fit();

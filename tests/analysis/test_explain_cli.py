@@ -16,6 +16,8 @@
   loop), as many processes and as much CPU time as perf's switch records give the processes they show as curl, within
   0.5%, the busiest one named; no curl named alone;
 - no sentence is given to a preemptor or a guess whose time rounds to 0.0 ms, nor such a kernel thread named;
+- the disk sentence names the wait site where the process waited longest for the disk, with the requests it waited on:
+  shell-sleep-dd-python's dd fsyncs, woken by a kworker, against perf script's time off the cpu in do_fsync;
 - the biggest lever sums a function over processes of one name: wl-nginx's curls, most of whose samples perf script
   shows in one user function (the dynamic loader's);
 - wl-grep (a cold-cache grep -r): the biggest lever is the disk, its site's figure the --waits table's, more than
@@ -265,13 +267,32 @@ def main():
     dl, lever = x.get('disk_lever'), x.get('lever') or {}
     waits = json.loads(subprocess.run([SUMMARY, '--waits', '--format=json', grep], capture_output=True,
                                       text=True).stdout or '{}')
-    by_cat = waits.get('wait_sites_by_category') or {}
-    site_ms = sum(w['ms'] for c in ('blocking_io', 'io_queue') for w in by_cat.get(c, []) if dl and w['site'] == dl['site'])
+    site_ms = sum(w.get('disk_ms', -1) for w in waits.get('waits', []) if dl and w['site'] == dl['site'])
     ok(d_ms > lever.get('ms', 0) and dl and dl['ms'] > lever.get('ms', 0) and dl['ms'] <= d_ms + 0.1
        and abs(dl['ms'] - site_ms) < 0.001
        and 'read' in dl['site'] and any(t.startswith('The biggest lever: the disk') for t in x.get('text', [])),
        f'wl-grep: the biggest lever is the disk ({dl}), perf shows grep {d_ms:.1f} ms in D, its top function '
        f'{lever.get("ms")} ms')
+    # the disk sentence names the wait where the process waited longest for the disk, and that time: a wait's own
+    # blocking I/O, or the requests it waited on (its disk children) when longer; shell-sleep-dd-python's dd fsyncs
+    # (ext4 without a journal) sleep on their writeback and are woken by a kworker, so none of their own time is the
+    # disk's, and the sentence named dd's execve instead. Perf's truth: dd's switch-outs with do_fsync on the stack,
+    # off the cpu until its next switch-in
+    dd = os.path.join(SRC, 'tests', 'analysis', 'data', 'shell-sleep-dd-python.data')
+    x = (explain(dd) or {}).get('explanation') or {}
+    truth, fsync_ms, cur = real.PerfTruth(dd), 0.0, None
+    for text in oracle.perf(['script', '-F', 'comm,tid,time,event,ip,sym'], dd).splitlines():
+        m = re.match(r'\s*dd\s+(\d+)\s+([0-9.]+):\s+sched:sched_switch', text)
+        if m or not text.startswith('\t'):
+            cur = (int(m.group(1)), float(m.group(2))) if m else None
+        elif cur and text.split()[-1] == 'do_fsync':
+            fsync_ms += (min([a for a, b in truth.iv.get(cur[0], ()) if a >= cur[1]] or [cur[1]]) - cur[1]) * 1e3
+            cur = None
+    said = next((re.search(r'most in (.*) \(([0-9.]+) ms in (\d+) waits\)', t) for t in x.get('text', [])
+                 if t.startswith('It waited for the disk')), None)
+    ok(said and said.group(1).startswith('fsync ') and 0.8 * fsync_ms <= float(said.group(2)) <= fsync_ms + 0.05,
+       f'shell-sleep-dd-python: the disk was waited for most in dd\'s fsync, perf: {fsync_ms:.2f} ms off the cpu in '
+       f'do_fsync; said: {said.group(0) if said else None}')
     p = subprocess.run([SUMMARY, '--explain', '--pid', '999999', make], capture_output=True, text=True)
     ok(p.returncode != 0 and '999999' in p.stderr, f'--pid 999999: an error naming it ({p.stderr.strip()[:100]})')
     print(f'{len(failures)} failed')
