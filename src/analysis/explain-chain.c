@@ -289,18 +289,29 @@ static void chain_from(const rsp_paths *p, rsp_explanation *x, rsp_elem_id cur)
       if ((n_ran > 1 && busy_whole(&cov)) || tally_ends(acc)) {
         /* it did the work: the chain ends with it running (and waiting, when scattered, or short and a quarter of the
          * wait or more: a compiler's page faults on pages the other compiler was reading in, make -j2) */
-        /* named by its task with the longest element there (tar, not the shell it was forked as before its exec) */
-        const rsp_task *bt = NULL;
-        uint64_t bt_len = 0;
+        /* its thread with the longest element there; named, as the work list names it, by its main thread's latest
+         * exec generation there (tar, not the shell it was forked as; python3, not the pyenv shim's bash that exec'd
+         * it, whose wait for readlink was longer than any of python3's preempted runs) */
+        const rsp_task *bt = NULL, *named = NULL;
+        uint64_t bt_len = 0, named_start = 0;
         for (uint32_t k = 0; k < n; k++) {
           const rsp_path_elem *c = rsp_paths_elem(p, kids[k]);
-          if (pid_of(rsp_model_task(m, c->task)) == best_pid && (!bt || c->end - c->start > bt_len)) {
-            bt = rsp_model_task(m, c->task);
+          const rsp_task *ct = rsp_model_task(m, c->task);
+          if (pid_of(ct) != best_pid)
+            continue;
+          if (!bt || c->end - c->start > bt_len) {
+            bt = ct;
             bt_len = c->end - c->start;
           }
+          if (ct->tid == best_pid && (!named || c->start >= named_start)) {
+            named = ct;
+            named_start = c->start;
+          }
         }
+        if (!named)
+          named = bt;
         if (x->n_chain < RSP_EXPLAIN_MAX_CHAIN) {
-          rsp_explain_hop h = { .pid = best_pid, .tid = bt ? bt->tid : 0, .comm = bt ? bt->comm : NULL,
+          rsp_explain_hop h = { .pid = best_pid, .tid = bt ? bt->tid : 0, .comm = named ? named->comm : NULL,
                                 .kind = RSP_ELEM_RUN, .ns = acc->run, .preempted_ns = acc->preempted };
           if (n_ran > 1) {
             h.ns = over.run;

@@ -1609,6 +1609,54 @@ static void test_explain_waker_process(void)
   rsp_model_free(m);
 }
 
+/* A waits in wait4 110-1000 for its child B, forked as a shell (a pyenv shim's bash) that waits 120-300 in nanosleep,
+ * runs, execs python3 at 310 and then runs to 990 in 40 us runs, each preempted 10 us by C. The chain's hop names B as
+ * the work list does, by its latest exec generation there (python3), not by the generation with the longest element
+ * there (the shell's 180 us wait; a user's recording said 'for bash [5517], which ran 450.8 ms' and, a line later,
+ * 'python3 [5517] 450.8 ms'). */
+static void test_explain_exec_name(void)
+{
+  tb *t = tb_new(false);
+  tb_comm(t, 0, 0, A, "sh", false);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_fork(t, 105 * US, 0, A, B);
+  tb_comm(t, 105 * US, 0, B, "bash", false);
+  tb_next_stack(t, "schedule,do_wait,kernel_wait4|wait4");
+  sw(t, 110, 0, A, "S", IDLE);
+  sw(t, 112, 1, IDLE, "R", B);
+  tb_next_stack(t, "schedule,do_nanosleep,hrtimer_nanosleep|nanosleep");
+  sw(t, 120, 1, B, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 299 * US, 1, IDLE, B, 1);
+  sw(t, 300, 1, IDLE, "R", B);
+  tb_comm(t, 310 * US, 1, B, "python3", true);
+  for (uint64_t us = 350; us < 990; us += 50) {
+    sw(t, us, 1, B, "R", C);
+    sw(t, us + 10, 1, C, "R", B);
+  }
+  tb_waking(t, 990 * US, 1, B, A, 0);
+  tb_exit(t, 990 * US, 1, B);
+  sw(t, 990, 1, B, "X", IDLE);
+  sw(t, 1000, 0, IDLE, "R", A);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  ELEM(p, RSP_ELEM_SLEEP, A, 110, 1000);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->n_chain, 2);
+  if (x->n_chain == 2) {
+    CHECK_EQ(x->chain[1].pid, B);
+    CHECK_EQ(x->chain[1].kind, RSP_ELEM_RUN);
+    CHECK_STR(x->chain[1].comm, "python3");
+  }
+  CHECK(says(x, "for python3 [200]", NULL));
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* Two threads taking turns on a lock while the main thread joins them. A (main) waits 110-1000 in a futex; D and E,
  * threads of A, alternate: from T = 150 + 100k (k = 0..4) D wakes E and waits on the lock until E wakes it at T + 49
  * (E runs T to T + 50); D then runs to the next T, and after the last, to 995, waking A at 990. Truth over A's wait:
@@ -1938,6 +1986,7 @@ int main(void)
   test_explain_lock_turns();
   test_explain_main_thread_waits();
   test_explain_waker_of_waker();
+  test_explain_exec_name();
   test_explain_child_threads();
   test_explain_busy_threads();
   test_explain_waker_process();
