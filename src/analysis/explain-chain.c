@@ -458,8 +458,22 @@ static void through_waker(const rsp_paths *p, rsp_explanation *x, uint32_t hi, b
       scattered_waits(p, (const rsp_elem_id *)(void *)ids->data, ids->len, h.pid, &h, x->names_);
     x->chain[x->n_chain++] = h;
   } else if (thread) {
+    /* on from the last of its waits there of a quarter of the longest or more: the critical path (python's pool
+     * result thread read three results, 439, 239 and 214 ms, and the main thread's wait ended after the last, from the
+     * slowest worker); not a short last wait (a JVM's main thread, after its long Future.get, on a lock) */
+    rsp_elem_id from = over.wait;
+    uint64_t from_end = 0;
+    for (guint k = 0; k < ids->len; k++) {
+      rsp_elem_id id = g_array_index(ids, rsp_elem_id, k);
+      const rsp_path_elem *c = rsp_paths_elem(p, id);
+      uint64_t len = MIN(c->end, w->end) - MAX(c->start, w->start);
+      if (blocked(m, c) && c->end <= w->end && 4 * len >= on_paths.longest && c->end > from_end) {
+        from = id;
+        from_end = c->end;
+      }
+    }
     uint32_t n = x->n_chain;
-    chain_from(p, x, over.wait);
+    chain_from(p, x, from);
     if (x->n_chain > n)
       x->chain[n].via_waker = true;
   }

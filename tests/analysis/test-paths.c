@@ -1782,6 +1782,65 @@ static void test_explain_main_thread_waits(void)
   rsp_model_free(m);
 }
 
+/* The waker's last wait, not its longest, is what the chain goes on from (python's pool: the result thread read three
+ * results, the first the longest; the main thread's wait ended after the last, from the slowest worker). A waits
+ * 110-1000 (J wakes it at 999); J waits 200-600 (P wakes it at 599), runs 600-610, waits 610-900 (Q wakes it at 899);
+ * P runs 100-600, Q 100-900. The chain: J's wait 610-900, then Q's running. */
+static void test_explain_waker_last_wait(void)
+{
+  static const char *const FUTEX = "schedule,futex_wait_queue,__futex_wait,futex_wait,do_futex,__x64_sys_futex|"
+                                   "futex_wait";
+  static const char *const READ = "schedule,pipe_read|read";
+  static const char *const WAKE = "try_to_wake_up,wake_up_q,futex_wake,do_futex,__x64_sys_futex|futex_wake";
+  enum { J = 101, P = 102, Q = 103 };
+  tb *t = tb_new(false);
+  tb_thread(t, A, J);
+  tb_thread(t, A, P);
+  tb_thread(t, A, Q);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", J);
+  sw(t, 100, 2, IDLE, "R", P);
+  sw(t, 100, 3, IDLE, "R", Q);
+  tb_next_stack(t, FUTEX);
+  sw(t, 110, 0, A, "S", IDLE);
+  tb_next_stack(t, READ);
+  sw(t, 200, 1, J, "S", IDLE);
+  tb_waking(t, 599 * US, 2, P, J, 1);
+  sw(t, 600, 1, IDLE, "R", J);
+  tb_next_stack(t, FUTEX);
+  sw(t, 600, 2, P, "S", IDLE);
+  tb_next_stack(t, READ);
+  sw(t, 610, 1, J, "S", IDLE);
+  tb_waking(t, 899 * US, 3, Q, J, 1);
+  sw(t, 900, 1, IDLE, "R", J);
+  tb_next_stack(t, FUTEX);
+  sw(t, 900, 3, Q, "S", IDLE);
+  tb_next_stack(t, WAKE);
+  tb_waking(t, 999 * US, 1, J, A, 0);
+  sw(t, 1000, 0, IDLE, "R", A);
+  tb_next_stack(t, FUTEX);
+  sw(t, 1000, 1, J, "S", IDLE);
+  sw(t, 1100, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->n_chain, 3);
+  if (x->n_chain == 3) {
+    CHECK_EQ(x->chain[1].kind, RSP_ELEM_SLEEP);
+    CHECK_EQ(x->chain[1].tid, J);
+    CHECK_EQ(x->chain[1].ns, 290 * US);
+    CHECK_EQ(x->chain[1].woken_by_tid, Q);
+    CHECK_EQ(x->chain[2].kind, RSP_ELEM_RUN);
+    CHECK_EQ(x->chain[2].tid, Q);
+  }
+  CHECK(says(x, "which waited 0.3 ms in read, until its thread t103 [100/103] woke it", NULL));
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* A wait ended by a thread that itself waited, nothing under either (the JVM: the launcher joins the Java main
  * thread, which waits in Future.get until a pool thread wakes it). A waits 110-1000 (J wakes it at 999); J runs
  * 100-200, waits 200-900 (P wakes it at 899), runs 900-1000; P runs 100-900. The chain goes through both wakers. */
@@ -1986,6 +2045,7 @@ int main(void)
   test_explain_lock_turns();
   test_explain_main_thread_waits();
   test_explain_waker_of_waker();
+  test_explain_waker_last_wait();
   test_explain_exec_name();
   test_explain_child_threads();
   test_explain_busy_threads();
