@@ -347,6 +347,7 @@ typedef struct rsp_wait_site {
                                        time, or the union of the disk requests it waited on (its disk children)
                                        when longer (an fsync woken by a kworker waited on its requests all the
                                        same) */
+  rsp_task_id disk_task;            /* the task whose waits there had the most of disk_ns (RSP_NO_ID: none) */
   uint64_t inferred_ns;             /* of it, told by a sleep whose end cause was guessed */
 } rsp_wait_site;
 

@@ -610,10 +610,16 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
       x->disk_lever_site = g_string_chunk_insert_const(x->names_, top_site->label);
       x->disk_lever_ns = top_disk;
     }
+    /* a site that names no code is told by whose waits they were (a kworker's flush for sync; a cold grep's waits
+     * recorded without a stack) */
+    const char *owner = NULL;
+    if (top_site && top_site->disk_task != RSP_NO_ID &&
+        (strcmp(top_site->label, "[no stack]") == 0 || strstr(top_site->label, "([kernel.kallsyms])")))
+      owner = name_or(rsp_model_task(m, top_site->disk_task)->comm);
     if (top_site)
-      say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms), most in %s (%.1f ms in %" PRIu64
+      say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms), most in %s%s%s (%.1f ms in %" PRIu64
              " waits).", ms(disk), ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]), top_site->label,
-          ms(top_disk), top_site->count);
+          owner ? " of " : "", owner ? owner : "", ms(top_disk), top_site->count);
     else
       say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms).", ms(disk),
           ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]));

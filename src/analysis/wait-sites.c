@@ -24,6 +24,7 @@ typedef struct segment {
 typedef struct site {
   rsp_wait_site pub;
   GArray *segments;
+  GHashTable *disk_by_task; /* task -> its waits' disk_ns there */
 } site;
 
 struct rsp_wait_sites {
@@ -202,6 +203,7 @@ static void site_free(gpointer data)
   site *w = data;
   if (w->segments)
     g_array_free(w->segments, TRUE);
+  g_hash_table_destroy(w->disk_by_task);
   g_free(w);
 }
 
@@ -226,7 +228,9 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
     if (!w) {
       w = g_new0(site, 1);
       w->pub.label = label;
+      w->pub.disk_task = RSP_NO_ID;
       w->segments = g_array_new(FALSE, FALSE, sizeof(segment));
+      w->disk_by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
       g_hash_table_insert(by_label, (gpointer)label, w);
       g_ptr_array_add(ws->sites, w);
     }
@@ -246,7 +250,17 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
       if (sg->cat == RSP_CAT_BLOCKING_IO || sg->cat == RSP_CAT_IO_QUEUE)
         own_disk += sg->end - sg->start;
     }
-    w->pub.disk_ns += MAX(own_disk, disk_children_ns(p, i, e));
+    uint64_t disk = MAX(own_disk, disk_children_ns(p, i, e));
+    if (disk) {
+      w->pub.disk_ns += disk;
+      gpointer key = GUINT_TO_POINTER(e->task);
+      uint64_t of_task = GPOINTER_TO_SIZE(g_hash_table_lookup(w->disk_by_task, key)) + disk;
+      g_hash_table_insert(w->disk_by_task, key, GSIZE_TO_POINTER(of_task));
+      uint64_t top = w->pub.disk_task == RSP_NO_ID ? 0 : GPOINTER_TO_SIZE(g_hash_table_lookup(w->disk_by_task,
+                                                                           GUINT_TO_POINTER(w->pub.disk_task)));
+      if (of_task > top || (of_task == top && e->task < w->pub.disk_task))
+        w->pub.disk_task = e->task;
+    }
   }
   for (guint i = 0; i < ws->sites->len; i++)
     sweep(g_ptr_array_index(ws->sites, i));

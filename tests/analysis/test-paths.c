@@ -507,7 +507,6 @@ static void test_categories(void)
 }
 
 
-
 /* The same fsync with the worker going on past A's wake (dd conv=fsync: the writeback kworker runs on for ms): K runs
  * 305-900 and wakes A at 690; A runs 705-800. K's chain does not fit A's wait, so it is a path of its own, starting
  * with K's work at 305: its idle wait in worker_thread before (200-305, ended by the interrupt) did nothing for A,
@@ -638,6 +637,7 @@ static void test_wait_site_disk_children(void)
     CHECK_EQ(w->count, 1);
     CHECK_EQ(w->by_cat[RSP_CAT_BLOCKING_IO] + w->by_cat[RSP_CAT_IO_QUEUE], 0);
     CHECK_EQ(w->disk_ns, 150 * US);
+    CHECK_EQ(w->disk_task, find_task(m, A, 0));
   }
   rsp_wait_sites_free(ws);
   rsp_paths_free(p);
@@ -1609,6 +1609,32 @@ static void test_explain_waker_process(void)
   rsp_model_free(m);
 }
 
+/* A site that names no code (a wait recorded without a stack, the ftrace capture's) is told in the disk sentence by
+ * whose waits they were: A reads (its request 100-300, issued 150) in D 200-305 with no stack, woken by the disk. */
+static void test_explain_disk_site_owner(void)
+{
+  enum { DEV = 8 << 20 };
+  tb *t = tb_new(false);
+  sw(t, 50, 0, IDLE, "R", A);
+  tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096);
+  tb_block(t, TB_ISSUE, 150 * US, 0, A, DEV, 1000, 4096);
+  sw(t, 200, 0, A, "D", IDLE);
+  tb_block(t, TB_COMPLETE, 300 * US, 2, IDLE, DEV, 1000, 4096);
+  tb_next_stack(t, "try_to_wake_up,bio_endio,blk_update_request,blk_mq_end_request,virtblk_done,vring_interrupt");
+  tb_waking(t, 301 * US, 2, IDLE, A, 0);
+  sw(t, 305, 0, IDLE, "R", A);
+  sw(t, 400, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK(says(x, "most in [no stack] of t100 (0.1 ms in 1 waits)", NULL));
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* A waits in wait4 110-1000 for its child B, forked as a shell (a pyenv shim's bash) that waits 120-300 in nanosleep,
  * runs, execs python3 at 310 and then runs to 990 in 40 us runs, each preempted 10 us by C. The chain's hop names B as
  * the work list does, by its latest exec generation there (python3), not by the generation with the longest element
@@ -2058,6 +2084,7 @@ int main(void)
   test_network();
   test_own_disk_through_worker();
   test_wait_site_disk_children();
+  test_explain_disk_site_owner();
   test_worker_beyond_wait();
   test_pipe_child();
   test_child_does_not_fit();
