@@ -78,7 +78,7 @@ struct rsp_symbolizer {
   GPtrArray *inline_chains; /* the frame slots' inlined arrays */
   rsp_elf_shared elf_shared;  /* the ELF files' names, and the lock while they are opened ahead */
   GPtrArray *ahead;           /* rsp_elf*: the files opened ahead, on the thread OPENER */
-  GThread *opener;
+  GThread *opener[2];         /* the threads opening them (two when the machine has two cores or more) */
   int stop_opener;            /* atomic */
 };
 
@@ -192,6 +192,7 @@ static rsp_kallsyms *find_kallsyms(rsp_symbolizer *s, const rsp_reader *reader,
 static rsp_elf *elf_for(rsp_symbolizer *s, const char *path, const uint8_t *bid, uint8_t bid_size);
 static bool resolvable_path(const char *p);
 
+/* Each opener takes the files in list order that no other thread has taken (rsp_elf_open_ahead claims a file). */
 static gpointer opener_main(gpointer data)
 {
   rsp_symbolizer *s = data;
@@ -224,7 +225,11 @@ static void open_ahead(rsp_symbolizer *s)
   pthread_mutex_init(&s->elf_shared.lock, NULL);
   pthread_cond_init(&s->elf_shared.opened, NULL);
   s->elf_shared.threaded = true;
-  s->opener = g_thread_new("rsp-elf-open", opener_main, s);
+  s->opener[0] = g_thread_new("rsp-elf-open", opener_main, s);
+  /* a second one beside it: inflating libc6-dbg's compressed DWARF is most of the first 0.25 s, during which the
+   * model's thread waits for libc and the reader's, its batches full, for the model */
+  if (s->ahead->len > 1 && g_get_num_processors() > 1)
+    s->opener[1] = g_thread_new("rsp-elf-open", opener_main, s);
 }
 
 rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolizer_options *options,
@@ -277,10 +282,10 @@ void rsp_symbolizer_free(rsp_symbolizer *s)
 {
   if (!s)
     return;
-  if (s->opener) {
-    __atomic_store_n(&s->stop_opener, 1, __ATOMIC_RELAXED);
-    g_thread_join(s->opener);
-  }
+  __atomic_store_n(&s->stop_opener, 1, __ATOMIC_RELAXED);
+  for (int i = 0; i < 2; i++)
+    if (s->opener[i])
+      g_thread_join(s->opener[i]);
   if (s->ahead)
     g_ptr_array_unref(s->ahead);
   g_hash_table_unref(s->processes);
