@@ -348,6 +348,7 @@ typedef struct rsp_wait_site {
                                        when longer (an fsync woken by a kworker waited on its requests all the
                                        same) */
   rsp_task_id disk_task;            /* the task whose waits there had the most of disk_ns (RSP_NO_ID: none) */
+  bool no_code;                     /* its stacks name no user code: none recorded, or kernel frames only */
   uint64_t inferred_ns;             /* of it, told by a sleep whose end cause was guessed */
 } rsp_wait_site;
 

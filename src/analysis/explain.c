@@ -613,8 +613,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
     /* a site that names no code is told by whose waits they were (a kworker's flush for sync; a cold grep's waits
      * recorded without a stack) */
     const char *owner = NULL;
-    if (top_site && top_site->disk_task != RSP_NO_ID &&
-        (strcmp(top_site->label, "[no stack]") == 0 || strstr(top_site->label, "([kernel.kallsyms])")))
+    if (top_site && top_site->no_code && top_site->disk_task != RSP_NO_ID)
       owner = name_or(rsp_model_task(m, top_site->disk_task)->comm);
     if (top_site)
       say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms), most in %s%s%s (%.1f ms in %" PRIu64

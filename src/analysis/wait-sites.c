@@ -25,6 +25,7 @@ typedef struct site {
   rsp_wait_site pub;
   GArray *segments;
   GHashTable *disk_by_task; /* task -> its waits' disk_ns there */
+  uint64_t disk_task_ns;    /* disk_by_task's value for pub.disk_task */
 } site;
 
 struct rsp_wait_sites {
@@ -228,6 +229,8 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
     if (!w) {
       w = g_new0(site, 1);
       w->pub.label = label;
+      const rsp_model_frame *f = rsp_model_stack_label(m, s->stack);
+      w->pub.no_code = !f || f->kernel;
       w->pub.disk_task = RSP_NO_ID;
       w->segments = g_array_new(FALSE, FALSE, sizeof(segment));
       w->disk_by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -256,10 +259,10 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
       gpointer key = GUINT_TO_POINTER(e->task);
       uint64_t of_task = GPOINTER_TO_SIZE(g_hash_table_lookup(w->disk_by_task, key)) + disk;
       g_hash_table_insert(w->disk_by_task, key, GSIZE_TO_POINTER(of_task));
-      uint64_t top = w->pub.disk_task == RSP_NO_ID ? 0 : GPOINTER_TO_SIZE(g_hash_table_lookup(w->disk_by_task,
-                                                                           GUINT_TO_POINTER(w->pub.disk_task)));
-      if (of_task > top || (of_task == top && e->task < w->pub.disk_task))
+      if (of_task > w->disk_task_ns || (of_task == w->disk_task_ns && e->task < w->pub.disk_task)) {
         w->pub.disk_task = e->task;
+        w->disk_task_ns = of_task;
+      }
     }
   }
   for (guint i = 0; i < ws->sites->len; i++)
