@@ -594,7 +594,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   }
   /* the disk: its time and the waits it was in */
   uint64_t disk = c->ns[RSP_CAT_BLOCKING_IO] + c->ns[RSP_CAT_IO_QUEUE];
-  if (disk) {
+  if (disk >= SAID_NS) {
     rsp_wait_sites *ws = rsp_wait_sites_compute(p);
     const rsp_wait_site *top_site = NULL;
     uint64_t top_disk = 0;
@@ -624,7 +624,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
           ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]));
     rsp_wait_sites_free(ws);
   }
-  if (c->ns[RSP_CAT_NETWORK])
+  if (c->ns[RSP_CAT_NETWORK] >= SAID_NS) /* (a curl on loopback: 'It waited on the network 0.0 ms.') */
     say(s, "It waited on the network %.1f ms.", ms(c->ns[RSP_CAT_NETWORK]));
   kernel_work_sentence(p, s);
   if (c->n_preemptors && c->top_preemptors[0].ns >= SAID_NS) { /* (under it, '0.0 ms' says nothing) */
