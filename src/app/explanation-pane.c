@@ -6,19 +6,24 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
-static const char *why_chosen(const rsp_model *m)
+/* Why the window opened on the workload; a new string or NULL. PATH: the recording's. */
+static char *why_chosen(const rsp_model *m, const char *path)
 {
   switch (rsp_model_workload_source(m)) {
-  case RSP_WORKLOAD_METADATA:
-    return _("the workload rsp-record ran (FILE.meta)");
+  case RSP_WORKLOAD_METADATA: {
+    char *base = path ? g_path_get_basename(path) : g_strdup("FILE");
+    char *why = g_strdup_printf(_("the workload rsp-record ran (%s.meta)"), base);
+    g_free(base);
+    return why;
+  }
   case RSP_WORKLOAD_PERF_EXEC:
-    return _("the command perf record ran (its header's cmdline)");
+    return g_strdup(_("the command perf record ran (its header's cmdline)"));
   case RSP_WORKLOAD_RECORD_PID:
-    return _("the process perf record followed (-p)");
+    return g_strdup(_("the process perf record followed (-p)"));
   case RSP_WORKLOAD_COMMAND_EXEC:
-    return _("the first exec of perf record's command");
+    return g_strdup(_("the first exec of perf record's command"));
   case RSP_WORKLOAD_FIRST_EXEC:
-    return _("a guess: the first exec of the recording");
+    return g_strdup(_("a guess: the first exec of the recording"));
   default:
     return NULL;
   }
@@ -52,12 +57,13 @@ char *explanation_pane_summary(win *w)
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, _("%s [%d]"), comm && *comm ? comm : "?", pid);
   if (pid == rsp_model_workload_pid(m)) {
-    const char *why = why_chosen(m);
+    char *why = why_chosen(m, w->path);
     const char *cmd = rsp_model_workload_command(m);
     g_string_append_printf(s, _(", the recorded command%s%s%s"), cmd ? ": " : "", cmd ? cmd : "",
                            why ? "" : ".");
     if (why)
       g_string_append_printf(s, _(" (%s)."), why);
+    g_free(why);
   } else {
     g_string_append(s, ".");
   }

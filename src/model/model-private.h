@@ -227,7 +227,7 @@ void rsp_workload_init(rsp_model_builder *b);
 /* perf's HEADER_CMDLINE (NULL-terminated words; NULL: none). */
 void rsp_workload_set_cmdline(rsp_model_builder *b, const char *const *cmdline);
 /* FILE.meta named PID. */
-void rsp_workload_set_metadata(rsp_model_builder *b, int32_t pid);
+void rsp_workload_set_metadata(rsp_model_builder *b, int32_t pid, const char *command);
 /* A COMM record (perf-exec's name, execs). */
 void rsp_workload_comm(rsp_model_builder *b, const rsp_event *ev);
 void rsp_workload_finish(rsp_model_builder *b);

@@ -667,9 +667,13 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
     }
     b->sym = sym;
   }
-  int32_t workload = rsp_metadata_workload_pid(rsp_reader_metadata(reader));
-  if (workload > 0)
-    rsp_workload_set_metadata(b, workload);
+  GKeyFile *meta = rsp_reader_metadata(reader);
+  int32_t workload = rsp_metadata_workload_pid(meta);
+  if (workload > 0) {
+    char *command = g_key_file_get_string(meta, "recording", "command", NULL);
+    rsp_workload_set_metadata(b, workload, command);
+    g_free(command);
+  }
   rsp_workload_set_cmdline(b, (const char *const *)rsp_reader_header(reader)->cmdline);
   uint64_t size = rsp_reader_header(reader)->file_size;
   int64_t last_progress = 0; /* the first check reports at once */

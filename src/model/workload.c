@@ -34,10 +34,12 @@ void rsp_workload_set_cmdline(rsp_model_builder *b, const char *const *cmdline)
   b->workload->cmdline = cmdline ? g_strdupv((char **)cmdline) : NULL;
 }
 
-void rsp_workload_set_metadata(rsp_model_builder *b, int32_t pid)
+void rsp_workload_set_metadata(rsp_model_builder *b, int32_t pid, const char *command)
 {
   b->m->workload_pid = pid;
   b->m->workload_source = RSP_WORKLOAD_METADATA;
+  if (command && *command) /* (perf's own command line has none: rsp-record starts the workload itself) */
+    b->m->workload_command = rsp_model_intern(b->m, command);
 }
 
 void rsp_workload_comm(rsp_model_builder *b, const rsp_event *ev)
@@ -136,7 +138,7 @@ void rsp_workload_finish(rsp_model_builder *b)
   char **command;
   int32_t record_pid;
   parse_cmdline(w->cmdline, &command, &record_pid);
-  if (command) {
+  if (command && !m->workload_command) {
     char *joined = g_strjoinv(" ", command);
     m->workload_command = rsp_model_intern(m, joined);
     g_free(joined);

@@ -54,6 +54,7 @@ class Page(html.parser.HTMLParser):
         self.notes = []
         self.loss_check = []
         self.style = ''
+        self.file_line = ''      # the header's line under the title: the file, its duration, the command
         self.scripts = []
         self._text = None        # where the current text goes: a list to append to
         self._row = None
@@ -97,6 +98,8 @@ class Page(html.parser.HTMLParser):
             self._text = ('loss-check', None)
         elif tag == 'style':
             self._text = ('style', None)
+        elif tag == 'p' and 'file' in cls:
+            self._text = ('file', None)
         elif tag == 'script':
             self.scripts.append(a)
 
@@ -109,7 +112,7 @@ class Page(html.parser.HTMLParser):
                 self._frame = None
             if t == tag:
                 break
-        if tag in ('span', 'td', 'text', 'li', 'style'):
+        if tag in ('span', 'td', 'text', 'li', 'style', 'p'):
             self._text = None
         if tag == 'tr':
             self._row = None
@@ -134,6 +137,8 @@ class Page(html.parser.HTMLParser):
             self.loss_check[-1] += data
         elif kind == 'style':
             self.style += data
+        elif kind == 'file':
+            self.file_line += data
 
 
 def run(*args):
@@ -346,6 +351,32 @@ def check_browser(name, report, tmp):
        f'{var:.0f})')
 
 
+def meta_command(data):
+    """The workload's command rsp-record wrote in DATA.meta ([recording] command, a GKeyFile string), or None."""
+    try:
+        with open(data + '.meta', encoding='utf-8') as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    section = None
+    for line in lines:
+        if line.startswith('['):
+            section = line.strip('[]')
+        elif section == 'recording' and line.startswith('command='):
+            v = line[len('command='):]
+            return re.sub(r'\\(.)', lambda m: {'s': ' ', 'n': '\n', 't': '\t', 'r': '\r'}.get(m.group(1), m.group(1)), v)
+    return None
+
+
+def check_command(name, page, data):
+    """The header names the recorded command: perf's command line, or rsp-record's (FILE.meta) when perf's has none
+    (rsp-record starts the workload itself: its reports said no command at all)."""
+    cmd = meta_command(data)
+    if cmd:
+        ok(f', command: {cmd}' in page.file_line, f'{name}: the header names the command of {data}.meta '
+           f'({cmd!r} in {page.file_line!r})')
+
+
 def check(name, data, tmp):
     report = os.path.join(tmp, name + '.html')
     p = run(REPORT, data, '-o', report)
@@ -363,6 +394,7 @@ def check(name, data, tmp):
     page.close()
     comm = next((x['comm'] for x in cats['processes'] if x['pid'] == pid), '?')
     check_external(name, page)
+    check_command(name, page, data)
     check_explanation(name, page, data, pid)
     check_categories(name, page, cats)
     check_loss_check(name, page, data)
