@@ -44,7 +44,9 @@ static const char *function_of(const rsp_model *m, rsp_stack_id stack, GStringCh
   if (g_str_has_prefix(pick->function, "0x") || strcmp(pick->function, "[unknown]") == 0) {
     const char *dso = pick->dso && *pick->dso && strcmp(pick->dso, "[unknown]") ? pick->dso : NULL;
     const char *base = dso ? strrchr(dso, '/') : NULL;
-    char *label = g_strdup_printf("%s (no symbols)", base ? base + 1 : dso ? dso : "unknown code");
+    /* (a JVM's //anon is no file called 'anon': "java [29842]'s anon (no symbols)") */
+    char *label = dso && rsp_dso_is_anonymous(dso) ? g_strdup_printf("code in %s (no symbols)", dso)
+                                                   : g_strdup_printf("%s (no symbols)", base ? base + 1 : dso ? dso : "unknown code");
     const char *interned = g_string_chunk_insert_const(names, label);
     g_free(label);
     return interned;

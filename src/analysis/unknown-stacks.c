@@ -22,13 +22,6 @@ static bool resolved(const rsp_model_frame *f)
   return fn && *fn && !(fn[0] == '0' && fn[1] == 'x') && strcmp(fn, "[unknown]") != 0;
 }
 
-/* A dso that is no file: no mapping recorded, or anonymous memory (JIT code without a perf map) */
-static bool anonymous(const char *dso)
-{
-  return strcmp(dso, "[unknown]") == 0 || g_str_has_prefix(dso, "//anon") || g_str_has_prefix(dso, "[anon") ||
-         g_str_has_prefix(dso, "/memfd:") || g_str_has_prefix(dso, "/anon_hugepage");
-}
-
 /* (A user frame in no mapping is one frame, "[unknown]", whatever its address: never the same as another, as the
  * addresses were not) */
 static bool same(const rsp_model_frame *x, const rsp_model_frame *y)
@@ -71,7 +64,7 @@ rsp_unknown_stack_reason rsp_unknown_stack_classify(const rsp_model *m, rsp_stac
       return RSP_UNKNOWN_STACK_NONE;
     if (!fi->kernel) {
       user = true;
-      if (!mapped && fi->dso && *fi->dso && !anonymous(fi->dso))
+      if (!mapped && fi->dso && *fi->dso && !rsp_dso_is_anonymous(fi->dso))
         mapped = fi->dso;
     }
   }

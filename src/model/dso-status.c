@@ -35,6 +35,14 @@ rsp_dso_status rsp_model_dso_status(const rsp_model *m, const char *dso)
   return v ? (rsp_dso_status)(GPOINTER_TO_UINT(v) - 1) : RSP_DSO_NOT_READ;
 }
 
+bool rsp_dso_is_anonymous(const char *dso)
+{
+  return dso && (strcmp(dso, "[unknown]") == 0 || g_str_has_prefix(dso, "//anon") || g_str_has_prefix(dso, "[anon") ||
+                 g_str_has_prefix(dso, "/memfd:") || g_str_has_prefix(dso, "/anon_hugepage"));
+}
+
+enum { RSP_DSO_NO_FILE = RSP_DSO_BUILD_ID_MISMATCH + 1 }; /* (the notes' own: anonymous memory) */
+
 typedef struct dso_count {
   const char *dso;
   uint32_t samples;
@@ -74,7 +82,13 @@ void rsp_dso_symbol_notes(const rsp_model *m, GPtrArray *out)
   for (guint i = 0; i < list->len && i < 5; i++) {
     const dso_count *c = &g_array_index(list, dso_count, i);
     const char *why;
-    switch (rsp_model_dso_status(m, c->dso)) {
+    /* (a JVM's //anon is no file that was 'not read (the recording was made on another machine or kernel)') */
+    switch (rsp_dso_is_anonymous(c->dso) ? RSP_DSO_NO_FILE : rsp_model_dso_status(m, c->dso)) {
+    case RSP_DSO_NO_FILE:
+      why = "it is memory that is no file (code a JIT generated at run time, or a program run from a memfd): only a "
+            "perf map the program writes names it (/tmp/perf-PID.map: java -XX:+UnlockDiagnosticVMOptions "
+            "-XX:+DumpPerfMapAtExit, node --perf-basic-prof, python3.12 -X perf), read where the recording was made";
+      break;
     case RSP_DSO_STRIPPED: {
       const char *urls = g_getenv("DEBUGINFOD_URLS");
       why = urls && *urls ? "it is stripped (no .symtab) and the debuginfod servers of DEBUGINFOD_URLS have no debug "

@@ -185,6 +185,10 @@ const char *rsp_model_wait_site(const rsp_model *model, rsp_stack_id stack, bool
 /* What the symbolizer found of the file DSO (a frame's dso) when one of its addresses in a stack
  * named no function: missing, stripped, another build... (RSP_DSO_NOT_READ when not known). */
 rsp_dso_status rsp_model_dso_status(const rsp_model *model, const char *dso);
+/* Whether DSO (a frame's) is no file: no mapping recorded ("[unknown]"), or anonymous memory, where a JIT puts the
+ * code it generates ("//anon", "[anon:...]", "/memfd:...", "/anon_hugepage"): no file can name its functions, only
+ * a perf map the program writes (/tmp/perf-PID.map). */
+bool rsp_dso_is_anonymous(const char *dso);
 /* Whether STACK's raw callchain looped on itself (a frame pointer pointing at itself: the same return
  * address to the chain's end) and was cut after the first repeat: its callers are unknown. */
 bool rsp_model_stack_looped(const rsp_model *model, rsp_stack_id stack);

@@ -620,7 +620,9 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
     const rsp_task *t0 = NULL;
     for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
       const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
-      if (t->pid == pid && (!t0 || t->start > t0->start))
+      /* its main thread's name after its last exec: a JVM's last thread started is "pool-1-thread-2" */
+      if (t->pid == pid && (!t0 || (t->tid == pid && (t0->tid != pid || t->start > t0->start)) ||
+                            (t0->tid != pid && t->start > t0->start)))
         t0 = t;
     }
     fprintf(out, "Process of interest: pid %" PRId32 " (%s): %s\n", pid, t0 && *t0->comm ? t0->comm : "?",

@@ -110,6 +110,18 @@ class Switches:
         return total
 
 
+def check_process_name(name, path, pid):
+    """The text output's 'Process of interest: pid P (NAME)' names the process as perf's records name its main thread
+    (tid P) last; before: the name of its latest-started thread ('GC Thread#1' for java, 'lto cgu.0' for rustc)."""
+    out = oracle.perf(['script', '--tid', str(pid), '-F', 'comm,tid'], path)
+    comms = [ln.rsplit(None, 1)[0].strip() for ln in out.splitlines() if ln.strip().endswith(' ' + str(pid))]
+    p = subprocess.run([SUMMARY, '--categories', path], capture_output=True, text=True)
+    m = re.match(r'Process of interest: pid (\d+) \((.*?)\): ', p.stdout)
+    ok(bool(comms) and m is not None and int(m.group(1)) == pid and m.group(2) == comms[-1],
+       f'{name}: the process of interest is named {m.group(2) if m else None!r}; perf names its main thread '
+       f'{comms[-1] if comms else None!r} last')
+
+
 def explain(path):
     p = subprocess.run([SUMMARY, '--explain', '--format=json', path], capture_output=True, text=True)
     ok(p.returncode == 0, f'{os.path.basename(path)}: --explain exit {p.returncode} {p.stderr[-300:]}')
@@ -283,6 +295,7 @@ def main():
             x = d['explanation']
             chain, text = x['chain'], ' '.join(x['text'])
             sw = Switches(path)
+            check_process_name(name, path, d['pid'])
             if name in HOLDER:
                 check_before_start(name, path, d)
                 continue

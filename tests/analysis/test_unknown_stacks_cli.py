@@ -66,9 +66,20 @@ def main():
         check(abs(why.get('loop', 0) - 0.5) < 1e-6, f'loop 0.5 ms ({why})')
         check(d['percent_accounted'] == 0 and d['accounted_ms'] == 0, f'nothing accounted ({d["accounted_ms"]})')
         check([pr['run_ms'] for pr in d['processes'] if pr['pid'] == PID] == [2.0], f'run_ms 2 ({d["processes"]})')
-        txt = subprocess.run([SUMMARY, '--categories', '--pid', str(PID), path], capture_output=True, text=True,
-                             timeout=60).stdout
-        check('Unknown stacks, the mapped binary is missing: 1.000 ms' in txt, 'the text table says why')
+        p = subprocess.run([SUMMARY, '--categories', '--pid', str(PID), path], capture_output=True, text=True,
+                           timeout=60)
+        check('Unknown stacks, the mapped binary is missing: 1.000 ms' in p.stdout, 'the text table says why')
+        # --explain's notes: the missing file's samples (innermost frame there: the 4, and the 2 looping), and the
+        # JIT's as code in anonymous memory, not as a file 'not read (the recording was made on another machine)'
+        p = subprocess.run([SUMMARY, '--explain', '--pid', str(PID), path], capture_output=True, text=True, timeout=60)
+        notes = [ln for ln in p.stdout.splitlines() if ln.startswith('note: ') and 'without a symbol' in ln]
+        check(any(f'6 samples ran in {GONE} without a symbol: the file is not on this machine' in ln for ln in notes),
+              f'a note says the 6 samples of {GONE} have no file here ({notes})')
+        check(any('2 samples ran in //anon without a symbol: it is memory that is no file' in ln and 'JIT' in ln and
+                  'perf map' in ln
+                  for ln in notes) and not any('//anon' in ln and 'not read' in ln for ln in notes),
+              f'a note says the 2 samples in //anon are JIT code needing a perf map, none that its file was not read '
+              f'({notes})')
     return check.status()
 
 
