@@ -329,11 +329,8 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   x->pid = rsp_paths_pid(p);
   x->wall_ns = c->wall_ns;
   x->total_ns = c->total_ns;
-  for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
-    const rsp_task *t = rsp_model_task(m, rsp_paths_task(p, i));
-    if (t->pid == x->pid && (!x->comm || t->tid == x->pid))
-      x->comm = t->comm;
-  }
+  const rsp_task *process = rsp_model_process_task(m, x->pid);
+  x->comm = process ? process->comm : NULL;
 
   /* the work done for it, by process, and the functions */
   x->names_ = g_string_chunk_new(256);

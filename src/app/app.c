@@ -309,12 +309,7 @@ const char *app_process_name(const rsp_model *m, int32_t pid)
 {
   /* its main thread's name after its last exec: rsp-record's child is "rsp-record" until it execs
    * the command, and each exec is a new generation of the task */
-  const rsp_task *best = NULL;
-  for (uint32_t i = 0; i < rsp_model_n_tasks(m); i++) {
-    const rsp_task *t = rsp_model_task(m, i);
-    if (t->tid == pid && (!best || t->generation > best->generation))
-      best = t;
-  }
+  const rsp_task *best = rsp_model_process_task(m, pid);
   return best && best->comm && *best->comm ? best->comm : "?";
 }
 

@@ -165,3 +165,24 @@ const char *rsp_model_task_comm_at(const rsp_model *model, rsp_task_id task, uin
   }
   return comm;
 }
+
+bool rsp_task_names_process_better(const rsp_task *t, const rsp_task *best)
+{
+  if (!best)
+    return true;
+  bool main_thread = t->tid == t->pid, best_main = best->tid == best->pid;
+  if (main_thread != best_main)
+    return main_thread;
+  return main_thread ? t->generation > best->generation : t->start > best->start;
+}
+
+const rsp_task *rsp_model_process_task(const rsp_model *m, int32_t pid)
+{
+  const rsp_task *best = NULL;
+  for (guint i = 0; i < m->tasks->len; i++) {
+    const rsp_task *t = &g_array_index(m->tasks, rsp_task, i);
+    if (t->pid == pid && rsp_task_names_process_better(t, best))
+      best = t;
+  }
+  return best;
+}

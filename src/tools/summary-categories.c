@@ -495,7 +495,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       fprintf(out, "]");
     }
     fprintf(out, "}, \"n_processes\": %u, \"processes\": [", c.n_processes);
-    /* each process once, named by its latest generation, with every name its tasks had */
+    /* each process once, named by its main thread's latest generation on the paths, with every name its tasks had */
     GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
     bool first = true;
     /* kernel work done for each process by interrupts and kernel threads (kernel-work.c): extra
@@ -505,14 +505,14 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
       if (!g_hash_table_add(seen, GINT_TO_POINTER(t->pid)))
         continue;
-      const rsp_task *latest = t;
+      const rsp_task *named = NULL; /* of its tasks on the paths (a child of make's on them before its exec) */
       GPtrArray *names = g_ptr_array_new();
       for (uint32_t j = i; j < rsp_paths_n_tasks(p); j++) {
         const rsp_task *u = rsp_model_task(model, rsp_paths_task(p, j));
         if (u->pid != t->pid)
           continue;
-        if (u->start > latest->start || (u->start == latest->start && u->generation > latest->generation))
-          latest = u;
+        if (rsp_task_names_process_better(u, named))
+          named = u;
         bool dup = false;
         for (guint k = 0; k < names->len; k++)
           dup |= strcmp(g_ptr_array_index(names, k), u->comm) == 0;
@@ -520,7 +520,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
           g_ptr_array_add(names, (gpointer)u->comm);
       }
       fprintf(out, "%s{\"pid\": %" PRId32 ", \"comm\": ", first ? "" : ", ", t->pid);
-      rsp_json_string(&json, latest->comm);
+      rsp_json_string(&json, named->comm);
       fprintf(out, ", \"comms\": ");
       rsp_json_begin_array(&json);
       for (guint k = 0; k < names->len; k++)
@@ -617,14 +617,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
       json_explanation(story, out);
     fprintf(out, "}\n");
   } else {
-    const rsp_task *t0 = NULL;
-    for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++) {
-      const rsp_task *t = rsp_model_task(model, rsp_paths_task(p, i));
-      /* its main thread's name after its last exec: a JVM's last thread started is "pool-1-thread-2" */
-      if (t->pid == pid && (!t0 || (t->tid == pid && (t0->tid != pid || t->start > t0->start)) ||
-                            (t0->tid != pid && t->start > t0->start)))
-        t0 = t;
-    }
+    const rsp_task *t0 = rsp_model_process_task(model, pid);
     fprintf(out, "Process of interest: pid %" PRId32 " (%s): %s\n", pid, t0 && *t0->comm ? t0->comm : "?",
             choice.reason);
     if (story) {

@@ -120,6 +120,9 @@ def check_process_name(name, path, pid):
     ok(bool(comms) and m is not None and int(m.group(1)) == pid and m.group(2) == comms[-1],
        f'{name}: the process of interest is named {m.group(2) if m else None!r}; perf names its main thread '
        f'{comms[-1] if comms else None!r} last')
+    j = subprocess.run([SUMMARY, '--categories', '--format=json', path], capture_output=True, text=True)
+    listed = [x['comm'] for x in json.loads(j.stdout)['processes'] if x['pid'] == pid] if j.returncode == 0 else []
+    ok(bool(comms) and listed == [comms[-1]], f'{name}: the JSON lists the process of interest as {listed}')
 
 
 def explain(path):
