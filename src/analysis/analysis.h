@@ -734,10 +734,11 @@ typedef struct rsp_explanation {
                                            process or summed over processes of one name (lever_processes of them; pid:
                                            the one with the most of it) */
   uint32_t lever_processes;
-  const char *disk_lever_site;          /* the wait site with the most disk time on the paths (--waits' label), when
-                                           that time, disk_lever_ns, is more than the lever's: the bigger lever (an
-                                           fsync-bound workload); NULL: none */
-  uint64_t disk_lever_ns;
+  const char *disk_lever_site;          /* the wait site with the most disk time on the paths (--waits' label, its
+                                           time disk_lever_site_ns), when the paths' disk time (blocking I/O and I/O
+                                           queue), disk_lever_ns, is more than the lever's: the bigger lever (an
+                                           fsync-bound workload, a cold grep -r); NULL: none */
+  uint64_t disk_lever_ns, disk_lever_site_ns;
   uint32_t n_groups;                    /* the most running first (rsp_explain_group), the process of interest in none */
   rsp_explain_group groups[RSP_EXPLAIN_MAX_WORK];
   /* its own threads' running time on the paths, the most first (pid: the tid), when more than one of them ran */

@@ -385,6 +385,8 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
     rsp_json_string(&json, x->disk_lever_site);
     rsp_json_key(&json, "ms");
     rsp_json_double(&json, 6, ms(x->disk_lever_ns));
+    rsp_json_key(&json, "site_ms");
+    rsp_json_double(&json, 6, ms(x->disk_lever_site_ns));
     rsp_json_end_object(&json);
   } else {
     rsp_json_null(&json);
