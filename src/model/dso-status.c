@@ -41,8 +41,6 @@ bool rsp_dso_is_anonymous(const char *dso)
                  g_str_has_prefix(dso, "/memfd:") || g_str_has_prefix(dso, "/anon_hugepage"));
 }
 
-enum { RSP_DSO_NO_FILE = RSP_DSO_BUILD_ID_MISMATCH + 1 }; /* (the notes' own: anonymous memory) */
-
 typedef struct dso_count {
   const char *dso;
   uint32_t samples;
@@ -52,6 +50,36 @@ static int by_samples(const void *a, const void *b)
 {
   const dso_count *x = a, *y = b;
   return x->samples != y->samples ? (x->samples < y->samples ? 1 : -1) : strcmp(x->dso, y->dso);
+}
+
+/* Why a binary's samples name no function, and what to do about it. */
+static const char *why_no_symbol(const rsp_model *m, const char *dso)
+{
+  /* (a JVM's //anon is no file that was 'not read (the recording was made on another machine or kernel)') */
+  if (rsp_dso_is_anonymous(dso))
+    return "it is memory that is no file (code a JIT generated at run time, or a program run from a memfd): only a "
+           "perf map the program writes names it (/tmp/perf-PID.map: java -XX:+UnlockDiagnosticVMOptions "
+           "-XX:+DumpPerfMapAtExit, node --perf-basic-prof, python3.12 -X perf), read where the recording was made";
+  switch (rsp_model_dso_status(m, dso)) {
+  case RSP_DSO_STRIPPED: {
+    const char *urls = g_getenv("DEBUGINFOD_URLS");
+    return urls && *urls ? "it is stripped (no .symtab) and the debuginfod servers of DEBUGINFOD_URLS have no debug "
+                           "info for it: install its debug symbols (its -dbgsym package)"
+                         : "it is stripped (no .symtab): install its debug symbols (its -dbgsym package), or set "
+                           "DEBUGINFOD_URLS";
+  }
+  case RSP_DSO_MISSING:
+    return "the file is not on this machine: read the recording where it was made, or put the file at that path";
+  case RSP_DSO_BUILD_ID_MISMATCH:
+    return "the file here is another build than the one recorded: read the recording where it was made";
+  case RSP_DSO_UNREADABLE:
+    return "the file is no ELF file libdwfl can read";
+  case RSP_DSO_SYMBOLS:
+    return "its symbol table has nothing at those addresses (code generated at run time, or a table that lists "
+           "only some functions)";
+  default:
+    return "its file was not read (the recording was made on another machine or kernel)";
+  }
 }
 
 /* Once per binary (the five with the most), how many samples ran in it where no symbol names the code,
@@ -81,39 +109,7 @@ void rsp_dso_symbol_notes(const rsp_model *m, GPtrArray *out)
   g_array_sort(list, by_samples);
   for (guint i = 0; i < list->len && i < 5; i++) {
     const dso_count *c = &g_array_index(list, dso_count, i);
-    const char *why;
-    /* (a JVM's //anon is no file that was 'not read (the recording was made on another machine or kernel)') */
-    switch (rsp_dso_is_anonymous(c->dso) ? RSP_DSO_NO_FILE : rsp_model_dso_status(m, c->dso)) {
-    case RSP_DSO_NO_FILE:
-      why = "it is memory that is no file (code a JIT generated at run time, or a program run from a memfd): only a "
-            "perf map the program writes names it (/tmp/perf-PID.map: java -XX:+UnlockDiagnosticVMOptions "
-            "-XX:+DumpPerfMapAtExit, node --perf-basic-prof, python3.12 -X perf), read where the recording was made";
-      break;
-    case RSP_DSO_STRIPPED: {
-      const char *urls = g_getenv("DEBUGINFOD_URLS");
-      why = urls && *urls ? "it is stripped (no .symtab) and the debuginfod servers of DEBUGINFOD_URLS have no debug "
-                            "info for it: install its debug symbols (its -dbgsym package)"
-                          : "it is stripped (no .symtab): install its debug symbols (its -dbgsym package), or set "
-                            "DEBUGINFOD_URLS";
-      break;
-    }
-    case RSP_DSO_MISSING:
-      why = "the file is not on this machine: read the recording where it was made, or put the file at that path";
-      break;
-    case RSP_DSO_BUILD_ID_MISMATCH:
-      why = "the file here is another build than the one recorded: read the recording where it was made";
-      break;
-    case RSP_DSO_UNREADABLE:
-      why = "the file is no ELF file libdwfl can read";
-      break;
-    case RSP_DSO_SYMBOLS:
-      why = "its symbol table has nothing at those addresses (code generated at run time, or a table that lists "
-            "only some functions)";
-      break;
-    default:
-      why = "its file was not read (the recording was made on another machine or kernel)";
-      break;
-    }
+    const char *why = why_no_symbol(m, c->dso);
     g_ptr_array_add(out, g_strdup_printf("%u sample%s ran in %s without a symbol: %s", c->samples,
                                          c->samples == 1 ? "" : "s", c->dso, why));
   }

@@ -463,8 +463,9 @@ char **rsp_model_loss_warnings(const rsp_model *model);
 
 uint32_t rsp_model_n_tasks(const rsp_model *model);
 const rsp_task *rsp_model_task(const rsp_model *model, rsp_task_id id);
-/* The task that names process PID: its main thread (tid PID) after its last exec, else the latest started of its
- * tasks (a JVM's latest is "GC Thread#1"); NULL when PID has none. */
+/* The task that names process PID: its main thread (tid PID) after its last exec (the latest started; at equal
+ * starts the later generation), else the latest started of its tasks (a JVM's latest is "GC Thread#1"); NULL when
+ * PID has none. */
 const rsp_task *rsp_model_process_task(const rsp_model *model, int32_t pid);
 /* The rule of rsp_model_process_task for two tasks of one process, for a choice among some of them (those on
  * control paths): whether T names it better than BEST (NULL: yes). */

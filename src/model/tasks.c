@@ -173,7 +173,8 @@ bool rsp_task_names_process_better(const rsp_task *t, const rsp_task *best)
   bool main_thread = t->tid == t->pid, best_main = best->tid == best->pid;
   if (main_thread != best_main)
     return main_thread;
-  return main_thread ? t->generation > best->generation : t->start > best->start;
+  /* the later start: an exec's generation starts at the exec, and a pid used again is the later process */
+  return t->start != best->start ? t->start > best->start : t->generation > best->generation;
 }
 
 const rsp_task *rsp_model_process_task(const rsp_model *m, int32_t pid)

@@ -1096,6 +1096,20 @@ static void test_guessed(void)
   rsp_model_free(m);
 }
 
+/* wait4's stack, and the start the tests of a parent waiting for its children share: A (cpu 0) and B (cpu 1) run from
+ * 100 us, and A waits in wait4 from 110. */
+static const char *const WAIT4 = "schedule,do_wait,kernel_wait4|wait4";
+
+static tb *a_waits_in_wait4(void)
+{
+  tb *t = tb_new(false);
+  sw(t, 100, 0, IDLE, "R", A);
+  sw(t, 100, 1, IDLE, "R", B);
+  tb_next_stack(t, WAIT4);
+  sw(t, 110, 0, A, "S", IDLE);
+  return t;
+}
+
 /* make under make: A waits in wait4 110-1000 for B, which itself waits in wait4 120-900 for C (C runs
  * 130-895, wakes B at 890; B runs 900-995, wakes A at 990). B's chain is the child of A's sleep and C's
  * run the child of B's: the two wait4 sleeps are on the paths at depths 0 and 1, B's inside A's. The
@@ -1104,13 +1118,8 @@ static void test_guessed(void)
  * sums paths: A's 110-990 and B's 120-890 waits on another path, 990-1000 and 890-900 scheduler. */
 static void test_nested_waits(void)
 {
-  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
-  tb *t = tb_new(false);
-  sw(t, 100, 0, IDLE, "R", A);
-  sw(t, 100, 1, IDLE, "R", B);
-  tb_next_stack(t, WAIT);
-  sw(t, 110, 0, A, "S", IDLE);
-  tb_next_stack(t, WAIT);
+  tb *t = a_waits_in_wait4();
+  tb_next_stack(t, WAIT4);
   sw(t, 120, 1, B, "S", IDLE);
   sw(t, 130, 2, IDLE, "R", C);
   tb_waking(t, 890 * US, 2, C, B, 1);
@@ -1150,13 +1159,8 @@ static void test_nested_waits(void)
  * site (wait4) and lose the kernel frames under it; the same time everywhere, a shallower tree. */
 static void test_user_waits(void)
 {
-  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
-  tb *t = tb_new(false);
-  sw(t, 100, 0, IDLE, "R", A);
-  sw(t, 100, 1, IDLE, "R", B);
-  tb_next_stack(t, WAIT);
-  sw(t, 110, 0, A, "S", IDLE);
-  tb_next_stack(t, WAIT);
+  tb *t = a_waits_in_wait4();
+  tb_next_stack(t, WAIT4);
   sw(t, 120, 1, B, "S", IDLE);
   sw(t, 130, 2, IDLE, "R", C);
   tb_waking(t, 890 * US, 2, C, B, 1);
@@ -1415,6 +1419,21 @@ static bool says(const rsp_explanation *x, const char *a, const char *b)
   return false;
 }
 
+/* Whether the explanation of A's paths in T's trace (finished here) says TEXT in one sentence. */
+static bool explains_a(tb *t, const char *text)
+{
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  bool said = says(x, text, NULL);
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+  return said;
+}
+
 /* xz -T2's main thread: futex waits with a timeout (pthread_cond_timedwait) until a worker thread wakes it. A (main
  * thread) waits 110-200, 210-300 and 310-400 on one futex stack; the first two wakeups come from an idle cpu with no
  * call stack (the timer fired: the model guesses a timeout, end_inferred); the third is B's futex_wake (B, a thread
@@ -1496,13 +1515,8 @@ static void test_guessed_merged_polls(void)
  * D did), not with one of its 60 us waits named as the cause. */
 static void test_explain_scattered_waits(void)
 {
-  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
   static const char *const READ = "schedule,pipe_read|read";
-  tb *t = tb_new(false);
-  sw(t, 100, 0, IDLE, "R", A);
-  sw(t, 100, 1, IDLE, "R", B);
-  tb_next_stack(t, WAIT);
-  sw(t, 110, 0, A, "S", IDLE);
+  tb *t = a_waits_in_wait4();
   for (unsigned i = 0; i < 8; i++) {
     tb_next_stack(t, READ);
     sw(t, 200 + 100 * i, 1, B, "S", IDLE);
@@ -1624,15 +1638,7 @@ static void test_explain_disk_site_owner(void)
   tb_waking(t, 301 * US, 2, IDLE, A, 0);
   sw(t, 305, 0, IDLE, "R", A);
   sw(t, 400, 0, A, "S", IDLE);
-  rsp_model *m = tb_finish(t);
-  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
-  rsp_categories c;
-  rsp_categories_compute(p, &c);
-  rsp_explanation *x = rsp_explain(p, &c);
-  CHECK(says(x, "most in [no stack] of t100 (0.1 ms in 1 waits)", NULL));
-  rsp_explanation_free(x);
-  rsp_paths_free(p);
-  rsp_model_free(m);
+  CHECK(explains_a(t, "most in [no stack] of t100 (0.1 ms in 1 waits)"));
 }
 
 /* A waits in wait4 110-1000 for its child B, forked as a shell (a pyenv shim's bash) that waits 120-300 in nanosleep,
@@ -2066,12 +2072,7 @@ static void test_explain_network_said(void)
  * said 0.4 ms in crunch). */
 static void test_explain_unsampled_runs(void)
 {
-  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
-  tb *t = tb_new(false);
-  sw(t, 100, 0, IDLE, "R", A);
-  sw(t, 100, 1, IDLE, "R", B);
-  tb_next_stack(t, WAIT);
-  sw(t, 110, 0, A, "S", IDLE);
+  tb *t = a_waits_in_wait4();
   for (unsigned i = 0; i < 20; i++) {
     unsigned start = 100 + 300 * i;
     if (i) {
@@ -2089,15 +2090,7 @@ static void test_explain_unsampled_runs(void)
   }
   sw(t, 6000, 0, IDLE, "R", A);
   sw(t, 6100, 0, A, "S", IDLE);
-  rsp_model *m = tb_finish(t);
-  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
-  rsp_categories c;
-  rsp_categories_compute(p, &c);
-  rsp_explanation *x = rsp_explain(p, &c);
-  CHECK(says(x, "2.0 ms (1.6 ms in crunch)", NULL));
-  rsp_explanation_free(x);
-  rsp_paths_free(p);
-  rsp_model_free(m);
+  CHECK(explains_a(t, "2.0 ms (1.6 ms in crunch)"));
 }
 
 /* A process that ran more than it waited under the longest wait, its waits short and a quarter of the wait or more
@@ -2107,13 +2100,8 @@ static void test_explain_unsampled_runs(void)
  * + 4 x 100 + 145 = 645 us, waits 250 us, all ended by C. The chain ends with B running, its waits said. */
 static void test_explain_short_waits(void)
 {
-  static const char *const WAIT = "schedule,do_wait,kernel_wait4|wait4";
   static const char *const FAULT = "schedule,io_schedule,folio_wait_bit_common,filemap_fault|memset";
-  tb *t = tb_new(false);
-  sw(t, 100, 0, IDLE, "R", A);
-  sw(t, 100, 1, IDLE, "R", B);
-  tb_next_stack(t, WAIT);
-  sw(t, 110, 0, A, "S", IDLE);
+  tb *t = a_waits_in_wait4();
   for (unsigned i = 0; i < 5; i++) {
     uint64_t T = 200 + 150 * i;
     tb_next_stack(t, FAULT);
