@@ -739,6 +739,11 @@ typedef struct rsp_explanation {
                                            queue), disk_lever_ns, is more than the lever's: the bigger lever (an
                                            fsync-bound workload, a cold grep -r); NULL: none */
   uint64_t disk_lever_ns, disk_lever_site_ns;
+  /* the paths' time runnable behind processes off them (RSP_CAT_CONTENTION), when more than the function's and the
+   * disk's: other work on the machine is the bigger lever (a build beside the test run); 0: not the biggest. Its top
+   * preemptor off the paths (pid: its process, run_ns: its time over the paths' runnable time) */
+  uint64_t contention_lever_ns;
+  rsp_explain_work contention_top;
   uint32_t n_groups;                    /* the most running first (rsp_explain_group), the process of interest in none */
   rsp_explain_group groups[RSP_EXPLAIN_MAX_WORK];
   /* its own threads' running time on the paths, the most first (pid: the tid), when more than one of them ran */

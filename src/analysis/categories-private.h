@@ -23,6 +23,7 @@ void rsp_categories_add_ns(rsp_categories *out, rsp_category cat, uint64_t ns);
  * or, where no other task ran on the cpu S's task was switched out from, to RSP_CAT_INVOLUNTARY. */
 void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *paths);
 void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t a, uint64_t b);
+void rsp_preemptors_attribute_ready(rsp_categories *out, const rsp_sleep *s, uint64_t a, uint64_t b);
 /* For a second thread: W shares FROM's index of runs by cpu, with tallies of its own. */
 void rsp_preemptors_init_share(rsp_categories_work *w, const rsp_categories_work *from);
 /* Adds FROM's tallies (a second thread's) to W's, and frees them. */

@@ -205,7 +205,7 @@ static void sleep_own(rsp_categories *out, const rsp_sleep *s, rsp_category own,
   } else {
     uint64_t mid = CLAMP(ready, a, b);
     add(out, own, a, mid);
-    add(out, RSP_CAT_SCHEDULER, mid, b);
+    rsp_preemptors_attribute_ready(out, s, mid, b);
   }
   out->work_->guessing -= guessed;
 }

@@ -4,7 +4,9 @@
  * preemptors: tasks of the processes on the process of interest's paths (a hand-off: it had just woken
  * them, or they are its own threads) give RSP_CAT_PREEMPTED_BY_PATH, the others RSP_CAT_CONTENTION. What no run
  * covers (the cpu idle while it waited elsewhere, or runs the trace did not record) stays
- * RSP_CAT_INVOLUNTARY. */
+ * RSP_CAT_INVOLUNTARY. A woken task waits the same way between its wakeup and its switch-in, behind what
+ * runs on the cpu it then runs on: the same attribution, the rest (an idle cpu coming out of idle, the
+ * switch itself) scheduler overhead. */
 #include "categories-private.h"
 
 #include <string.h>
@@ -60,19 +62,17 @@ static void note_off_path(rsp_categories_work *w, rsp_run_id run, uint64_t x, ui
   span[1] = MAX(span[1], y);
 }
 
-void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t a, uint64_t b)
+/* [A, B) of TASK's time off the cpu, runnable, behind what ran on CPU: each other task's run there to
+ * the paths' or to contention, the rest (the cpu idle, or runs not recorded) to UNCOVERED. */
+static void attribute_on_cpu(rsp_categories *out, rsp_task_id task, int32_t cpu, uint64_t a, uint64_t b,
+                             rsp_category uncovered)
 {
   rsp_categories_work *w = out->work_;
   const rsp_model *m = rsp_paths_model(w->paths);
-  if (b <= a)
-    return;
-  /* the cpu it was switched out from: its run that ended where the sleep began */
-  rsp_run_id before = s->start ? rsp_model_run_at(m, s->task, s->start - 1) : RSP_NO_ID;
-  int32_t cpu = before != RSP_NO_ID ? rsp_model_run(m, before)->cpu : -1;
   const rsp_cpu_runs *cr = w->cpu_runs;
   long ci = rsp_model_cpu_index(cr, cpu);
   if (ci < 0) {
-    rsp_categories_add_ns(out, RSP_CAT_INVOLUNTARY, b - a);
+    rsp_categories_add_ns(out, uncovered, b - a);
     return;
   }
   const uint32_t *runs = cr->runs + cr->first[ci];
@@ -96,7 +96,7 @@ void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t 
     const rsp_run *r = rsp_model_run(m, runs[i]);
     if (r->start >= b)
       break;
-    if (r->task == s->task)
+    if (r->task == task)
       continue;
     uint64_t x = MAX(r->start, cursor), y = MIN(r->end, b);
     if (y <= x)
@@ -108,7 +108,29 @@ void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t 
       note_off_path(w, runs[i], x, y);
     rsp_categories_add_ns(out, w->on_path[r->task] ? RSP_CAT_PREEMPTED_BY_PATH : RSP_CAT_CONTENTION, y - x);
   }
-  rsp_categories_add_ns(out, RSP_CAT_INVOLUNTARY, (b - a) - covered);
+  rsp_categories_add_ns(out, uncovered, (b - a) - covered);
+}
+
+void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t a, uint64_t b)
+{
+  const rsp_model *m = rsp_paths_model(out->work_->paths);
+  if (b <= a)
+    return;
+  /* the cpu it was switched out from: its run that ended where the sleep began */
+  rsp_run_id before = s->start ? rsp_model_run_at(m, s->task, s->start - 1) : RSP_NO_ID;
+  int32_t cpu = before != RSP_NO_ID ? rsp_model_run(m, before)->cpu : -1;
+  attribute_on_cpu(out, s->task, cpu, a, b, RSP_CAT_INVOLUNTARY);
+}
+
+void rsp_preemptors_attribute_ready(rsp_categories *out, const rsp_sleep *s, uint64_t a, uint64_t b)
+{
+  const rsp_model *m = rsp_paths_model(out->work_->paths);
+  if (b <= a)
+    return;
+  /* the cpu it ran on at the end: its run that began where the sleep ended */
+  rsp_run_id after = rsp_model_run_at(m, s->task, s->end);
+  int32_t cpu = after != RSP_NO_ID ? rsp_model_run(m, after)->cpu : -1;
+  attribute_on_cpu(out, s->task, cpu, a, b, RSP_CAT_SCHEDULER);
 }
 
 void rsp_preemptors_merge(rsp_categories_work *w, rsp_categories_work *from)

@@ -391,6 +391,21 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   } else {
     rsp_json_null(&json);
   }
+  rsp_json_key(&json, "contention_lever");
+  if (x->contention_lever_ns) {
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "ms");
+    rsp_json_double(&json, 6, ms(x->contention_lever_ns));
+    rsp_json_key(&json, "top_pid");
+    rsp_json_i64(&json, x->contention_top.pid);
+    rsp_json_key(&json, "top_comm");
+    rsp_json_string(&json, x->contention_top.comm);
+    rsp_json_key(&json, "top_ms");
+    rsp_json_double(&json, 6, ms(x->contention_top.run_ns));
+    rsp_json_end_object(&json);
+  } else {
+    rsp_json_null(&json);
+  }
   rsp_json_end_object(&json);
 }
 

@@ -1055,6 +1055,58 @@ static void test_preemptors(void)
   rsp_model_free(m);
 }
 
+/* A woken task that cannot run at once waits behind what runs on the cpu it then runs on: A sleeps in
+ * read 200-400 on cpu 0; C (no process of the paths) runs on cpu 0 250-380; B, on cpu 1, runs 280-320 and
+ * wakes A at 300 (target cpu 0). Truth: A's read [200, 400): B not yet running 200-280 (scheduler), B's run
+ * 280-320 (its child: unsampled), A runnable 320-400: behind C until 380 (contention, 60), then cpu 0 idle
+ * until A's switch-in (scheduler, 20). C, not B, is the preemptor named, with 60 us. Before, all of 320-400
+ * was scheduler overhead. A second read 500-700: A's own thread A2 runs on cpu 0 550-690, B runs 580-620
+ * and wakes A at 600: 620-690 behind A2 (preempted by the paths, 70), 690-700 scheduler. */
+static void test_wakeup_delay_behind_others(void)
+{
+  tb *t = tb_new(false);
+  tb_thread(t, A, A + 1);
+  sw(t, 100, 0, IDLE, "R", A);
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 200, 0, A, "S", IDLE);
+  sw(t, 250, 0, IDLE, "R", C);
+  sw(t, 280, 1, IDLE, "R", B);
+  tb_waking(t, 300 * US, 1, B, A, 0);
+  sw(t, 320, 1, B, "S", IDLE);
+  sw(t, 380, 0, C, "S", IDLE);
+  sw(t, 400, 0, IDLE, "R", A);
+  tb_next_stack(t, "schedule,pipe_read|read");
+  sw(t, 500, 0, A, "S", IDLE);
+  sw(t, 550, 0, IDLE, "R", A + 1);
+  sw(t, 580, 1, IDLE, "R", B);
+  tb_waking(t, 600 * US, 1, B, A, 0);
+  sw(t, 620, 1, B, "S", IDLE);
+  sw(t, 690, 0, A + 1, "S", IDLE);
+  sw(t, 700, 0, IDLE, "R", A);
+  sw(t, 750, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  CHECK(p != NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.total_ns, (650 + 140) * US); /* A2's run is the process's too */
+  CHECK_EQ(c.ns[RSP_CAT_UNACCOUNTED], 80 * US); /* B's sleep 320-580 under the second read: no wakeup */
+  CHECK_EQ(c.ns[RSP_CAT_CONTENTION], 60 * US);
+  CHECK_EQ(c.ns[RSP_CAT_PREEMPTED_BY_PATH], 70 * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (80 + 20 + 10) * US);
+  CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (100 + 40 + 100 + 40 + 50 + 140) * US);
+  CHECK_EQ(c.n_preemptors, 2);
+  CHECK_EQ(c.top_preemptors[0].task, find_task(m, A + 1, 0));
+  CHECK_EQ(c.top_preemptors[0].ns, 70 * US);
+  CHECK(c.top_preemptors[0].on_path);
+  CHECK_EQ(c.top_preemptors[1].task, find_task(m, C, 0));
+  CHECK_EQ(c.top_preemptors[1].ns, 60 * US);
+  CHECK(!c.top_preemptors[1].on_path);
+  check_sum(&c);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* Issue 15, item 6: time whose cause was guessed. A sleeps in nanosleep 200-300 and its wakeup is not
  * recorded (the timer fired on an idle cpu): the model guesses a timeout from the stack
  * (end_inferred). Then A sleeps in read 400-500, woken by B's run 420-470 on cpu 1 (B woken from an
@@ -1205,8 +1257,9 @@ static void test_user_waits(void)
  * 280); B, woken from an interrupt on cpu 1 at 215, runs 220-260 and wakes A at 250; A's switch-in is
  * not recorded: its first event on cpu 0 is at 300, where the model starts its run (inferred). Truth:
  * the read [200, 300): B not yet running 200-220 (scheduler), B's run 220-260 (unsampled), A runnable
- * 260-300 (scheduler): only this last part hangs on the inferred switch-in, so 40 us are guessed; the
- * wakeup and B's run are recorded, not guessed. */
+ * 260-300, behind C on cpu 0 until 280 (contention), then cpu 0 idle (scheduler): only this last part
+ * hangs on the inferred switch-in, so 40 us are guessed; the wakeup and B's run are recorded, not
+ * guessed. */
 static void test_guessed_own_time(void)
 {
   tb *t = tb_new(false);
@@ -1230,9 +1283,11 @@ static void test_guessed_own_time(void)
   rsp_categories c;
   rsp_categories_compute(p, &c);
   CHECK_EQ(c.total_ns, 250 * US);
-  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (20 + 40) * US);
+  CHECK_EQ(c.ns[RSP_CAT_SCHEDULER], (20 + 20) * US);
+  CHECK_EQ(c.ns[RSP_CAT_CONTENTION], 20 * US);
   CHECK_EQ(c.ns[RSP_CAT_UNSAMPLED], (100 + 40 + 50) * US);
-  CHECK_EQ(c.guessed_ns[RSP_CAT_SCHEDULER], 40 * US);
+  CHECK_EQ(c.guessed_ns[RSP_CAT_SCHEDULER], 20 * US);
+  CHECK_EQ(c.guessed_ns[RSP_CAT_CONTENTION], 20 * US);
   CHECK_EQ(c.guessed_total_ns, 40 * US);
   CHECK_EQ(c.accounted_ns, 210 * US);
   check_sum(&c);
@@ -2171,6 +2226,7 @@ int main(void)
   test_requested_in_parallel();
   test_requested_not_waited();
   test_preemptors();
+  test_wakeup_delay_behind_others();
   test_guessed();
   test_user_waits();
   test_guessed_own_time();

@@ -8,10 +8,14 @@ sched:sched_waking to its next PERF_RECORD_SWITCH IN (a switch OUT in between ca
 switch OUT records flagged preempt. It must confirm the workload's truth (B's median wakeup delay at least twice
 A's); then rsp-diff --format=json must rank first a scheduler class of the ping-pong (sched-delay or preemption),
 changed in the direction the oracle's matching quantity changed, its totals within 15% of the oracle's, and the
-categories table's scheduler overhead grown by the oracle's growth of wakeup delay (within 15%). The text report
+categories table's time behind other tasks (contention) grown by the oracle's growth of the wakeup delays' time in
+which another process ran on the cpu the woken task then ran on, and its scheduler overhead by the growth of the rest
+(the cpu idle), within 15% of the growth of the delays; cpuhog must be B's top preemptor, its time within 15% of the
+oracle's (the switch records' occupancy of the cpu during the delays). The text report
 must rank the same class first. The ping-pong's waits (rsp-summary --profiles) must be other_path as many
 times (within 2%) as perf script shows a sleep of one ping-pong task woken by the other. Skipped (77) without perf.
 """
+import bisect
 import json
 import os
 import re
@@ -43,6 +47,8 @@ def oracle(path, comm='pingpong'):
                           '--show-switch-events'], capture_output=True, text=True, check=True,
                          env=dict(os.environ, PERF_BUILDID_DIR='/nonexistent')).stdout
     waking, delays, preemptions, tids = {}, [], 0, set()
+    spans = []  # (cpu, waking, switch-in) of each delay
+    occupant = {}  # cpu -> [(time, comm of the task switched in there, or None when switched out)]
     asleep, woken_by, by_peer, sleeps = set(), {}, 0, 0  # blocking sleeps; who fired the first waking in each
     for line in out.splitlines():
         m = LINE.match(line)
@@ -56,7 +62,9 @@ def oracle(path, comm='pingpong'):
                 waking.setdefault(int(w[2]), t)
                 if int(w[2]) in asleep:
                     woken_by.setdefault(int(w[2]), (m[1], int(m[3])))
-        elif event.startswith('PERF_RECORD_SWITCH') and m[1] == comm and rest:
+        elif event.startswith('PERF_RECORD_SWITCH') and rest and rest[0] in ('IN', 'OUT'):
+            occupant.setdefault(int(m[4]), []).append((t, m[1] if rest[0] == 'IN' else None))
+        if event.startswith('PERF_RECORD_SWITCH') and m[1] == comm and rest:
             tid = int(m[3])
             tids.add(tid)
             if rest[0] == 'IN':
@@ -66,15 +74,26 @@ def oracle(path, comm='pingpong'):
                     by_peer += waker is not None and waker[0] == comm and waker[1] != tid
                     asleep.discard(tid)
                 if tid in waking:
-                    delays.append(t - waking.pop(tid))
+                    delays.append(t - waking[tid])
+                    spans.append((int(m[4]), waking.pop(tid), t))
             elif rest[0] == 'OUT':
                 waking.pop(tid, None)
                 woken_by.pop(tid, None)
                 preemptions += 'preempt' in rest
                 if 'preempt' not in rest:
                     asleep.add(tid)
+    # who held the cpu during each delay: the time of each other process, the rest idle
+    behind = {}
+    for cpu, a, b in spans:
+        occ = occupant.get(cpu, [])
+        i = max(bisect.bisect_right(occ, (a, '\uffff')) - 1, 0)
+        while i < len(occ) and occ[i][0] < b:
+            x, y = max(occ[i][0], a), min(occ[i + 1][0] if i + 1 < len(occ) else b, b)
+            if y > x and occ[i][1] not in (None, comm):
+                behind[occ[i][1]] = behind.get(occ[i][1], 0) + y - x
+            i += 1
     return {'delays': delays, 'sched-delay': sum(delays), 'preemption': preemptions, 'tids': tids,
-            'sleeps': sleeps, 'woken_by_peer': by_peer}
+            'sleeps': sleeps, 'woken_by_peer': by_peer, 'behind': behind}
 
 
 def main():
@@ -113,14 +132,36 @@ def main():
             for mine, truth, side in ((mine_a, truth_a, 'A'), (mine_b, truth_b, 'B')):
                 check(abs(mine - truth) <= slack * truth + 2,
                       f'{top["class"]} {side}: rsp {mine}, perf script {truth}')
-    # the categories of the recorded command's paths: scheduler overhead grew by what the wakeup delays grew
+    # the categories of the recorded command's paths: the delays' growth is behind other processes (contention),
+    # the rest scheduler overhead
     cats = report.get('categories', {})
     grow = ob['sched-delay'] - oa['sched-delay']
-    sched = cats.get('scheduler')
-    mine = sched['b_ns'] - sched['a_ns'] if sched else None
-    print(f'scheduler overhead growth: rsp {mine / 1e6 if sched else "-"} ms, perf script wakeup delays '
-          f'{grow / 1e6:.3f} ms')
-    check(sched is not None and abs(mine - grow) <= 0.15 * grow, 'scheduler overhead growth differs from the oracle')
+    grow_behind = sum(ob['behind'].values()) - sum(oa['behind'].values())
+    print(f'oracle: wakeup delays grew {grow / 1e6:.3f} ms, {grow_behind / 1e6:.3f} ms of it behind other processes; '
+          f'B behind cpuhog {ob["behind"].get("cpuhog", 0) / 1e6:.3f} ms')
+    check(grow_behind >= 0.8 * grow, 'oracle: the delays did not grow behind other processes')
+    for key, truth in (('contention', grow_behind), ('scheduler', grow - grow_behind)):
+        cat = cats.get(key)
+        mine = cat['b_ns'] - cat['a_ns'] if cat else None
+        print(f'{key} growth: rsp {mine / 1e6 if cat else "-"} ms, perf script {truth / 1e6:.3f} ms')
+        check(cat is not None and abs(mine - truth) <= 0.15 * grow, f'{key} growth differs from the oracle')
+    out = subprocess.run([SUMMARY, '--categories', B], capture_output=True, text=True)
+    top = re.search(r'^Top preemptors.*\n\s+(\d+) (\S+)\s+([\d.]+) ms', out.stdout, re.M)
+    hog = ob['behind'].get('cpuhog', 0)
+    print(f'B top preemptor: {top.group(2) if top else None} {top.group(3) if top else "-"} ms, perf script '
+          f'{hog / 1e6:.3f} ms during the delays')
+    check(top is not None and top.group(2) == 'cpuhog' and abs(float(top.group(3)) * 1e6 - hog) <= 0.15 * hog,
+          'B: cpuhog is not the top preemptor by the oracle\'s time')
+    # the answer names the other work on the machine as the biggest lever, cpuhog the most of it
+    out = subprocess.run([SUMMARY, '--explain', '--format=json', B], capture_output=True, text=True)
+    lever = json.loads(out.stdout)['explanation'].get('contention_lever') if out.returncode == 0 else None
+    behind = sum(ob['behind'].values())
+    print(f'B --explain contention_lever: {lever}; perf script: {behind / 1e6:.3f} ms behind other processes')
+    check(lever is not None and lever['top_comm'] == 'cpuhog' and abs(lever['top_ms'] * 1e6 - hog) <= 0.15 * hog and
+          abs(lever['ms'] * 1e6 - behind) <= 0.15 * behind, 'B: --explain does not name the contention lever')
+    text = subprocess.run([SUMMARY, '--explain', B], capture_output=True, text=True).stdout
+    check('The biggest lever: other work on the machine' in text and 'cpuhog [' in text,
+          'B: the text does not name the contention lever')
     # the waits' causes (the categories of rsp-summary --categories): a sleep of the ping-pong woken by the other
     # ping-pong task (the task that fired its sched_waking, in perf script) is a wait on another control path
     for path, o in ((A, oa), (B, ob)):
