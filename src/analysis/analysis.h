@@ -637,8 +637,6 @@ const rsp_kernel_work_source *rsp_kernel_work_sources(const rsp_kernel_work *kw,
 /* Kernel work of the recording charged to nobody (timers, RCU, writeback nobody waited for...), and all of it. */
 uint64_t rsp_kernel_work_unattributed_ns(const rsp_kernel_work *kw, rsp_kernel_work_kind kind);
 uint64_t rsp_kernel_work_total_ns(const rsp_kernel_work *kw, rsp_kernel_work_kind kind);
-/* Whether TASK is a kernel thread (kworker/, jbd2/, ksoftirqd/... by name, or a child of kthreadd). */
-bool rsp_task_is_kernel_thread(const rsp_model *model, rsp_task_id task);
 const char *rsp_kernel_work_key(rsp_kernel_work_kind kind); /* "hardirq", "softirq", "kthread" */
 /* The kernel work charged to the processes on PATHS (each process once, as rsp_kernel_work_paths_ns), piece by
  * piece where it ran: a kernel thread's run of an episode, an interrupt span; only what ran in [T0, T1) (0, 0:

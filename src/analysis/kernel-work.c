@@ -64,26 +64,6 @@ struct rsp_kernel_work {
 
 #define MAX_DEPTH 6 /* kernel threads serving kernel threads serving... */
 
-static const char *const kthread_prefixes[] = {
-  "kworker/", "jbd2/", "ksoftirqd/", "irq/", "kswapd", "kcompactd", "kblockd", "flush-", "writeback",
-  "xfsaild/", "xfs-", "btrfs-", "kthreadd", "khugepaged", "kdmflush", "dmcrypt_", "md", "scsi_eh_",
-  "ext4-rsv-conver", "kdamond", "nvme", "loop", "rcu_", "migration/", "kauditd", "oom_reaper", "ksmd", "kintegrityd",
-};
-
-bool rsp_task_is_kernel_thread(const rsp_model *m, rsp_task_id t)
-{
-  const rsp_task *task = rsp_model_task(m, t);
-  if (task->tid == 2)
-    return true;
-  if (task->parent != RSP_NO_ID && rsp_model_task(m, task->parent)->tid == 2)
-    return true;
-  const char *c = task->comm ? task->comm : "";
-  for (unsigned i = 0; i < G_N_ELEMENTS(kthread_prefixes); i++)
-    if (g_str_has_prefix(c, kthread_prefixes[i]))
-      return true;
-  return false;
-}
-
 const char *rsp_kernel_work_key(rsp_kernel_work_kind k)
 {
   static const char *const keys[RSP_N_KWORK] = { "hardirq", "softirq", "kthread" };

@@ -137,6 +137,11 @@ bool rsp_process_choose(const rsp_model *m, const char *path, int32_t pid, const
     c->source = "command-exec";
     c->reason = g_strdup_printf("the first exec of perf record's command: %s", cmd ? cmd : "?");
     break;
+  case RSP_WORKLOAD_BUSIEST:
+    c->source = "busiest";
+    c->reason = g_strdup("a guess: the process that ran the most in a system-wide recording with no workload (rsp-record "
+                         "-a, or perf record -a with no command or sleep as its timer); give --pid PID or --comm NAME");
+    break;
   case RSP_WORKLOAD_FIRST_EXEC:
     c->source = "first-exec";
     c->reason = g_strdup("a guess: the first exec of the recording (no FILE.meta, no command in perf's header); "

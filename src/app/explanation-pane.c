@@ -24,6 +24,8 @@ static char *why_chosen(const rsp_model *m, const char *path)
     return g_strdup(_("the first exec of perf record's command"));
   case RSP_WORKLOAD_FIRST_EXEC:
     return g_strdup(_("a guess: the first exec of the recording"));
+  case RSP_WORKLOAD_BUSIEST:
+    return g_strdup(_("a guess: the process that ran the most in a system-wide recording"));
   default:
     return NULL;
   }

@@ -228,6 +228,8 @@ void rsp_workload_init(rsp_model_builder *b);
 void rsp_workload_set_cmdline(rsp_model_builder *b, const char *const *cmdline);
 /* FILE.meta named PID. */
 void rsp_workload_set_metadata(rsp_model_builder *b, int32_t pid, const char *command);
+/* FILE.meta says the recording is system-wide with no workload (rsp-record -a, mode=all). */
+void rsp_workload_set_system_wide(rsp_model_builder *b);
 /* A COMM record (perf-exec's name, execs). */
 void rsp_workload_comm(rsp_model_builder *b, const rsp_event *ev);
 void rsp_workload_finish(rsp_model_builder *b);

@@ -673,6 +673,11 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
     char *command = g_key_file_get_string(meta, "recording", "command", NULL);
     rsp_workload_set_metadata(b, workload, command);
     g_free(command);
+  } else if (meta) {
+    char *mode = g_key_file_get_string(meta, "recording", "mode", NULL);
+    if (mode && strcmp(mode, "all") == 0)
+      rsp_workload_set_system_wide(b);
+    g_free(mode);
   }
   rsp_workload_set_cmdline(b, (const char *const *)rsp_reader_header(reader)->cmdline);
   uint64_t size = rsp_reader_header(reader)->file_size;

@@ -470,6 +470,8 @@ const rsp_task *rsp_model_process_task(const rsp_model *model, int32_t pid);
 /* The rule of rsp_model_process_task for two tasks of one process, for a choice among some of them (those on
  * control paths): whether T names it better than BEST (NULL: yes). */
 bool rsp_task_names_process_better(const rsp_task *t, const rsp_task *best);
+/* Whether TASK is a kernel thread (kworker/, jbd2/, ksoftirqd/... by name, or a child of kthreadd). */
+bool rsp_task_is_kernel_thread(const rsp_model *model, rsp_task_id task);
 uint32_t rsp_model_n_runs(const rsp_model *model);
 const rsp_run *rsp_model_run(const rsp_model *model, rsp_run_id id);   /* in start order */
 uint32_t rsp_model_n_sleeps(const rsp_model *model);
@@ -479,7 +481,9 @@ const rsp_sample *rsp_model_sample(const rsp_model *model, rsp_sample_id id); /*
 /* The process (pid) the recording was made for, and why that one (the first that applies):
  * rsp-record's metadata (FILE.meta [recording] workload_pid); the child perf record forked for its
  * command, named "perf-exec" until it exec'd that command (perf's HEADER_CMDLINE names it); the
- * process of "perf record -p PID"; the first exec of the command's name; else, nothing telling, the
+ * process of "perf record -p PID"; the first exec of the command's name; in a system-wide recording
+ * with no workload (rsp-record -a, perf record -a with no command or "sleep N" as its timer), the
+ * process that ran the most (a guess: no kernel thread, not the recorder); else, nothing telling, the
  * first exec of the recording (a guess). -1 when none is known. */
 typedef enum {
   RSP_WORKLOAD_NONE,
@@ -488,6 +492,7 @@ typedef enum {
   RSP_WORKLOAD_RECORD_PID,
   RSP_WORKLOAD_COMMAND_EXEC,
   RSP_WORKLOAD_FIRST_EXEC,
+  RSP_WORKLOAD_BUSIEST,
 } rsp_workload_source;
 int32_t rsp_model_workload_pid(const rsp_model *model);
 rsp_workload_source rsp_model_workload_source(const rsp_model *model);

@@ -187,3 +187,24 @@ const rsp_task *rsp_model_process_task(const rsp_model *m, int32_t pid)
   }
   return best;
 }
+
+/* Kernel threads by name (their comms are the kernel's), or as children of kthreadd (tid 2). */
+static const char *const kthread_prefixes[] = {
+  "kworker/", "jbd2/", "ksoftirqd/", "irq/", "kswapd", "kcompactd", "kblockd", "flush-", "writeback",
+  "xfsaild/", "xfs-", "btrfs-", "kthreadd", "khugepaged", "kdmflush", "dmcrypt_", "md", "scsi_eh_",
+  "ext4-rsv-conver", "kdamond", "nvme", "loop", "rcu_", "migration/", "kauditd", "oom_reaper", "ksmd", "kintegrityd",
+};
+
+bool rsp_task_is_kernel_thread(const rsp_model *m, rsp_task_id t)
+{
+  const rsp_task *task = rsp_model_task(m, t);
+  if (task->tid == 2)
+    return true;
+  if (task->parent != RSP_NO_ID && rsp_model_task(m, task->parent)->tid == 2)
+    return true;
+  const char *c = task->comm ? task->comm : "";
+  for (unsigned i = 0; i < G_N_ELEMENTS(kthread_prefixes); i++)
+    if (g_str_has_prefix(c, kthread_prefixes[i]))
+      return true;
+  return false;
+}

@@ -2,8 +2,11 @@
  *
  * rsp-record names it in FILE.meta. Without it, perf's own header says what was recorded
  * (HEADER_CMDLINE: "perf record [options] [--] COMMAND ARGS" or "-p PID"), and the stream shows the
- * child perf forked for COMMAND: perf names it "perf-exec" until it execs COMMAND. The first exec of
- * the recording, the old guess, is only the last resort: on a busy machine it is any process. */
+ * child perf forked for COMMAND: perf names it "perf-exec" until it execs COMMAND. A system-wide
+ * recording with no workload (rsp-record -a; perf record -a with no command, or with "sleep N", the
+ * idiom that only times it) is about what the machine did: the process that ran the most is the guess.
+ * The first exec of the recording, the old guess, is only the last resort: on a busy machine it is any
+ * process. */
 #include "model/model-private.h"
 
 #include <stdlib.h>
@@ -19,6 +22,7 @@ struct rsp_workload_builder {
   GArray *perf_exec; /* int32_t pids that were named "perf-exec", in order */
   GArray *execs;     /* exec_seen, in order */
   char **cmdline;    /* perf's, or NULL */
+  bool system_wide;  /* FILE.meta: rsp-record -a */
 };
 
 void rsp_workload_init(rsp_model_builder *b)
@@ -40,6 +44,11 @@ void rsp_workload_set_metadata(rsp_model_builder *b, int32_t pid, const char *co
   b->m->workload_source = RSP_WORKLOAD_METADATA;
   if (command && *command) /* (perf's own command line has none: rsp-record starts the workload itself) */
     b->m->workload_command = rsp_model_intern(b->m, command);
+}
+
+void rsp_workload_set_system_wide(rsp_model_builder *b)
+{
+  b->workload->system_wide = true;
 }
 
 void rsp_workload_comm(rsp_model_builder *b, const rsp_event *ev)
@@ -78,11 +87,12 @@ static bool takes_value(const char *opt)
 }
 
 /* The command perf record ran (its words from the first one after the options), and the pid of
- * "-p PID" (the first of a list), from perf's CMDLINE. */
-static void parse_cmdline(char **argv, char ***command, int32_t *pid)
+ * "-p PID" (the first of a list), and whether it recorded all cpus (-a), from perf's CMDLINE. */
+static void parse_cmdline(char **argv, char ***command, int32_t *pid, bool *all_cpus)
 {
   *command = NULL;
   *pid = -1;
+  *all_cpus = false;
   if (!argv)
     return;
   guint n = g_strv_length(argv), i = 0;
@@ -105,6 +115,10 @@ static void parse_cmdline(char **argv, char ***command, int32_t *pid)
       value = w + 6;
     else if (g_str_has_prefix(w, "-p") && w[2] >= '0' && w[2] <= '9')
       value = w + 2;
+    /* -a, --all-cpus, or -a among short flags (-ag) */
+    if (strcmp(w, "--all-cpus") == 0 || (w[1] != '-' && !takes_value(w) && strchr(w + 1, 'a') &&
+                                         strspn(w + 1, "agNnqvTdsRPWBi") == strlen(w + 1)))
+      *all_cpus = true;
     if (value && *pid < 0)
       *pid = (int32_t)strtol(value, NULL, 10) > 0 ? (int32_t)strtol(value, NULL, 10) : -1;
     if (takes_value(w))
@@ -131,13 +145,60 @@ static bool pid_has_task(const rsp_model *m, int32_t pid)
   return false;
 }
 
+/* Whether TASK's process is the recorder's own: perf, rsp-record and their helpers. */
+static bool recorder(const rsp_task *task)
+{
+  static const char *const names[] = { "perf", "perf-exec", "rsp-record" };
+  for (unsigned i = 0; i < G_N_ELEMENTS(names); i++)
+    if (task->comm && strcmp(task->comm, names[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The process whose tasks ran the most, kernel threads and the recorder left out; -1: none. */
+static int32_t busiest_process(const rsp_model *m)
+{
+  GHashTable *ns = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  for (guint r = 0; r < m->runs->len; r++) {
+    const rsp_run *run = &g_array_index(m->runs, rsp_run, r);
+    const rsp_task *task = &g_array_index(m->tasks, rsp_task, run->task);
+    if (task->pid <= 0 || run->end <= run->start)
+      continue;
+    uint64_t *sum = g_hash_table_lookup(ns, GINT_TO_POINTER(task->pid));
+    if (!sum) {
+      sum = g_new0(uint64_t, 1);
+      g_hash_table_insert(ns, GINT_TO_POINTER(task->pid), sum);
+    }
+    *sum += run->end - run->start;
+  }
+  int32_t best = -1;
+  uint64_t best_ns = 0;
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, ns);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    int32_t pid = GPOINTER_TO_INT(key);
+    uint64_t v = *(const uint64_t *)value;
+    if (v < best_ns || (v == best_ns && pid > best))
+      continue;
+    const rsp_task *named = rsp_model_process_task(m, pid);
+    if (!named || recorder(named) || rsp_task_is_kernel_thread(m, (rsp_task_id)(named - &g_array_index(m->tasks, rsp_task, 0))))
+      continue;
+    best = pid;
+    best_ns = v;
+  }
+  g_hash_table_destroy(ns);
+  return best;
+}
+
 void rsp_workload_finish(rsp_model_builder *b)
 {
   rsp_workload_builder *w = b->workload;
   rsp_model *m = b->m;
   char **command;
   int32_t record_pid;
-  parse_cmdline(w->cmdline, &command, &record_pid);
+  bool all_cpus;
+  parse_cmdline(w->cmdline, &command, &record_pid, &all_cpus);
   if (command && !m->workload_command) {
     char *joined = g_strjoinv(" ", command);
     m->workload_command = rsp_model_intern(m, joined);
@@ -180,6 +241,18 @@ void rsp_workload_finish(rsp_model_builder *b)
         m->workload_source = RSP_WORKLOAD_COMMAND_EXEC;
         break;
       }
+    }
+  }
+  /* system-wide with no workload, or only a timer for one ("perf record -a -- sleep 5") */
+  bool timer = want && strcmp(want, "sleep") == 0;
+  if ((w->system_wide && m->workload_source == RSP_WORKLOAD_NONE) ||
+      (all_cpus && (!command || timer) &&
+       (m->workload_source == RSP_WORKLOAD_NONE || m->workload_source == RSP_WORKLOAD_PERF_EXEC ||
+        m->workload_source == RSP_WORKLOAD_COMMAND_EXEC))) {
+    int32_t pid = busiest_process(m);
+    if (pid > 0) {
+      m->workload_pid = pid;
+      m->workload_source = RSP_WORKLOAD_BUSIEST;
     }
   }
   if (m->workload_source == RSP_WORKLOAD_NONE && w->execs->len) {

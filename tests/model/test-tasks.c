@@ -170,9 +170,55 @@ static void test_workload_from_cmdline(void)
   rsp_model_free(m);
 }
 
+/* A system-wide recording with no workload: "perf record -a -g -- sleep 5" only times it (perf-exec execs sleep),
+ * and "perf record -ag" names no command. The process that ran the most is the guess: BUSY's two threads ran
+ * 150 + 200 us; a kworker ran 500, perf itself 600 (left out); OTHER 300. Without -a, sleep is the workload. */
+static void test_workload_system_wide(void)
+{
+  enum { SLEEPER = 60, BUSY = 70, BUSY2 = 71, OTHER = 80, KW = 90, PERF = 95 };
+  const char *const timed[] = { "perf", "record", "-a", "-g", "--", "sleep", "5", NULL };
+  const char *const untimed[] = { "perf", "record", "-ag", "-o", "x.data", NULL };
+  const char *const not_all[] = { "perf", "record", "-g", "--", "sleep", "5", NULL };
+  const char *const *lines[] = { timed, untimed, not_all };
+  for (int k = 0; k < 3; k++) {
+    tb *t = tb_new(true);
+    tb_cmdline(t, lines[k]);
+    tb_thread(t, BUSY, BUSY2);
+    tb_comm(t, 0, 0, SLEEPER, "perf-exec", false);
+    tb_comm(t, 0, 0, BUSY, "busy", false);
+    tb_comm(t, 0, 0, BUSY2, "busy", false);
+    tb_comm(t, 0, 0, OTHER, "other", false);
+    tb_comm(t, 0, 0, KW, "kworker/0:1", false);
+    tb_comm(t, 0, 0, PERF, "perf", false);
+    tb_switch_in(t, 100 * US, 0, SLEEPER, IDLE);
+    tb_comm(t, 110 * US, 0, SLEEPER, "sleep", true);
+    tb_switch_out(t, 120 * US, 0, SLEEPER, BUSY, false);
+    tb_switch_in(t, 120 * US, 0, BUSY, SLEEPER);
+    tb_switch_out(t, 270 * US, 0, BUSY, OTHER, false);
+    tb_switch_in(t, 270 * US, 0, OTHER, BUSY);
+    tb_switch_out(t, 570 * US, 0, OTHER, KW, false);
+    tb_switch_in(t, 570 * US, 0, KW, OTHER);
+    tb_switch_out(t, 1070 * US, 0, KW, PERF, false);
+    tb_switch_in(t, 1070 * US, 0, PERF, KW);
+    tb_switch_out(t, 1670 * US, 0, PERF, IDLE, false);
+    tb_switch_in(t, 100 * US, 1, BUSY2, IDLE);
+    tb_switch_out(t, 300 * US, 1, BUSY2, IDLE, false);
+    rsp_model *m = tb_finish(t);
+    if (k < 2) {
+      CHECK_EQ(rsp_model_workload_pid(m), BUSY);
+      CHECK_EQ(rsp_model_workload_source(m), RSP_WORKLOAD_BUSIEST);
+    } else {
+      CHECK_EQ(rsp_model_workload_pid(m), SLEEPER);
+      CHECK_EQ(rsp_model_workload_source(m), RSP_WORKLOAD_PERF_EXEC);
+    }
+    rsp_model_free(m);
+  }
+}
+
 int main(void)
 {
   test_tasks();
+  test_workload_system_wide();
   test_perf_exec_workload();
   test_workload_from_cmdline();
   if (failures) {

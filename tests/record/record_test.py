@@ -388,10 +388,33 @@ def test_unprivileged(tmp):
     check(not os.path.exists(data), "a file was written")
 
 
+SPIN = """
+import hashlib, os, threading, time
+os.nice(-10)
+b = bytes(1 << 22)
+def spin():
+    t = time.time() + 6
+    while time.time() < t:
+        hashlib.sha256(b).digest()
+ts = [threading.Thread(target=spin) for _ in range(2)]
+for x in ts:
+    x.start()
+for x in ts:
+    x.join()
+"""
+
+
 def test_duration(tmp):
     data = os.path.join(tmp, "a.data")
     t0 = time.time()
-    p = record(data, "-a", "--duration", "0.5", "--probes", "minimal")
+    # a process that spins on both cpus all through the recording (two threads hashing, which frees the GIL; at nice
+    # -10 beside the tests run in parallel): with no workload, the busiest process is the guess
+    spin = subprocess.Popen([sys.executable, "-c", SPIN])
+    try:
+        p = record(data, "-a", "--duration", "0.5", "--probes", "minimal")
+    finally:
+        spin.kill()
+        spin.wait()
     check(p.returncode == 0, f"-a --duration: status {p.returncode}")
     meta = read_meta(data)
     check(meta["recording"].get("mode") == "all", "meta: mode")
@@ -399,6 +422,12 @@ def test_duration(tmp):
     check(0.45 <= d <= 1.5, f"recorded {d} s for --duration 0.5")
     check(time.time() - t0 < 60, "too slow")
     check(event_counts(data).get("sched:sched_switch", 0) > 0, "nothing recorded")
+    summary = os.environ.get("RSP_SUMMARY")
+    if summary:
+        out = run([summary, "--categories", "--format=json", data], timeout=300)
+        poi = json.loads(out.stdout).get("process_of_interest", {}) if out.returncode == 0 else {}
+        check(poi.get("pid") == spin.pid and poi.get("chosen_by") == "busiest",
+              f"-a: the process of interest is {poi}, not the spinning process {spin.pid} (the busiest)")
     check_nothing_left(data)
 
 
