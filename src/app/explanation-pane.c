@@ -58,7 +58,12 @@ char *explanation_pane_summary(win *w)
   const char *comm = app_process_name(m, pid);
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, _("%s [%d]"), comm && *comm ? comm : "?", pid);
-  if (pid == rsp_model_workload_pid(m)) {
+  if (pid == rsp_model_workload_pid(m) && rsp_model_workload_source(m) == RSP_WORKLOAD_BUSIEST) {
+    /* no command was recorded: the guess alone */
+    char *why = why_chosen(m, w->path);
+    g_string_append_printf(s, _(", the process of interest (%s)."), why);
+    g_free(why);
+  } else if (pid == rsp_model_workload_pid(m)) {
     char *why = why_chosen(m, w->path);
     const char *cmd = rsp_model_workload_command(m);
     g_string_append_printf(s, _(", the recorded command%s%s%s"), cmd ? ": " : "", cmd ? cmd : "",
