@@ -12,6 +12,8 @@ struct rsp_categories_work {
   uint8_t *on_path;               /* by task id: 1 when the task is on the paths */
   uint64_t *preempt_ns;           /* by task id: preempted time of the paths it ran over */
   GHashTable *off_path_spans;     /* run id -> its span over preempted time (uint64_t[2]), for runs on no path */
+  uint32_t *cpu_hint;             /* by cpu index: where the last search of its runs ended (the walk goes
+                                   * mostly forward in time: a search from there is a few steps) */
   /* unknown-stacks.c */
   uint8_t *stack_reason;          /* by stack id: rsp_unknown_stack_reason + 1, 0 until classified */
 };

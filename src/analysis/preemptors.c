@@ -34,6 +34,7 @@ void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *p)
   g_hash_table_destroy(pids);
   w->preempt_ns = g_new0(uint64_t, n_tasks ? n_tasks : 1);
   w->off_path_spans = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  w->cpu_hint = g_new0(uint32_t, w->cpu_runs->n_cpus ? w->cpu_runs->n_cpus : 1);
 }
 
 void rsp_preemptors_init_share(rsp_categories_work *w, const rsp_categories_work *from)
@@ -42,6 +43,7 @@ void rsp_preemptors_init_share(rsp_categories_work *w, const rsp_categories_work
   uint32_t n_tasks = rsp_model_n_tasks(rsp_paths_model(from->paths));
   w->preempt_ns = g_new0(uint64_t, n_tasks ? n_tasks : 1);
   w->off_path_spans = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  w->cpu_hint = g_new0(uint32_t, w->cpu_runs->n_cpus ? w->cpu_runs->n_cpus : 1);
   w->stack_reason = NULL;
   w->guessing = 0;
 }
@@ -79,8 +81,26 @@ static void attribute_on_cpu(rsp_categories *out, rsp_task_id task, int32_t cpu,
   const uint64_t *starts = cr->starts + cr->first[ci];
   uint32_t n = cr->first[ci + 1] - cr->first[ci];
   /* the first run that ends after A (a cpu's runs do not overlap: their ends are in order too, but
-   * a run may start before A and still cover it, so search by start and step back once) */
-  uint32_t lo = 0, hi = n;
+   * a run may start before A and still cover it, so search by start and step back once): the count of
+   * starts <= A, galloped to from the last search's place, then bisected */
+  uint32_t lo = 0, hi = n, h = w->cpu_hint[ci] < n ? w->cpu_hint[ci] : n;
+  if (h < n && starts[h] <= a) {
+    uint32_t step = 1;
+    lo = h + 1;
+    while (lo + step <= n && starts[lo + step - 1] <= a) {
+      lo += step;
+      step *= 2;
+    }
+    hi = lo + step <= n ? lo + step - 1 : n;
+  } else if (h > 0) {
+    uint32_t step = 1;
+    hi = h;
+    while (hi >= step && starts[hi - step] > a) {
+      hi -= step;
+      step *= 2;
+    }
+    lo = hi >= step ? hi - step + 1 : 0;
+  }
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
     if (starts[mid] <= a)
@@ -88,6 +108,7 @@ static void attribute_on_cpu(rsp_categories *out, rsp_task_id task, int32_t cpu,
     else
       hi = mid;
   }
+  w->cpu_hint[ci] = lo;
   uint32_t i = lo;
   while (i > 0 && rsp_model_run(m, runs[i - 1])->end > a)
     i--;
@@ -146,6 +167,8 @@ void rsp_preemptors_merge(rsp_categories_work *w, rsp_categories_work *from)
     note_off_path(w, GPOINTER_TO_UINT(key), span[0], span[1]);
   }
   g_free(from->preempt_ns);
+  g_free(from->cpu_hint);
+  from->cpu_hint = NULL;
   g_hash_table_destroy(from->off_path_spans);
   from->preempt_ns = NULL;
   from->off_path_spans = NULL;
@@ -183,6 +206,8 @@ void rsp_preemptors_finish(rsp_categories *out)
     out->top_preemptors[j] = cand;
   }
   w->cpu_runs = NULL;
+  g_free(w->cpu_hint);
+  w->cpu_hint = NULL;
   g_free(w->on_path);
   g_free(w->preempt_ns);
   g_free(off_paths);
