@@ -340,6 +340,8 @@ static int cmp_span(const void *a, const void *b)
 /* The length of the union of spans SPANS ([start, end) pairs, sorted here). */
 static uint64_t union_length(GArray *spans)
 {
+  if (!spans->len)
+    return 0; /* (qsort of a NULL array: undefined) */
   qsort(spans->data, spans->len, 2 * sizeof(uint64_t), cmp_span);
   uint64_t total = 0, a = 0, b = 0;
   for (uint32_t i = 0; i < spans->len; i++) {

@@ -154,13 +154,15 @@ def main():
           'B: cpuhog is not the top preemptor by the oracle\'s time')
     # the answer names the other work on the machine as the biggest lever, cpuhog the most of it
     out = subprocess.run([SUMMARY, '--explain', '--format=json', B], capture_output=True, text=True)
+    check(out.returncode == 0, f'rsp-summary --explain --format=json {B}: exit {out.returncode}: {out.stderr[-2000:]}')
     lever = json.loads(out.stdout)['explanation'].get('contention_lever') if out.returncode == 0 else None
     behind = sum(ob['behind'].values())
     print(f'B --explain contention_lever: {lever}; perf script: {behind / 1e6:.3f} ms behind other processes')
     check(lever is not None and lever['top_comm'] == 'cpuhog' and abs(lever['top_ms'] * 1e6 - hog) <= 0.15 * hog and
           abs(lever['ms'] * 1e6 - behind) <= 0.15 * behind, 'B: --explain does not name the contention lever')
-    text = subprocess.run([SUMMARY, '--explain', B], capture_output=True, text=True).stdout
-    check('The biggest lever: other work on the machine' in text and 'cpuhog [' in text,
+    out = subprocess.run([SUMMARY, '--explain', B], capture_output=True, text=True)
+    check(out.returncode == 0, f'rsp-summary --explain {B}: exit {out.returncode}: {out.stderr[-2000:]}')
+    check('The biggest lever: other work on the machine' in out.stdout and 'cpuhog [' in out.stdout,
           'B: the text does not name the contention lever')
     # the waits' causes (the categories of rsp-summary --categories): a sleep of the ping-pong woken by the other
     # ping-pong task (the task that fired its sched_waking, in perf script) is a wait on another control path
