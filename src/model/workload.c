@@ -155,22 +155,25 @@ static bool recorder(const rsp_task *task)
   return false;
 }
 
-/* The process whose tasks ran the most, kernel threads and the recorder left out; -1: none. */
+/* The process whose tasks ran the most (their runtime in rsp_model_task_totals, the measure --comm takes the
+ * longest-running process of a name by), kernel threads and the recorder left out; -1: none. */
 static int32_t busiest_process(const rsp_model *m)
 {
   GHashTable *ns = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-  for (guint r = 0; r < m->runs->len; r++) {
-    const rsp_run *run = &g_array_index(m->runs, rsp_run, r);
-    const rsp_task *task = &g_array_index(m->tasks, rsp_task, run->task);
-    if (task->pid <= 0 || run->end <= run->start)
+  for (rsp_task_id t = 0; t < m->tasks->len; t++) {
+    int32_t pid = g_array_index(m->tasks, rsp_task, t).pid;
+    if (pid <= 0)
       continue;
-    uint64_t *sum = g_hash_table_lookup(ns, GINT_TO_POINTER(task->pid));
+    rsp_task_totals tot;
+    rsp_model_task_totals(m, t, &tot);
+    uint64_t *sum = g_hash_table_lookup(ns, GINT_TO_POINTER(pid));
     if (!sum) {
       sum = g_new0(uint64_t, 1);
-      g_hash_table_insert(ns, GINT_TO_POINTER(task->pid), sum);
+      g_hash_table_insert(ns, GINT_TO_POINTER(pid), sum);
     }
-    *sum += run->end - run->start;
+    *sum += tot.runtime;
   }
+  const rsp_task *tasks = (const rsp_task *)(const void *)m->tasks->data;
   int32_t best = -1;
   uint64_t best_ns = 0;
   GHashTableIter it;
@@ -179,10 +182,10 @@ static int32_t busiest_process(const rsp_model *m)
   while (g_hash_table_iter_next(&it, &key, &value)) {
     int32_t pid = GPOINTER_TO_INT(key);
     uint64_t v = *(const uint64_t *)value;
-    if (v < best_ns || (v == best_ns && pid > best))
+    if (!v || v < best_ns || (v == best_ns && pid > best))
       continue;
     const rsp_task *named = rsp_model_process_task(m, pid);
-    if (!named || recorder(named) || rsp_task_is_kernel_thread(m, (rsp_task_id)(named - &g_array_index(m->tasks, rsp_task, 0))))
+    if (!named || recorder(named) || rsp_task_is_kernel_thread(m, (rsp_task_id)(named - tasks)))
       continue;
     best = pid;
     best_ns = v;
