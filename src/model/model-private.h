@@ -12,6 +12,8 @@ struct rsp_model {
   rsp_cpu_runs *cpu_runs;   /* built when first asked for (NULL until then) */
   GThread *cpu_runs_thread; /* ...or ahead, on this thread (joined by rsp_model_free) */
   GStringChunk *strings; /* interned strings: comms, evsel names */
+  GStringChunk *frame_strings; /* the frames' (stacks.c: interned on the stacks' thread while the model's interns in
+                                * STRINGS) */
   GArray *tasks;         /* rsp_task */
   GArray *runs;          /* rsp_run, in start order */
   GArray *sleeps;        /* rsp_sleep, in start order */
@@ -186,9 +188,15 @@ typedef struct rsp_model_builder {
   void *fake_symbol_data;
   GHashTable *frame_ids; /* frame key -> id + 1 */
   GHashTable *stack_ids; /* frame-id sequence -> id + 1 */
-  GHashTable *chain_ids; /* (pid, raw callchain) -> stack id + 1 */
+  GHashTable *chain_ids; /* (pid, raw callchain) -> stack id + 1 (a ticket + 1 with a stack thread) */
   struct rsp_last_chain *last_chains; /* each thread's last chain per evsel found in chain_ids (stacks.c) */
-  struct rsp_key_block *keys;           /* the three tables' keys, freed with them (stacks.c) */
+  struct rsp_key_block *keys;           /* chain_ids' keys, freed with it (stacks.c) */
+  struct rsp_key_block *stack_keys;     /* frame_ids' and stack_ids' keys (written by the stacks' thread) */
+  /* stack-thread.c: symbolizing and interning new chains on a thread of their own. While it runs, the stack ids
+   * the model keeps (cur_stack, and what it goes to) are tickets, one per new raw chain, turned into stack ids by
+   * rsp_stack_thread_settle at the model's end. NULL: stacks are interned as the events come. */
+  struct rsp_stack_thread *stack_thread;
+  uint32_t n_tickets;
   GArray *frame_classes; /* uint32_t RSP_FRAMES_* by frame id */
   const char *unknown_dso, *unknown_label; /* frame_id's last "[unknown in X]" label (interned) and its dso */
   uint32_t nowhere_id;                      /* the frame of a user address in no mapping, + 1 (0: none yet) */
@@ -310,6 +318,20 @@ void rsp_stacks_init(rsp_model_builder *b);
 void rsp_stacks_free_builder(rsp_model_builder *b);
 /* The interned stack of EV's callchain (context task PID), or RSP_NO_ID. */
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev);
+/* The stack of EV's callchain of NR words (cut_self_loop'ed; RAW_NR before the cut), symbolized and interned. */
+rsp_stack_id rsp_stacks_resolve(rsp_model_builder *b, const rsp_event *ev, uint32_t nr, uint32_t raw_nr,
+                                bool *nowhere);
+const char *rsp_model_intern_frame(rsp_model *m, const char *s);
+
+/* stack-thread.c */
+/* Starts B's stacks' thread (B->sym set, events fed from here on). */
+void rsp_stack_thread_start(rsp_model_builder *b);
+/* Hands it EV to observe (the symbolizer follows the maps in the events' order). */
+void rsp_stack_thread_observe(rsp_model_builder *b, const rsp_event *ev);
+/* Hands it the new chain of EV, NR words (RAW_NR before cut_self_loop), as ticket B->n_tickets++ (returned). */
+uint32_t rsp_stack_thread_chain(rsp_model_builder *b, const rsp_event *ev, uint32_t nr, uint32_t raw_nr);
+/* Waits for it, and turns every ticket the model holds into its stack id. */
+void rsp_stack_thread_settle(rsp_model_builder *b);
 /* The RSP_FRAMES_* classes of STACK's frames (0 for RSP_NO_ID). */
 uint32_t rsp_stack_classes(const rsp_model *m, rsp_stack_id stack);
 

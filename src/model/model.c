@@ -159,6 +159,7 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
   rsp_model *m = g_new0(rsp_model, 1);
   pthread_mutex_init(&m->cpu_runs_lock, NULL);
   m->strings = g_string_chunk_new(4096);
+  m->frame_strings = g_string_chunk_new(4096);
   m->tasks = g_array_new(FALSE, TRUE, sizeof(rsp_task));
   m->runs = g_array_new(FALSE, TRUE, sizeof(rsp_run));
   m->sleeps = g_array_new(FALSE, TRUE, sizeof(rsp_sleep));
@@ -511,8 +512,12 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
   b->cur_stack = RSP_NO_ID;
   /* (the maps change at the records that are not samples or switches: a call per event was 0.2 G instructions of
    * deep3m's model) */
-  if (b->sym && ev->type != PERF_RECORD_SAMPLE && ev->type != PERF_RECORD_SWITCH_CPU_WIDE)
-    rsp_symbolizer_observe(b->sym, ev);
+  if (b->sym && ev->type != PERF_RECORD_SAMPLE && ev->type != PERF_RECORD_SWITCH_CPU_WIDE) {
+    if (b->stack_thread)
+      rsp_stack_thread_observe(b, ev);
+    else
+      rsp_symbolizer_observe(b->sym, ev);
+  }
   if (ev->outside_window) {
     feed_outside_window(b, ev);
     return;
@@ -573,6 +578,7 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
 /* The model's last steps, once every event is in. */
 static rsp_model *finish_model(rsp_model_builder *b)
 {
+  rsp_stack_thread_settle(b);
   rsp_runs_finish(b);
   rsp_irq_finish(b);
   rsp_model *m = b->m;
@@ -642,6 +648,16 @@ static void keep_big_arrays_mmapped(void)
   }
 }
 
+/* Whether READER's samples may carry copies of user stacks (-g dwarf): the symbolizer unwinds them on the model's
+ * thread, from the event's own copy (stack-thread.c takes the chains alone). */
+static bool user_stacks(rsp_reader *reader)
+{
+  for (unsigned i = 0; i < rsp_reader_n_evsels(reader); i++)
+    if (rsp_reader_evsel(reader, i)->attr.sample_type & PERF_SAMPLE_STACK_USER)
+      return true;
+  return false;
+}
+
 rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options, GError **error)
 {
   keep_big_arrays_mmapped();
@@ -688,6 +704,8 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   uint64_t reached = 0; /* events come in time order, not file order: the furthest offset read */
   /* The reader runs on a thread of its own, up to 16 batches ahead of the model (event-pipeline.c). */
   rsp_event_pipeline *pipeline = rsp_event_pipeline_wanted(reader) ? rsp_event_pipeline_start(reader) : NULL;
+  if (pipeline && sym && !user_stacks(reader))
+    rsp_stack_thread_start(b);
   while ((ev = pipeline ? rsp_event_pipeline_next(pipeline, &local) : rsp_reader_next(reader, &local))) {
     rsp_model_builder_feed(b, ev);
     if (ev->offset > reached && ev->source == RSP_SOURCE_PERF)
@@ -839,6 +857,7 @@ void rsp_model_free(rsp_model *m)
   rsp_model_cpu_runs_free(m);
   pthread_mutex_destroy(&m->cpu_runs_lock);
   g_string_chunk_free(m->strings);
+  g_string_chunk_free(m->frame_strings);
   g_array_free(m->tasks, TRUE);
   g_array_free(m->runs, TRUE);
   g_array_free(m->sleeps, TRUE);

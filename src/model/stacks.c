@@ -2,7 +2,8 @@
  * id. A frame is interned once by (function, dso) when resolved, by (address, dso) when not (a user
  * address in no mapping: one frame, "[unknown]"); a stack is interned by its sequence of frame ids. A raw
  * callchain already seen in the same process is not symbolized again (one with a frame in no mapping is
- * not kept). */
+ * not kept; a thread whose chains are all new does not look them up). With two cores the new chains are
+ * symbolized and interned on a thread of their own (stack-thread.c), the model keeping tickets meanwhile. */
 #include "model/model-private.h"
 
 #include <inttypes.h>
@@ -190,11 +191,26 @@ static gboolean seq_equal(gconstpointer a, gconstpointer b)
  * (pid, chain), alive as long as the table. */
 #define LAST_CHAINS 8192u
 typedef struct rsp_last_chain {
-  const seq_key *key;
+  const seq_key *key; /* NULL: none */
   const rsp_evsel *evsel;
   int32_t tid;
   rsp_stack_id id;
+  /* How the chain table served this thread's other chains: a thread in code without frame pointers brings a new
+   * chain nearly every time (its frame-pointer walk reads stack words), whose lookup, copy and keeping in the table
+   * cost more than they save (a recorded build: 40,000 of 565,000 lookups found). When fewer than 1 in 16 of 256 were
+   * found, its chains skip the table but for 1 in 64 (which sees whether that changes). */
+  uint32_t lookups, found, skipped;
 } rsp_last_chain;
+
+enum { CHAIN_TRIAL = 256, CHAIN_FOUND_RATIO = 16, CHAIN_PROBE = 64, CHAIN_WINDOW = 4096 };
+
+/* Whether LAST's thread's chains skip the chain table this time. */
+static bool skips_table(rsp_last_chain *last)
+{
+  if (last->lookups < CHAIN_TRIAL || last->found * CHAIN_FOUND_RATIO >= last->lookups)
+    return false;
+  return last->skipped++ % CHAIN_PROBE != 0;
+}
 
 /* The keys of the frame, stack and chain tables, one after the other in blocks freed together with the tables: a
  * recorded build interns ~320,000 of them, and a malloc and a free each were ~7% of the model's thread. */
@@ -205,15 +221,15 @@ typedef struct rsp_key_block {
   uint64_t data[];
 } rsp_key_block;
 
-static void *key_alloc(rsp_model_builder *b, size_t bytes)
+static void *key_alloc(rsp_key_block **blocks, size_t bytes)
 {
   bytes = (bytes + 7) & ~(size_t)7;
-  rsp_key_block *k = b->keys;
+  rsp_key_block *k = *blocks;
   if (!k || k->size - k->used < bytes) {
     size_t size = MAX(KEY_BLOCK, bytes);
     k = g_malloc(sizeof *k + size);
-    *k = (rsp_key_block){ .next = b->keys, .size = size };
-    b->keys = k;
+    *k = (rsp_key_block){ .next = *blocks, .size = size };
+    *blocks = k;
   }
   void *p = (char *)k->data + k->used;
   k->used += bytes;
@@ -238,11 +254,14 @@ void rsp_stacks_free_builder(rsp_model_builder *b)
   g_hash_table_destroy(b->frame_ids);
   g_hash_table_destroy(b->stack_ids);
   g_hash_table_destroy(b->chain_ids);
-  for (rsp_key_block *k = b->keys, *next; k; k = next) {
-    next = k->next;
-    g_free(k);
+  rsp_key_block **all[] = { &b->keys, &b->stack_keys };
+  for (unsigned i = 0; i < G_N_ELEMENTS(all); i++) {
+    for (rsp_key_block *k = *all[i], *next; k; k = next) {
+      next = k->next;
+      g_free(k);
+    }
+    *all[i] = NULL;
   }
-  b->keys = NULL;
   g_free(b->last_chains);
   g_array_free(b->frame_classes, TRUE);
 }
@@ -274,15 +293,15 @@ static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso,
       base = base ? base + 1 : dso;
       char *unknown = base && base[0] && strcmp(base, "[unknown]") != 0 ? g_strdup_printf("[unknown in %s]", base)
                                                                         : g_strdup("[unknown]");
-      b->unknown_label = rsp_model_intern(m, unknown);
+      b->unknown_label = rsp_model_intern_frame(m, unknown);
       b->unknown_dso = dso;
       g_free(unknown);
     }
     label = b->unknown_label;
   }
   rsp_model_frame f = {
-    .function = rsp_model_intern(m, sym ? sym : nowhere ? "[unknown]" : hex),
-    .dso = rsp_model_intern(m, dso ? dso : "[unknown]"),
+    .function = rsp_model_intern_frame(m, sym ? sym : nowhere ? "[unknown]" : hex),
+    .dso = rsp_model_intern_frame(m, dso ? dso : "[unknown]"),
     .addr = addr,
     .kernel = kernel,
   };
@@ -290,7 +309,8 @@ static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso,
   g_array_append_val(m->frames, f);
   g_array_append_val(b->frame_classes, (uint32_t){ classes_of(f.function) });
   uint32_t id = m->frames->len - 1;
-  g_hash_table_insert(b->frame_ids, memcpy(key_alloc(b, sizeof k), &k, sizeof k), GUINT_TO_POINTER(id + 1));
+  frame_key *held = memcpy(key_alloc(&b->stack_keys, sizeof k), &k, sizeof k);
+  g_hash_table_insert(b->frame_ids, held, GUINT_TO_POINTER(id + 1));
   if (nowhere)
     b->nowhere_id = id + 1;
   return id;
@@ -326,7 +346,7 @@ static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32
   gpointer v = g_hash_table_lookup(b->stack_ids, &probe.k);
   if (v)
     return GPOINTER_TO_UINT(v) - 1;
-  seq_key *k = memcpy(key_alloc(b, sizeof *k + n * 4u), &probe, sizeof *k + n * 4u);
+  seq_key *k = memcpy(key_alloc(&b->stack_keys, sizeof *k + n * 4u), &probe, sizeof *k + n * 4u);
   rsp_stack_span span = { .first = m->stack_frames->len, .n = n };
   g_array_append_vals(m->stack_frames, ids, n);
   for (uint32_t i = 0; i < n; i++)
@@ -391,6 +411,41 @@ static uint32_t chain_len(const rsp_event *ev)
   return ev->callchain_nr > MAX_FRAMES ? MAX_FRAMES : ev->callchain_nr;
 }
 
+rsp_stack_id rsp_stacks_resolve(rsp_model_builder *b, const rsp_event *ev, uint32_t nr, uint32_t raw_nr,
+                                bool *nowhere)
+{
+  uint32_t ids[MAX_FRAMES];
+  uint32_t n = 0;
+  *nowhere = false;
+  if (b->sym) {
+    rsp_frame frames[MAX_FRAMES];
+    rsp_event copy = *ev;
+    copy.callchain_nr = nr;
+    unsigned got = rsp_symbolizer_callchain(b->sym, &copy, frames, MAX_FRAMES);
+    for (unsigned i = 0; i < got; i++) {
+      ids[n++] = frame_id_of(b, &frames[i]);
+      *nowhere |= in_no_mapping(frames[i].sym, frames[i].dso, frames[i].kernel);
+    }
+  } else {
+    bool kernel = false;
+    for (uint32_t i = 0; i < nr; i++) {
+      uint64_t a = ev->callchain[i];
+      if (rsp_is_context_marker(a)) {
+        kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
+        continue;
+      }
+      const char *name = b->fake_symbol(a, b->fake_symbol_data);
+      const char *sym = name ? rsp_model_intern_frame(b->m, name) : NULL, *dso = kernel ? "[kernel.kallsyms]" : NULL;
+      ids[n++] = frame_id(b, sym, dso, a, kernel);
+      *nowhere |= in_no_mapping(sym, dso, kernel);
+    }
+  }
+  rsp_stack_id id = intern_ids(b, ids, n);
+  if (nr < raw_nr && id != RSP_NO_ID) /* what lay beyond the cut is unknown */
+    g_array_index(b->m->stacks, rsp_stack_span, id).classes |= RSP_FRAMES_LOOP_CUT;
+  return id;
+}
+
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
 {
   if (b->opts.no_stacks || (!b->sym && !b->fake_symbol))
@@ -432,58 +487,58 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
                       .pid = (uint64_t)(uint32_t)ev->pid, .chain = ev->callchain };
   uint32_t slot = ((uint32_t)ev->tid * 0x9e3779b1u + (ev->evsel ? ev->evsel->index : 0) * 0x85ebca6bu) >> 19;
   rsp_last_chain *last = &b->last_chains[slot % LAST_CHAINS];
-  if (last->key && last->tid == ev->tid && last->evsel == ev->evsel && seq_equal(last->key, &probe.k))
+  if (last->tid != ev->tid || last->evsel != ev->evsel)
+    *last = (rsp_last_chain){ .evsel = ev->evsel, .tid = ev->tid, .id = RSP_NO_ID };
+  else if (last->key && seq_equal(last->key, &probe.k))
     return last->id;
-  probe.k.hash = chain_hash_of(probe.pid, ev->callchain, nr);
-  gpointer held, v;
-  if (g_hash_table_lookup_extended(b->chain_ids, &probe.k, &held, &v) && v) {
-    *last = (rsp_last_chain){held, ev->evsel, ev->tid, GPOINTER_TO_UINT(v) - 1};
-    return GPOINTER_TO_UINT(v) - 1;
+  bool skip = skips_table(last);
+  if (!skip) {
+    if (last->lookups == CHAIN_WINDOW) { /* (the recent lookups weigh more) */
+      last->lookups /= 2;
+      last->found /= 2;
+    }
+    last->lookups++;
+    probe.k.hash = chain_hash_of(probe.pid, ev->callchain, nr);
+    gpointer held, v;
+    if (g_hash_table_lookup_extended(b->chain_ids, &probe.k, &held, &v) && v) {
+      last->found++;
+      last->key = held;
+      last->id = GPOINTER_TO_UINT(v) - 1;
+      return last->id;
+    }
   }
-  uint32_t ids[MAX_FRAMES];
-  uint32_t n = 0;
   uint32_t raw_nr = nr;
-  bool nowhere = false; /* a user frame in no mapping */
   nr = cut_self_loop(ev->callchain, nr);
-  if (b->sym) {
-    rsp_frame frames[MAX_FRAMES];
-    rsp_event copy = *ev;
-    copy.callchain_nr = nr;
-    unsigned got = rsp_symbolizer_callchain(b->sym, &copy, frames, MAX_FRAMES);
-    for (unsigned i = 0; i < got; i++) {
-      ids[n++] = frame_id_of(b, &frames[i]);
-      nowhere |= in_no_mapping(frames[i].sym, frames[i].dso, frames[i].kernel);
-    }
+  rsp_stack_id id;
+  bool nowhere = false; /* a user frame in no mapping */
+  if (b->stack_thread) {
+    /* the stacks' thread symbolizes it later; the model keeps its ticket. A chain of context markers alone makes no
+     * stack (each other word makes a frame at least) */
+    bool any = false;
+    for (uint32_t i = 0; i < nr && !any; i++)
+      any = !rsp_is_context_marker(ev->callchain[i]);
+    if (!any)
+      return RSP_NO_ID;
+    id = rsp_stack_thread_chain(b, ev, nr, raw_nr);
   } else {
-    bool kernel = false;
-    for (uint32_t i = 0; i < nr; i++) {
-      uint64_t a = ev->callchain[i];
-      if (rsp_is_context_marker(a)) {
-        kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
-        continue;
-      }
-      const char *name = b->fake_symbol(a, b->fake_symbol_data);
-      const char *sym = name ? rsp_model_intern(b->m, name) : NULL, *dso = kernel ? "[kernel.kallsyms]" : NULL;
-      ids[n++] = frame_id(b, sym, dso, a, kernel);
-      nowhere |= in_no_mapping(sym, dso, kernel);
-    }
+    id = rsp_stacks_resolve(b, ev, nr, raw_nr, &nowhere);
   }
-  rsp_stack_id id = intern_ids(b, ids, n);
-  if (nr < raw_nr && id != RSP_NO_ID) /* what lay beyond the cut is unknown */
-    g_array_index(b->m->stacks, rsp_stack_span, id).classes |= RSP_FRAMES_LOOP_CUT;
   /* A chain with a frame in no mapping is not kept: a frame-pointer walk off the rails, whose stack words differ from
-   * one sample to the next, does not come again (a meson build of rsp: 36 MB of chains, each seen once) */
-  if (nowhere)
+   * one sample to the next, does not come again (a meson build of rsp: 36 MB of chains, each seen once). (With the
+   * stacks' thread, which answers later, every new chain is kept.) */
+  if (nowhere || skip)
     return id;
-  seq_key *k = key_alloc(b, sizeof *k + (size_t)raw_nr * 8 + 8);
+  seq_key *k = key_alloc(&b->keys, sizeof *k + (size_t)raw_nr * 8 + 8);
   *k = probe.k;
   k->pad = SEQ_HELD;
   memcpy(k->data, &probe.pid, 8);
   memcpy(k->data + 2, ev->callchain, (size_t)raw_nr * 8);
   /* (replace: a chain held with no stack before keeps K, not the old key, which insert would keep) */
   g_hash_table_replace(b->chain_ids, k, GUINT_TO_POINTER(id + 1));
-  if (id != RSP_NO_ID) /* (no stack is looked for again, as chain_ids does: its maps may come later) */
-    *last = (rsp_last_chain){k, ev->evsel, ev->tid, id};
+  if (id != RSP_NO_ID) { /* (no stack is looked for again, as chain_ids does: its maps may come later) */
+    last->key = k;
+    last->id = id;
+  }
   return id;
 }
 

@@ -6,16 +6,26 @@
 /* Every string of the model is valid UTF-8, whatever the file held (a comm is 16 bytes of anything, a
  * multi-byte name cut in the middle): cairo draws nothing more after invalid text, GTK warns, JSON breaks.
  * Invalid bytes become U+FFFD, as g_utf8_make_valid writes them. */
-const char *rsp_model_intern(rsp_model *m, const char *s)
+static const char *intern_in(GStringChunk *strings, const char *s)
 {
   if (!s)
-    return g_string_chunk_insert_const(m->strings, "");
+    return g_string_chunk_insert_const(strings, "");
   if (G_LIKELY(g_utf8_validate(s, -1, NULL)))
-    return g_string_chunk_insert_const(m->strings, s);
+    return g_string_chunk_insert_const(strings, s);
   char *valid = g_utf8_make_valid(s, -1);
-  const char *interned = g_string_chunk_insert_const(m->strings, valid);
+  const char *interned = g_string_chunk_insert_const(strings, valid);
   g_free(valid);
   return interned;
+}
+
+const char *rsp_model_intern(rsp_model *m, const char *s)
+{
+  return intern_in(m->strings, s);
+}
+
+const char *rsp_model_intern_frame(rsp_model *m, const char *s)
+{
+  return intern_in(m->frame_strings, s);
 }
 
 /* tids below this (Linux's largest pid_max, 2^22) index a flat table; others a hash table */

@@ -56,6 +56,14 @@ int main(void)
     if (e)
       CHECK(strstr(e->message, "grep-pingpong.data") != NULL);
     g_clear_error(&e);
+
+    /* cancelled with stacks: on two threads the stacks' thread (stack-thread.c) is stopped and joined */
+    progress_log c2 = { .monotonic = true, .cancel_at = 1 };
+    rsp_model_options with_stacks = { .progress = on_progress, .progress_data = &c2 };
+    m = rsp_model_load(path, &with_stacks, &e);
+    CHECK(m == NULL);
+    CHECK(e && g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+    g_clear_error(&e);
   }
   CHECK(n_events[0] > 0);
   CHECK_EQ(n_events[0], n_events[1]);

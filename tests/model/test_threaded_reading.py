@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The reader on a second thread (src/model/event-pipeline.c) builds the same model as reading on one thread
 (RSP_THREADS=1, the path every other oracle test checks against perf): on every fixture of tests/data and
-tests/model/data (ftrace side streams and zstd-compressed records included), model-json's whole model and
-rsp-summary's --tasks and --categories JSON are byte-identical, and so are stderr and the exit status; on files cut
+tests/model/data (ftrace side streams and zstd-compressed records included), model-json's whole model,
+rsp-summary's --tasks and --categories JSON and rsp-export's folded stacks (symbolized on a thread of their own:
+src/model/stack-thread.c) are byte-identical, and so are stderr and the exit status; on files cut
 short (a truncated recording) the reader's error comes out the same way, after the same events, and so does the error
 of a sample that does not decode (on two threads the model's thread decodes it: rsp_reader_defer_decoding)."""
 import glob
@@ -22,15 +23,18 @@ MODEL_JSON = os.path.join(BUILD, 'tests', 'model', 'model-json')
 failures = []
 
 
-def run(threads, args):
-    env = dict(os.environ, RSP_THREADS=str(threads))
+EXPORT = os.path.join(os.path.dirname(SUMMARY), 'rsp-export')
+
+
+def run(threads, args, extra=None):
+    env = dict(os.environ, RSP_THREADS=str(threads), **(extra or {}))
     p = subprocess.run(args, capture_output=True, env=env, timeout=300)
     return p.returncode, p.stdout, p.stderr
 
 
-def compare(args, what):
+def compare(args, what, extra=None):
     one = run(1, args)
-    two = run(2, args)
+    two = run(2, args, extra)
     if one != two:
         failures.append(what)
         print('FAIL', what, 'exit', one[0], two[0], 'stdout same' if one[1] == two[1] else 'stdout differs',
@@ -53,6 +57,13 @@ def main():
             nonempty += 1
         compare([SUMMARY, '--tasks', '--format=json', path], f'--tasks {name}')
         compare([SUMMARY, '--categories', '--format=json', path], f'--categories {name}')
+        # every sample's whole stack: symbolized and interned on the stacks' thread (stack-thread.c), with its blocks
+        # of 256 KB, and of 64 bytes (a block handed over at nearly every message, and grown for most)
+        compare([EXPORT, '--to=folded', path], f'folded stacks {name}')
+        compare([EXPORT, '--to=folded', '--stacks=off-cpu', path], f'off-cpu stacks {name}',
+                {'RSP_STACK_BLOCK_BYTES': '64'})
+        compare([SUMMARY, '--categories', '--waits', '--format=json', path], f'--waits {name}, small blocks',
+                {'RSP_STACK_BLOCK_BYTES': '64'})
     # the comparison must have compared something: whole models of real recordings
     if nonempty < len(fixtures) // 2:
         failures.append(f'only {nonempty} of {len(fixtures)} fixtures gave a model')
