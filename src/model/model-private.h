@@ -324,8 +324,8 @@ rsp_stack_id rsp_stacks_resolve(rsp_model_builder *b, const rsp_event *ev, uint3
 const char *rsp_model_intern_frame(rsp_model *m, const char *s);
 
 /* stack-thread.c */
-/* Starts B's stacks' thread (B->sym set, events fed from here on). */
-void rsp_stack_thread_start(rsp_model_builder *b);
+/* Starts B's stacks' thread, which opens B->sym on READER with OPTIONS (copied) first (events fed from here on). */
+void rsp_stack_thread_start(rsp_model_builder *b, rsp_reader *reader, const rsp_symbolizer_options *options);
 /* Hands it EV to observe (the symbolizer follows the maps in the events' order). */
 void rsp_stack_thread_observe(rsp_model_builder *b, const rsp_event *ev);
 /* Hands it the new chain of EV, NR words (RAW_NR before cut_self_loop), as ticket B->n_tickets++ (returned). */

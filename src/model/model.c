@@ -512,10 +512,10 @@ void rsp_model_builder_feed(rsp_model_builder *b, const rsp_event *ev)
   b->cur_stack = RSP_NO_ID;
   /* (the maps change at the records that are not samples or switches: a call per event was 0.2 G instructions of
    * deep3m's model) */
-  if (b->sym && ev->type != PERF_RECORD_SAMPLE && ev->type != PERF_RECORD_SWITCH_CPU_WIDE) {
+  if (ev->type != PERF_RECORD_SAMPLE && ev->type != PERF_RECORD_SWITCH_CPU_WIDE) {
     if (b->stack_thread)
       rsp_stack_thread_observe(b, ev);
-    else
+    else if (b->sym)
       rsp_symbolizer_observe(b->sym, ev);
   }
   if (ev->outside_window) {
@@ -671,17 +671,20 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   /* Warn about sampled tracepoints even when none of their events survived. */
   for (unsigned i = 0; i < rsp_reader_n_evsels(reader); i++)
     classify(b, rsp_reader_evsel(reader, i));
-  rsp_symbolizer *sym = NULL;
-  if (!b->opts.no_stacks) {
+  rsp_symbolizer_options so = b->opts.symbolizer ? *b->opts.symbolizer : (rsp_symbolizer_options){ 0 };
+  so.open_ahead = rsp_threads_wanted() > 1;
+  /* The reader runs on a thread of its own, up to 16 batches ahead of the model (event-pipeline.c); the new stacks
+   * on another (stack-thread.c), which opens the symbolizer itself (reading the kernel's symbols took the first 30 ms
+   * of a recording with deep stacks before the reader began). */
+  bool pipelined = rsp_event_pipeline_wanted(reader);
+  bool stack_thread = pipelined && !b->opts.no_stacks && !user_stacks(reader);
+  if (!b->opts.no_stacks && !stack_thread) {
     GError *serr = NULL;
-    rsp_symbolizer_options so = b->opts.symbolizer ? *b->opts.symbolizer : (rsp_symbolizer_options){ 0 };
-    so.open_ahead = rsp_threads_wanted() > 1;
-    sym = rsp_symbolizer_new(reader, &so, &serr);
-    if (!sym) {
+    b->sym = rsp_symbolizer_new(reader, &so, &serr);
+    if (!b->sym) {
       /* No symbols: stacks stay unresolved rather than failing the model. */
       g_clear_error(&serr);
     }
-    b->sym = sym;
   }
   GKeyFile *meta = rsp_reader_metadata(reader);
   int32_t workload = rsp_metadata_workload_pid(meta);
@@ -702,10 +705,9 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   const rsp_event *ev;
   GError *local = NULL;
   uint64_t reached = 0; /* events come in time order, not file order: the furthest offset read */
-  /* The reader runs on a thread of its own, up to 16 batches ahead of the model (event-pipeline.c). */
-  rsp_event_pipeline *pipeline = rsp_event_pipeline_wanted(reader) ? rsp_event_pipeline_start(reader) : NULL;
-  if (pipeline && sym && !user_stacks(reader))
-    rsp_stack_thread_start(b);
+  rsp_event_pipeline *pipeline = pipelined ? rsp_event_pipeline_start(reader) : NULL;
+  if (stack_thread)
+    rsp_stack_thread_start(b, reader, &so);
   while ((ev = pipeline ? rsp_event_pipeline_next(pipeline, &local) : rsp_reader_next(reader, &local))) {
     rsp_model_builder_feed(b, ev);
     if (ev->offset > reached && ev->source == RSP_SOURCE_PERF)
@@ -726,6 +728,7 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
    * stacks) is not kept through the model's last steps, rsp-view's peak */
   rsp_reader_release_pages(reader);
   rsp_model *m = finish_model(b);
+  rsp_symbolizer *sym = b->sym; /* (the stacks' thread's, joined) */
   rsp_dso_status_collect(m, sym);
   /* The builder's tables and the symbolizer's files are freed beside what comes next (deep3m: 35 ms of hash
    * tables, arrays and libdw's debug info), on a thread when there are two. */

@@ -6,7 +6,8 @@
  * stacks' thread symbolizes and interns them in that order, so each gets the stack id it would have got on the
  * model's thread, and the events the symbolizer follows (mmaps, forks, kernel symbols) come to it in between, in the
  * recording's order. At the model's end, every ticket the model kept (a sleep's stack, its wakeup's, a sample's)
- * becomes its stack id. */
+ * becomes its stack id. The thread opens the symbolizer itself (the kernel's symbols are read meanwhile, instead of
+ * before the first event); when it cannot, every ticket is no stack, as on one thread. */
 #include "model/model-private.h"
 
 #include <pthread.h>
@@ -41,6 +42,8 @@ typedef struct chain_msg {
 
 struct rsp_stack_thread {
   rsp_model_builder *b;
+  rsp_reader *reader;                /* to open the symbolizer on */
+  rsp_symbolizer_options options;
   GThread *thread;
   pthread_mutex_t lock;
   pthread_cond_t changed;
@@ -60,7 +63,11 @@ static void process_block(struct rsp_stack_thread *t, const msg_block *blk)
   for (size_t at = 0; at < blk->used;) {
     const msg_head *h = (const msg_head *)(const void *)(blk->data + at);
     if (h->kind == MSG_OBSERVE) {
-      rsp_symbolizer_observe(b->sym, (const rsp_event *)(const void *)(blk->data + at + sizeof(msg_head)));
+      if (b->sym)
+        rsp_symbolizer_observe(b->sym, (const rsp_event *)(const void *)(blk->data + at + sizeof(msg_head)));
+    } else if (!b->sym) { /* no symbols: stacks stay unresolved, as on one thread */
+      rsp_stack_id none = RSP_NO_ID;
+      g_array_append_val(t->stacks, none);
     } else {
       const chain_msg *c = (const chain_msg *)(const void *)h;
       rsp_event ev = { .type = c->type, .misc = c->misc, .pid = c->pid, .tid = c->tid, .present = c->present,
@@ -77,6 +84,9 @@ static void process_block(struct rsp_stack_thread *t, const msg_block *blk)
 static gpointer stack_main(gpointer data)
 {
   struct rsp_stack_thread *t = data;
+  GError *error = NULL;
+  t->b->sym = rsp_symbolizer_new(t->reader, &t->options, &error);
+  g_clear_error(&error); /* (no symbols: stacks stay unresolved rather than failing the model) */
   for (;;) {
     pthread_mutex_lock(&t->lock);
     while (t->consumed == t->produced)
@@ -94,10 +104,12 @@ static gpointer stack_main(gpointer data)
   }
 }
 
-void rsp_stack_thread_start(rsp_model_builder *b)
+void rsp_stack_thread_start(rsp_model_builder *b, rsp_reader *reader, const rsp_symbolizer_options *options)
 {
   struct rsp_stack_thread *t = g_new0(struct rsp_stack_thread, 1);
   t->b = b;
+  t->reader = reader;
+  t->options = *options;
   pthread_mutex_init(&t->lock, NULL);
   pthread_cond_init(&t->changed, NULL);
   /* (tests make the blocks small, RSP_STACK_BLOCK_BYTES, to hand many over and grow some) */

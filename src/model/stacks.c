@@ -448,7 +448,8 @@ rsp_stack_id rsp_stacks_resolve(rsp_model_builder *b, const rsp_event *ev, uint3
 
 rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
 {
-  if (b->opts.no_stacks || (!b->sym && !b->fake_symbol))
+  /* (with the stacks' thread, B->sym is its own: it opens the symbolizer) */
+  if (b->opts.no_stacks || (!b->stack_thread && !b->sym && !b->fake_symbol))
     return RSP_NO_ID;
   uint64_t own[2];
   rsp_event ip_only;
@@ -469,7 +470,7 @@ rsp_stack_id rsp_stacks_of_event(rsp_model_builder *b, const rsp_event *ev)
     ev = &ip_only;
   }
   uint32_t nr = chain_len(ev);
-  if (b->sym && ev->stack_user && ev->stack_user_dyn_size && ev->regs_user) {
+  if (!b->stack_thread && b->sym && ev->stack_user && ev->stack_user_dyn_size && ev->regs_user) {
     /* -g dwarf: the raw chain (kernel frames and the user ip) does not tell the user stack apart;
      * the symbolizer unwinds the sample's own copy of it */
     rsp_frame frames[MAX_FRAMES];
