@@ -197,12 +197,12 @@ typedef struct rsp_last_chain {
   rsp_stack_id id;
   /* How the chain table served this thread's other chains: a thread in code without frame pointers brings a new
    * chain nearly every time (its frame-pointer walk reads stack words), whose lookup, copy and keeping in the table
-   * cost more than they save (a recorded build: 40,000 of 565,000 lookups found). When fewer than 1 in 16 of 256 were
+   * cost more than they save (a recorded build: 40,000 of 565,000 lookups found). When fewer than 1 in 16 of 32 were
    * found, its chains skip the table but for 1 in 64 (which sees whether that changes). */
   uint32_t lookups, found, skipped;
 } rsp_last_chain;
 
-enum { CHAIN_TRIAL = 256, CHAIN_FOUND_RATIO = 16, CHAIN_PROBE = 64, CHAIN_WINDOW = 4096 };
+enum { CHAIN_TRIAL = 32, CHAIN_FOUND_RATIO = 16, CHAIN_PROBE = 64, CHAIN_WINDOW = 4096 };
 
 /* Whether LAST's thread's chains skip the chain table this time. */
 static bool skips_table(rsp_last_chain *last)
