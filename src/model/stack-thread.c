@@ -65,15 +65,13 @@ static void process_block(struct rsp_stack_thread *t, const msg_block *blk)
     if (h->kind == MSG_OBSERVE) {
       if (b->sym)
         rsp_symbolizer_observe(b->sym, (const rsp_event *)(const void *)(blk->data + at + sizeof(msg_head)));
-    } else if (!b->sym) { /* no symbols: stacks stay unresolved, as on one thread */
-      rsp_stack_id none = RSP_NO_ID;
-      g_array_append_val(t->stacks, none);
     } else {
       const chain_msg *c = (const chain_msg *)(const void *)h;
       rsp_event ev = { .type = c->type, .misc = c->misc, .pid = c->pid, .tid = c->tid, .present = c->present,
                        .ip = c->ip, .evsel = c->evsel, .callchain = c->words, .callchain_nr = c->nr };
       bool nowhere;
-      rsp_stack_id id = rsp_stacks_resolve(b, &ev, c->nr, c->raw_nr, &nowhere);
+      /* (no symbols: stacks stay unresolved, as on one thread) */
+      rsp_stack_id id = b->sym ? rsp_stacks_resolve(b, &ev, c->nr, c->raw_nr, &nowhere) : RSP_NO_ID;
       g_assert(c->ticket == t->stacks->len);
       g_array_append_val(t->stacks, id);
     }
@@ -114,7 +112,8 @@ void rsp_stack_thread_start(rsp_model_builder *b, rsp_reader *reader, const rsp_
   pthread_cond_init(&t->changed, NULL);
   /* (tests make the blocks small, RSP_STACK_BLOCK_BYTES, to hand many over and grow some) */
   const char *env = g_getenv("RSP_STACK_BLOCK_BYTES");
-  size_t bytes = env && atoi(env) > 0 ? (size_t)atoi(env) : BLOCK_BYTES;
+  int asked = env ? atoi(env) : 0;
+  size_t bytes = asked > 0 ? (size_t)asked : BLOCK_BYTES;
   for (int i = 0; i < N_BLOCKS; i++) {
     t->blocks[i].cap = bytes;
     t->blocks[i].data = g_malloc(bytes);
@@ -160,9 +159,7 @@ static void *room(struct rsp_stack_thread *t, size_t size)
 
 void rsp_stack_thread_observe(rsp_model_builder *b, const rsp_event *ev)
 {
-  /* only what the symbolizer follows (rsp_symbolizer_observe) */
-  if (ev->type != PERF_RECORD_MMAP && ev->type != PERF_RECORD_MMAP2 && ev->type != PERF_RECORD_FORK &&
-      ev->type != PERF_RECORD_KSYMBOL)
+  if (!rsp_symbolizer_follows(ev->type))
     return;
   size_t head = align8(sizeof(msg_head)), event = align8(sizeof(rsp_event));
   size_t size = head + event + align8(rsp_event_copy_size(ev));

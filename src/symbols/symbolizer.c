@@ -535,6 +535,12 @@ static void observe_mmap(rsp_symbolizer *s, const rsp_event *ev)
   pm->unwinder_stale = true;
 }
 
+bool rsp_symbolizer_follows(uint32_t type)
+{
+  return type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 || type == PERF_RECORD_FORK ||
+         type == PERF_RECORD_KSYMBOL;
+}
+
 void rsp_symbolizer_observe(rsp_symbolizer *s, const rsp_event *ev)
 {
   switch (ev->type) {

@@ -67,6 +67,9 @@ rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolize
 void rsp_symbolizer_free(rsp_symbolizer *symbolizer);
 /* Follows MMAP, MMAP2, FORK and KSYMBOL records; ignores the rest. */
 void rsp_symbolizer_observe(rsp_symbolizer *symbolizer, const rsp_event *ev);
+/* Whether rsp_symbolizer_observe follows records of TYPE (PERF_RECORD_*): what a caller that hands it events
+ * later (a copy each) need hand it. */
+bool rsp_symbolizer_follows(uint32_t type);
 /* Resolves EV's callchain into OUT (context markers dropped, innermost first); returns the
  * number of frames written (at most MAX). A sample without a callchain has its IP as its one
  * frame (in the kernel or not by the sample's cpumode), as perf script prints it. */
