@@ -128,13 +128,13 @@ static bool sleep_cause_guessed(const rsp_model *m, const rsp_sleep *s)
 /* Whether the split of sleep S's own time is a guess though its cause is not: a blocked sleep whose
  * wakeup was lost (when it could run is not known), or one that ended at a switch-in the model
  * inferred (its next run's start). */
-static bool sleep_own_guessed(const rsp_model *m, const rsp_sleep *s)
+static bool sleep_own_guessed(rsp_categories_work *w, const rsp_sleep *s)
 {
   bool blocked = !s->preempted && s->end_cause != RSP_SLEEP_END_PREEMPTED && s->state != 'X' && s->state != 'Z';
   if (blocked && !s->wake_time)
     return true;
-  rsp_run_id next = rsp_model_run_at(m, s->task, s->end);
-  return next != RSP_NO_ID && (rsp_model_run(m, next)->flags & RSP_RUN_START_INFERRED);
+  rsp_run_id next = rsp_categories_run_at(w, s->task, s->end);
+  return next != RSP_NO_ID && (rsp_model_run(rsp_paths_model(w->paths), next)->flags & RSP_RUN_START_INFERRED);
 }
 
 /* A stretch [lo, hi) of element id still to attribute, under GUESSING guessed causes. The path tree
@@ -196,7 +196,7 @@ static int rank(uint8_t kind)
 static void sleep_own(rsp_categories *out, const rsp_sleep *s, rsp_category own, uint64_t ready, uint64_t a,
                       uint64_t b)
 {
-  bool guessed = b > a && sleep_own_guessed(rsp_paths_model(out->work_->paths), s);
+  bool guessed = b > a && sleep_own_guessed(out->work_, s);
   out->work_->guessing += guessed;
   if (own == RSP_CAT_INVOLUNTARY) {
     rsp_preemptors_attribute(out, s, a, b);
@@ -214,7 +214,7 @@ static void sleep_own(rsp_categories *out, const rsp_sleep *s, rsp_category own,
 static void folded_runs(const rsp_model *m, rsp_task_id task, uint64_t a, uint64_t b, rsp_categories *out)
 {
   while (a < b) {
-    rsp_run_id r = rsp_model_run_at(m, task, a);
+    rsp_run_id r = rsp_categories_run_at(out->work_, task, a);
     if (r == RSP_NO_ID) {
       add(out, RSP_CAT_UNACCOUNTED, a, b);
       return;

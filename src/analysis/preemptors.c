@@ -35,6 +35,7 @@ void rsp_preemptors_init(rsp_categories_work *w, const rsp_paths *p)
   w->preempt_ns = g_new0(uint64_t, n_tasks ? n_tasks : 1);
   w->off_path_spans = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
   w->cpu_hint = g_new0(uint32_t, w->cpu_runs->n_cpus ? w->cpu_runs->n_cpus : 1);
+  w->task_hint = g_new0(uint32_t, n_tasks ? n_tasks : 1);
 }
 
 void rsp_preemptors_init_share(rsp_categories_work *w, const rsp_categories_work *from)
@@ -44,6 +45,7 @@ void rsp_preemptors_init_share(rsp_categories_work *w, const rsp_categories_work
   w->preempt_ns = g_new0(uint64_t, n_tasks ? n_tasks : 1);
   w->off_path_spans = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
   w->cpu_hint = g_new0(uint32_t, w->cpu_runs->n_cpus ? w->cpu_runs->n_cpus : 1);
+  w->task_hint = g_new0(uint32_t, n_tasks ? n_tasks : 1);
   w->stack_reason = NULL;
   w->guessing = 0;
 }
@@ -81,33 +83,8 @@ static void attribute_on_cpu(rsp_categories *out, rsp_task_id task, int32_t cpu,
   const uint64_t *starts = cr->starts + cr->first[ci];
   uint32_t n = cr->first[ci + 1] - cr->first[ci];
   /* the first run that ends after A (a cpu's runs do not overlap: their ends are in order too, but
-   * a run may start before A and still cover it, so search by start and step back once): the count of
-   * starts <= A, galloped to from the last search's place, then bisected */
-  uint32_t lo = 0, hi = n, h = w->cpu_hint[ci] < n ? w->cpu_hint[ci] : n;
-  if (h < n && starts[h] <= a) {
-    uint32_t step = 1;
-    lo = h + 1;
-    while (lo + step <= n && starts[lo + step - 1] <= a) {
-      lo += step;
-      step *= 2;
-    }
-    hi = lo + step <= n ? lo + step - 1 : n;
-  } else if (h > 0) {
-    uint32_t step = 1;
-    hi = h;
-    while (hi >= step && starts[hi - step] > a) {
-      hi -= step;
-      step *= 2;
-    }
-    lo = hi >= step ? hi - step + 1 : 0;
-  }
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (starts[mid] <= a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+   * a run may start before A and still cover it, so search by start and step back once) */
+  uint32_t lo = rsp_count_le_from(starts, n, a, w->cpu_hint[ci]);
   w->cpu_hint[ci] = lo;
   uint32_t i = lo;
   while (i > 0 && rsp_model_run(m, runs[i - 1])->end > a)
@@ -132,13 +109,29 @@ static void attribute_on_cpu(rsp_categories *out, rsp_task_id task, int32_t cpu,
   rsp_categories_add_ns(out, uncovered, (b - a) - covered);
 }
 
+rsp_run_id rsp_categories_run_at(rsp_categories_work *w, rsp_task_id task, uint64_t time)
+{
+  const rsp_model *m = rsp_paths_model(w->paths);
+  const rsp_run_id *ids;
+  const uint64_t *starts;
+  uint32_t n = task < rsp_model_n_tasks(m) ? rsp_model_task_runs(m, task, &ids, &starts) : 0;
+  if (!n)
+    return RSP_NO_ID;
+  uint32_t k = rsp_count_le_from(starts, n, time, w->task_hint[task]);
+  w->task_hint[task] = k;
+  if (!k)
+    return RSP_NO_ID;
+  const rsp_run *r = rsp_model_run(m, ids[k - 1]);
+  return time < r->end || (time == r->start && r->start == r->end) ? ids[k - 1] : RSP_NO_ID;
+}
+
 void rsp_preemptors_attribute(rsp_categories *out, const rsp_sleep *s, uint64_t a, uint64_t b)
 {
   const rsp_model *m = rsp_paths_model(out->work_->paths);
   if (b <= a)
     return;
   /* the cpu it was switched out from: its run that ended where the sleep began */
-  rsp_run_id before = s->start ? rsp_model_run_at(m, s->task, s->start - 1) : RSP_NO_ID;
+  rsp_run_id before = s->start ? rsp_categories_run_at(out->work_, s->task, s->start - 1) : RSP_NO_ID;
   int32_t cpu = before != RSP_NO_ID ? rsp_model_run(m, before)->cpu : -1;
   attribute_on_cpu(out, s->task, cpu, a, b, RSP_CAT_INVOLUNTARY);
 }
@@ -149,7 +142,7 @@ void rsp_preemptors_attribute_ready(rsp_categories *out, const rsp_sleep *s, uin
   if (b <= a)
     return;
   /* the cpu it ran on at the end: its run that began where the sleep ended */
-  rsp_run_id after = rsp_model_run_at(m, s->task, s->end);
+  rsp_run_id after = rsp_categories_run_at(out->work_, s->task, s->end);
   int32_t cpu = after != RSP_NO_ID ? rsp_model_run(m, after)->cpu : -1;
   attribute_on_cpu(out, s->task, cpu, a, b, RSP_CAT_SCHEDULER);
 }
@@ -169,6 +162,7 @@ void rsp_preemptors_merge(rsp_categories_work *w, rsp_categories_work *from)
   g_free(from->preempt_ns);
   g_free(from->cpu_hint);
   from->cpu_hint = NULL;
+  g_clear_pointer(&from->task_hint, g_free);
   g_hash_table_destroy(from->off_path_spans);
   from->preempt_ns = NULL;
   from->off_path_spans = NULL;
@@ -208,6 +202,7 @@ void rsp_preemptors_finish(rsp_categories *out)
   w->cpu_runs = NULL;
   g_free(w->cpu_hint);
   w->cpu_hint = NULL;
+  g_clear_pointer(&w->task_hint, g_free);
   g_free(w->on_path);
   g_free(w->preempt_ns);
   g_free(off_paths);
