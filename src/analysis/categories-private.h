@@ -3,6 +3,7 @@
 #pragma once
 
 #include "analysis/analysis.h"
+#include "analysis/gallop.h"
 
 struct rsp_categories_work {
   const rsp_paths *paths;
@@ -18,39 +19,6 @@ struct rsp_categories_work {
   /* unknown-stacks.c */
   uint8_t *stack_reason;          /* by stack id: rsp_unknown_stack_reason + 1, 0 until classified */
 };
-
-/* How many of the N ascending STARTS are <= KEY: galloped to from HINT (where the last search ended), then bisected.
- * Walks that go from one element to a neighbour in time find it in a few steps, not in a bisection of a task's or a
- * cpu's millions of runs (a cache miss a step). */
-static inline uint32_t rsp_count_le_from(const uint64_t *starts, uint32_t n, uint64_t key, uint32_t hint)
-{
-  uint32_t lo = 0, hi = n, h = hint < n ? hint : n;
-  if (h < n && starts[h] <= key) {
-    uint32_t step = 1;
-    lo = h + 1;
-    while (lo + step <= n && starts[lo + step - 1] <= key) {
-      lo += step;
-      step *= 2;
-    }
-    hi = lo + step <= n ? lo + step - 1 : n;
-  } else if (h > 0) {
-    uint32_t step = 1;
-    hi = h;
-    while (hi >= step && starts[hi - step] > key) {
-      hi -= step;
-      step *= 2;
-    }
-    lo = hi >= step ? hi - step + 1 : 0;
-  }
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (starts[mid] <= key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
 
 /* rsp_model_run_at(model, TASK, TIME), searched from where the last search of TASK's runs by this walk ended. */
 rsp_run_id rsp_categories_run_at(rsp_categories_work *w, rsp_task_id task, uint64_t time);

@@ -2,6 +2,7 @@
  * with its instances and what they waited for, and the peaks (reference/osprof-latency-analysis.txt,
  * sections 3 and 3.1). */
 #include "analysis/analysis.h"
+#include "analysis/gallop.h"
 #include "analysis/profile-private.h"
 
 #include <math.h>
@@ -357,6 +358,8 @@ typedef struct builder {
   const char *comm_of;
   GHashTable *workload; /* pids of the workload's process tree, with workload_only */
   const char *state_sites[256]; /* "[state S]"..., interned */
+  const rsp_cpu_runs *cpu_runs; /* the model's runs by cpu (behind_whom) */
+  uint32_t *cpu_hint;           /* by cpu index: where the last search of its runs ended */
 } builder;
 
 static const char *process_comm(builder *bd, int32_t pid)
@@ -461,6 +464,38 @@ static const char *wait_site(builder *bd, const rsp_sleep *s)
   return bd->state_sites[state];
 }
 
+/* The cause of [A, B) of TASK's time runnable off the cpu (its wakeup's delay, or a preemption), on CPU (the
+ * one it left, or the one it came back on): as the categories table takes it (preemptors.c), other tasks' runs
+ * there are contention, the rest ALONE (scheduler overhead, or a preemption with no other task seen); an instance
+ * has one cause, the one that holds most of it. The table's "preempted by tasks on the paths" needs the paths:
+ * a profile says contention for those too. */
+static rsp_category behind_whom(builder *bd, rsp_task_id task, int32_t cpu, uint64_t a, uint64_t b,
+                                rsp_category alone)
+{
+  const rsp_model *m = bd->model;
+  long ci = b > a && bd->cpu_runs ? rsp_model_cpu_index(bd->cpu_runs, cpu) : -1;
+  if (ci < 0)
+    return alone;
+  const rsp_cpu_runs *cr = bd->cpu_runs;
+  const rsp_run_id *runs = cr->runs + cr->first[ci];
+  const uint64_t *starts = cr->starts + cr->first[ci];
+  uint32_t n = cr->first[ci + 1] - cr->first[ci];
+  uint32_t i = rsp_count_le_from(starts, n, a, bd->cpu_hint[ci]);
+  bd->cpu_hint[ci] = i;
+  while (i > 0 && rsp_model_run(m, runs[i - 1])->end > a)
+    i--;
+  uint64_t covered = 0, cursor = a;
+  for (; i < n && starts[i] < b; i++) {
+    const rsp_run *r = rsp_model_run(m, runs[i]);
+    uint64_t x = MAX(r->start, cursor), y = MIN(r->end, b);
+    if (r->task == task || y <= x)
+      continue;
+    covered += y - x;
+    cursor = y;
+  }
+  return covered * 2 > b - a ? RSP_CAT_CONTENTION : alone;
+}
+
 static void add_tasks(builder *bd)
 {
   const rsp_model *m = bd->model;
@@ -474,14 +509,23 @@ static void add_tasks(builder *bd)
       add(bd, RSP_PROFILE_RUN, RSP_INSTANCE_RUN, "", task, r->start, r->end - r->start, rid,
           r->n_samples ? RSP_CAT_UNDERSTOOD : RSP_CAT_UNSAMPLED, RSP_NO_ID);
     }
+    /* the task's runs before and after each sleep, walked beside its sleeps (both in start order) */
+    const rsp_run_id *run_ids;
+    const uint64_t *run_starts;
+    uint32_t n_runs = rsp_model_task_runs(m, t, &run_ids, &run_starts), ri = 0;
     for (uint32_t i = 0; i < task->n_sleeps; i++) {
       rsp_sleep_id sid = rsp_model_task_sleep(m, t, i);
       const rsp_sleep *s = rsp_model_sleep(m, sid);
       if (s->end < s->start)
         continue;
+      while (ri < n_runs && run_starts[ri] < s->start)
+        ri++; /* runs [0, ri) began before the sleep */
       if (s->preempted) {
+        /* the cpu it was switched out from: its run that ended where the sleep began */
+        const rsp_run *before = ri > 0 ? rsp_model_run(m, run_ids[ri - 1]) : NULL;
+        int32_t cpu = before && before->end >= s->start ? before->cpu : -1;
         add(bd, RSP_PROFILE_PREEMPTION, RSP_INSTANCE_SLEEP, "", task, s->start, s->end - s->start, sid,
-            RSP_CAT_INVOLUNTARY, RSP_NO_ID);
+            behind_whom(bd, t, cpu, s->start, s->end, RSP_CAT_INVOLUNTARY), RSP_NO_ID);
         continue;
       }
       if (s->state == 'X' || s->state == 'Z')
@@ -490,9 +534,16 @@ static void add_tasks(builder *bd)
       rsp_task_id waker = cause == RSP_CAT_OTHER_PATH ? sleep_waker(m, s) : RSP_NO_ID;
       add(bd, RSP_PROFILE_WAIT, RSP_INSTANCE_SLEEP, wait_site(bd, s), task, s->start,
           s->end - s->start, sid, cause, waker);
-      if (s->wake_time && s->wake_time >= s->start && s->wake_time <= s->end)
+      if (s->wake_time && s->wake_time >= s->start && s->wake_time <= s->end) {
+        /* the cpu it ran on at the end: its run that began where the sleep ended */
+        uint32_t ai = ri;
+        while (ai < n_runs && run_starts[ai] < s->end)
+          ai++;
+        const rsp_run *after = ai < n_runs ? rsp_model_run(m, run_ids[ai]) : NULL;
+        int32_t cpu = after && after->start == s->end ? after->cpu : -1;
         add(bd, RSP_PROFILE_SCHED_DELAY, RSP_INSTANCE_SLEEP, "", task, s->wake_time, s->end - s->wake_time,
-            sid, RSP_CAT_SCHEDULER, RSP_NO_ID);
+            sid, behind_whom(bd, t, cpu, s->wake_time, s->end, RSP_CAT_SCHEDULER), RSP_NO_ID);
+      }
     }
   }
 }
@@ -621,7 +672,10 @@ rsp_profile_set *rsp_profile_set_build(const rsp_model *model, const rsp_profile
     g_hash_table_iter_replace(&ci, (gpointer)g_string_chunk_insert_const(set->strings, cv ? cv : ""));
   bd.by_key = g_hash_table_new_full(profile_key_hash, profile_key_equal, NULL, g_free);
 
+  bd.cpu_runs = rsp_model_cpu_runs(model);
+  bd.cpu_hint = g_new0(uint32_t, bd.cpu_runs && bd.cpu_runs->n_cpus ? bd.cpu_runs->n_cpus : 1);
   add_tasks(&bd);
+  g_free(bd.cpu_hint);
   add_disk_ops(&bd);
   add_net_ops(&bd);
 

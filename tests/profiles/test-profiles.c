@@ -481,6 +481,108 @@ static void test_causes_are_categories(void)
   rsp_model_free(m);
 }
 
+/* A task's time runnable off the cpu has the cause the categories table gives it: behind another task's run on that
+ * cpu it is contention, on a cpu where nothing else ran it is scheduler overhead (a wakeup's delay) or a preemption
+ * with no other task seen. P and Q (another process, which never wakes P: interrupts on cpu 1 wake both) share cpu 0;
+ * written here: P woken while Q runs (Q goes on for 100 us), P woken on the idle cpu (60 us to its switch-in), P
+ * preempted by Q for 200 us, P preempted with nothing seen for 150 us. */
+static void test_runnable_causes(void)
+{
+  enum { P = 700, Q = 800 };
+  tb *t = tb_new(true);
+  tb_comm(t, 0, 0, P, "runnable", false);
+  tb_comm(t, 0, 0, Q, "other", false);
+  uint64_t c = 1000 * US;
+  tb_switch_in(t, c, 0, P, IDLE);
+  /* 1: P sleeps, Q runs; P's wakeup comes 50 us later, Q runs 100 us more */
+  c += 50 * US;
+  tb_sched_switch(t, c - 1 * US, 0, P, "S", Q);
+  tb_switch_out(t, c, 0, P, Q, false);
+  tb_switch_in(t, c, 0, Q, P);
+  uint64_t woken1 = c + 50 * US;
+  tb_waking(t, woken1 - 1 * US, 1, IDLE, P, 0);
+  tb_wakeup(t, woken1, 1, IDLE, P, 0);
+  c = woken1 + 100 * US;
+  tb_sched_switch(t, c - 1 * US, 0, Q, "S", P);
+  tb_switch_out(t, c, 0, Q, P, false);
+  tb_switch_in(t, c, 0, P, Q);
+  uint64_t delay1 = c - woken1;
+  /* 2: P sleeps on the idle cpu, woken 300 us later, in 60 us later */
+  c += 50 * US;
+  tb_sched_switch(t, c - 1 * US, 0, P, "S", IDLE);
+  tb_switch_out(t, c, 0, P, IDLE, false);
+  tb_switch_in(t, c, 0, IDLE, P);
+  uint64_t woken2 = c + 300 * US;
+  tb_waking(t, woken2 - 1 * US, 1, IDLE, P, 0);
+  tb_wakeup(t, woken2, 1, IDLE, P, 0);
+  c = woken2 + 60 * US;
+  tb_switch_out(t, c, 0, IDLE, P, false);
+  tb_switch_in(t, c, 0, P, IDLE);
+  uint64_t delay2 = c - woken2;
+  /* 3: Q woken, P preempted by it for 200 us */
+  c += 50 * US;
+  tb_waking(t, c - 10 * US, 1, IDLE, Q, 0);
+  tb_wakeup(t, c - 9 * US, 1, IDLE, Q, 0);
+  tb_sched_switch(t, c - 1 * US, 0, P, "R", Q);
+  tb_switch_out(t, c, 0, P, Q, true);
+  tb_switch_in(t, c, 0, Q, P);
+  c += 200 * US;
+  tb_sched_switch(t, c - 1 * US, 0, Q, "S", P);
+  tb_switch_out(t, c, 0, Q, P, false);
+  tb_switch_in(t, c, 0, P, Q);
+  /* 4: P preempted, no other task seen for 150 us */
+  c += 50 * US;
+  tb_sched_switch(t, c - 1 * US, 0, P, "R", IDLE);
+  tb_switch_out(t, c, 0, P, IDLE, true);
+  tb_switch_in(t, c, 0, IDLE, P);
+  c += 150 * US;
+  tb_switch_out(t, c, 0, IDLE, P, false);
+  tb_switch_in(t, c, 0, P, IDLE);
+  tb_sample(t, c + 100 * US, 0, P);
+  rsp_model *m = tb_finish(t);
+
+  rsp_profile_options o = { .resolution = 1, .pid = P };
+  GError *error = NULL;
+  rsp_profile_set *set = rsp_profile_set_build(m, &o, &error);
+  rsp_paths *paths = rsp_paths_build(m, P, NULL, &error);
+  CHECK(set != NULL && paths != NULL);
+  if (!set || !paths) {
+    rsp_profile_set_free(set);
+    if (paths)
+      rsp_paths_free(paths);
+    rsp_model_free(m);
+    g_clear_error(&error);
+    return;
+  }
+  uint64_t ns[RSP_N_CATEGORIES] = { 0 }, count[RSP_N_CATEGORIES] = { 0 };
+  const char *names[] = { "sched-delay", "preemption" };
+  for (unsigned k = 0; k < G_N_ELEMENTS(names); k++) {
+    const rsp_profile *pr = rsp_profile_set_find(set, names[k], "runnable", P);
+    CHECK(pr != NULL);
+    for (uint32_t i = 0; pr && i < pr->n_instances; i++)
+      if (pr->instances[i].cause < RSP_N_CATEGORIES) {
+        ns[pr->instances[i].cause] += pr->instances[i].ns;
+        count[pr->instances[i].cause]++;
+      }
+  }
+  CHECK_EQ(count[RSP_CAT_CONTENTION], 2);
+  CHECK_EQ(ns[RSP_CAT_CONTENTION], delay1 + 200 * US);
+  CHECK_EQ(count[RSP_CAT_SCHEDULER], 1);
+  CHECK_EQ(ns[RSP_CAT_SCHEDULER], delay2);
+  CHECK_EQ(count[RSP_CAT_INVOLUNTARY], 1);
+  CHECK_EQ(ns[RSP_CAT_INVOLUNTARY], 150 * US);
+  /* the table over P's control paths says the same of the same time */
+  rsp_categories cat;
+  rsp_categories_compute(paths, &cat);
+  CHECK_EQ(cat.ns[RSP_CAT_CONTENTION], delay1 + 200 * US);
+  CHECK_EQ(cat.ns[RSP_CAT_SCHEDULER], delay2);
+  CHECK_EQ(cat.ns[RSP_CAT_INVOLUNTARY], 150 * US);
+  CHECK_EQ(cat.ns[RSP_CAT_PREEMPTED_BY_PATH], 0);
+  rsp_paths_free(paths);
+  rsp_profile_set_free(set);
+  rsp_model_free(m);
+}
+
 int main(void)
 {
   test_bucket_function();
@@ -490,6 +592,7 @@ int main(void)
   test_selection();
   test_characteristic_times();
   test_causes_are_categories();
+  test_runnable_causes();
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
     return 1;
