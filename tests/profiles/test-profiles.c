@@ -387,6 +387,28 @@ static void test_characteristic_times(void)
   rsp_model_free(m);
 }
 
+/* T's model (after PID's last sample at AT), PID's profiles and control paths in it; false (all freed) when either
+ * cannot be built. */
+static bool profiles_and_paths(tb *t, uint64_t at, int32_t pid, rsp_model **model, rsp_profile_set **set,
+                               rsp_paths **paths)
+{
+  tb_sample(t, at, 0, pid);
+  rsp_model *m = *model = tb_finish(t);
+  rsp_profile_options o = { .resolution = 1, .pid = pid };
+  GError *error = NULL;
+  *set = rsp_profile_set_build(m, &o, &error);
+  *paths = rsp_paths_build(m, pid, NULL, &error);
+  CHECK(*set != NULL && *paths != NULL);
+  if (*set && *paths)
+    return true;
+  rsp_profile_set_free(*set);
+  if (*paths)
+    rsp_paths_free(*paths);
+  rsp_model_free(m);
+  g_clear_error(&error);
+  return false;
+}
+
 /* A wait's cause is the category the categories table gives the same sleep. One process P on cpu 0 sleeps
  * five times each way, written here: ended by a timer (the waking's callchain is hrtimer_wakeup), by an
  * interrupt on the idle cpu (no callchain), and with no wakeup recorded at all, in state S and in state D.
@@ -425,22 +447,11 @@ static void test_causes_are_categories(void)
     tb_switch_in(t, end, 0, P, IDLE);
     cursor = end;
   }
-  tb_sample(t, cursor + 100 * US, 0, P);
-  rsp_model *m = tb_finish(t);
-
-  rsp_profile_options o = { .resolution = 1, .pid = P, .system_wide = false };
-  GError *error = NULL;
-  rsp_profile_set *set = rsp_profile_set_build(m, &o, &error);
-  rsp_paths *paths = rsp_paths_build(m, P, NULL, &error);
-  CHECK(set != NULL && paths != NULL);
-  if (!set || !paths) {
-    rsp_profile_set_free(set);
-    if (paths)
-      rsp_paths_free(paths);
-    rsp_model_free(m);
-    g_clear_error(&error);
+  rsp_model *m;
+  rsp_profile_set *set;
+  rsp_paths *paths;
+  if (!profiles_and_paths(t, cursor + 100 * US, P, &m, &set, &paths))
     return;
-  }
   rsp_categories cat;
   rsp_categories_compute(paths, &cat);
   const rsp_profile *delay = rsp_profile_set_find(set, "sched-delay", "causes", P);
@@ -481,6 +492,22 @@ static void test_causes_are_categories(void)
   rsp_model_free(m);
 }
 
+/* PREV leaves cpu 0 for NEXT at AT (its sched_switch with STATE 1 us before, when STATE is not NULL). */
+static void switch_on_cpu0(tb *t, uint64_t at, int32_t prev, const char *state, int32_t next, bool preempt)
+{
+  if (state)
+    tb_sched_switch(t, at - 1 * US, 0, prev, state, next);
+  tb_switch_out(t, at, 0, prev, next, preempt);
+  tb_switch_in(t, at, 0, next, prev);
+}
+
+/* An interrupt on the idle cpu 1 wakes TARGET onto cpu 0 at AT. */
+static void interrupt_wakes(tb *t, uint64_t at, int32_t target)
+{
+  tb_waking(t, at - 1 * US, 1, IDLE, target, 0);
+  tb_wakeup(t, at, 1, IDLE, target, 0);
+}
+
 /* A task's time runnable off the cpu has the cause the categories table gives it: behind another task's run on that
  * cpu it is contention, on a cpu where nothing else ran it is scheduler overhead (a wakeup's delay) or a preemption
  * with no other task seen. P and Q (another process, which never wakes P: interrupts on cpu 1 wake both) share cpu 0;
@@ -496,64 +523,36 @@ static void test_runnable_causes(void)
   tb_switch_in(t, c, 0, P, IDLE);
   /* 1: P sleeps, Q runs; P's wakeup comes 50 us later, Q runs 100 us more */
   c += 50 * US;
-  tb_sched_switch(t, c - 1 * US, 0, P, "S", Q);
-  tb_switch_out(t, c, 0, P, Q, false);
-  tb_switch_in(t, c, 0, Q, P);
+  switch_on_cpu0(t, c, P, "S", Q, false);
   uint64_t woken1 = c + 50 * US;
-  tb_waking(t, woken1 - 1 * US, 1, IDLE, P, 0);
-  tb_wakeup(t, woken1, 1, IDLE, P, 0);
+  interrupt_wakes(t, woken1, P);
   c = woken1 + 100 * US;
-  tb_sched_switch(t, c - 1 * US, 0, Q, "S", P);
-  tb_switch_out(t, c, 0, Q, P, false);
-  tb_switch_in(t, c, 0, P, Q);
+  switch_on_cpu0(t, c, Q, "S", P, false);
   uint64_t delay1 = c - woken1;
   /* 2: P sleeps on the idle cpu, woken 300 us later, in 60 us later */
   c += 50 * US;
-  tb_sched_switch(t, c - 1 * US, 0, P, "S", IDLE);
-  tb_switch_out(t, c, 0, P, IDLE, false);
-  tb_switch_in(t, c, 0, IDLE, P);
+  switch_on_cpu0(t, c, P, "S", IDLE, false);
   uint64_t woken2 = c + 300 * US;
-  tb_waking(t, woken2 - 1 * US, 1, IDLE, P, 0);
-  tb_wakeup(t, woken2, 1, IDLE, P, 0);
+  interrupt_wakes(t, woken2, P);
   c = woken2 + 60 * US;
-  tb_switch_out(t, c, 0, IDLE, P, false);
-  tb_switch_in(t, c, 0, P, IDLE);
+  switch_on_cpu0(t, c, IDLE, NULL, P, false);
   uint64_t delay2 = c - woken2;
   /* 3: Q woken, P preempted by it for 200 us */
   c += 50 * US;
-  tb_waking(t, c - 10 * US, 1, IDLE, Q, 0);
-  tb_wakeup(t, c - 9 * US, 1, IDLE, Q, 0);
-  tb_sched_switch(t, c - 1 * US, 0, P, "R", Q);
-  tb_switch_out(t, c, 0, P, Q, true);
-  tb_switch_in(t, c, 0, Q, P);
+  interrupt_wakes(t, c - 9 * US, Q);
+  switch_on_cpu0(t, c, P, "R", Q, true);
   c += 200 * US;
-  tb_sched_switch(t, c - 1 * US, 0, Q, "S", P);
-  tb_switch_out(t, c, 0, Q, P, false);
-  tb_switch_in(t, c, 0, P, Q);
+  switch_on_cpu0(t, c, Q, "S", P, false);
   /* 4: P preempted, no other task seen for 150 us */
   c += 50 * US;
-  tb_sched_switch(t, c - 1 * US, 0, P, "R", IDLE);
-  tb_switch_out(t, c, 0, P, IDLE, true);
-  tb_switch_in(t, c, 0, IDLE, P);
+  switch_on_cpu0(t, c, P, "R", IDLE, true);
   c += 150 * US;
-  tb_switch_out(t, c, 0, IDLE, P, false);
-  tb_switch_in(t, c, 0, P, IDLE);
-  tb_sample(t, c + 100 * US, 0, P);
-  rsp_model *m = tb_finish(t);
-
-  rsp_profile_options o = { .resolution = 1, .pid = P };
-  GError *error = NULL;
-  rsp_profile_set *set = rsp_profile_set_build(m, &o, &error);
-  rsp_paths *paths = rsp_paths_build(m, P, NULL, &error);
-  CHECK(set != NULL && paths != NULL);
-  if (!set || !paths) {
-    rsp_profile_set_free(set);
-    if (paths)
-      rsp_paths_free(paths);
-    rsp_model_free(m);
-    g_clear_error(&error);
+  switch_on_cpu0(t, c, IDLE, NULL, P, false);
+  rsp_model *m;
+  rsp_profile_set *set;
+  rsp_paths *paths;
+  if (!profiles_and_paths(t, c + 100 * US, P, &m, &set, &paths))
     return;
-  }
   uint64_t ns[RSP_N_CATEGORIES] = { 0 }, count[RSP_N_CATEGORIES] = { 0 };
   const char *names[] = { "sched-delay", "preemption" };
   for (unsigned k = 0; k < G_N_ELEMENTS(names); k++) {
