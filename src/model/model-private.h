@@ -1,6 +1,7 @@
 /* The model's internals: its storage and the builder that turns events into it. */
 #pragma once
 
+#include "model/id-table.h"
 #include "model/model.h"
 
 #include <pthread.h>
@@ -186,12 +187,12 @@ typedef struct rsp_model_builder {
   struct rsp_symbolizer *sym; /* not owned; NULL: no symbolization (tests may set fake_symbol) */
   const char *(*fake_symbol)(uint64_t addr, void *data); /* tests: names an address */
   void *fake_symbol_data;
-  GHashTable *frame_ids; /* frame key -> id + 1 */
-  GHashTable *stack_ids; /* frame-id sequence -> id + 1 */
+  rsp_id_table frame_ids; /* frame ids by their keys (frame_keys) */
+  GArray *frame_keys;     /* struct frame_key by frame id (stacks.c) */
+  rsp_id_table stack_ids; /* stack ids by their frame-id sequences (in the model's stack_frames) */
   GHashTable *chain_ids; /* (pid, raw callchain) -> stack id + 1 (a ticket + 1 with a stack thread) */
   struct rsp_last_chain *last_chains; /* each thread's last chain per evsel found in chain_ids (stacks.c) */
   struct rsp_key_block *keys;           /* chain_ids' keys, freed with it (stacks.c) */
-  struct rsp_key_block *stack_keys;     /* frame_ids' and stack_ids' keys (written by the stacks' thread) */
   /* stack-thread.c: symbolizing and interning new chains on a thread of their own. While it runs, the stack ids
    * the model keeps (cur_stack, and what it goes to) are tickets, one per new raw chain, turned into stack ids by
    * rsp_stack_thread_settle at the model's end. NULL: stacks are interned as the events come. */

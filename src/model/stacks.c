@@ -107,23 +107,21 @@ typedef struct frame_key {
   bool kernel;
 } frame_key;
 
-static guint frame_key_hash(gconstpointer p)
+static inline uint32_t frame_key_hash(const frame_key *k)
 {
-  const frame_key *k = p;
   uint64_t h = (uint64_t)(uintptr_t)k->sym * 0x9e3779b97f4a7c15ull;
   h ^= (uint64_t)(uintptr_t)k->dso + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
   h ^= k->addr * 0xff51afd7ed558ccdull + k->kernel;
-  return (guint)(h ^ (h >> 32));
+  return (uint32_t)(h ^ (h >> 32));
 }
 
-static gboolean frame_key_equal(gconstpointer a, gconstpointer b)
+static inline bool frame_key_equal(const frame_key *x, const frame_key *y)
 {
-  const frame_key *x = a, *y = b;
   return x->sym == y->sym && x->dso == y->dso && x->addr == y->addr && x->kernel == y->kernel;
 }
 
-/* A sequence of uint32_t (frame ids), or of uint64_t words (raw chains), with its length first and its hash
- * (seq_hash_of) beside it, worked out once. */
+/* A raw chain's key (pid, then the chain's uint64_t words), with its length first and its hash (chain_hash_of)
+ * beside it, worked out once. */
 typedef struct seq_key {
   uint32_t n;
   uint32_t words; /* bytes / 4 */
@@ -133,25 +131,26 @@ typedef struct seq_key {
 } seq_key;
 _Static_assert(sizeof(seq_key) == 16, "seq_key's data follows its 16-byte header (rsp_stacks_of_event's probe)");
 
-static guint seq_hash_of(const seq_key *k)
+/* The hash of N (a count of items) and WORDS 32-bit words of DATA. */
+static uint32_t hash_words(uint32_t n, uint32_t words, const uint32_t *data)
 {
   /* Two independent lanes (even and odd words) halve the chain of multiplications. */
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ k->n, g = 0x632be59bd9b4e019ull ^ k->words;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n, g = 0x632be59bd9b4e019ull ^ words;
   uint32_t i = 0;
-  for (; i + 4 <= k->words; i += 4) {
+  for (; i + 4 <= words; i += 4) {
     uint64_t w, v;
-    memcpy(&w, &k->data[i], 8);
-    memcpy(&v, &k->data[i + 2], 8);
+    memcpy(&w, &data[i], 8);
+    memcpy(&v, &data[i + 2], 8);
     h = (h ^ w) * 0xff51afd7ed558ccdull;
     g = (g ^ v) * 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 29;
     g ^= g >> 31;
   }
-  for (; i < k->words; i++)
-    h = (h ^ k->data[i]) * 0xc4ceb9fe1a85ec53ull;
+  for (; i < words; i++)
+    h = (h ^ data[i]) * 0xc4ceb9fe1a85ec53ull;
   h ^= g * 0x9e3779b97f4a7c15ull;
   h ^= h >> 32;
-  return (guint)h;
+  return (uint32_t)h;
 }
 
 static guint seq_hash(gconstpointer p)
@@ -212,8 +211,8 @@ static bool skips_table(rsp_last_chain *last)
   return last->skipped++ % CHAIN_PROBE != 0;
 }
 
-/* The keys of the frame, stack and chain tables, one after the other in blocks freed together with the tables: a
- * recorded build interns ~320,000 of them, and a malloc and a free each were ~7% of the model's thread. */
+/* The chain table's keys, one after the other in blocks freed together with the table: a recorded build keeps
+ * some 140,000 of them, and a malloc and a free each were ~7% of the model's thread. */
 #define KEY_BLOCK (256u * 1024u)
 typedef struct rsp_key_block {
   struct rsp_key_block *next;
@@ -242,8 +241,9 @@ void rsp_stacks_init(rsp_model_builder *b)
   m->frames = g_array_new(FALSE, TRUE, sizeof(rsp_model_frame));
   m->stack_frames = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   m->stacks = g_array_new(FALSE, TRUE, sizeof(rsp_stack_span));
-  b->frame_ids = g_hash_table_new(frame_key_hash, frame_key_equal);
-  b->stack_ids = g_hash_table_new(seq_hash, seq_equal);
+  rsp_id_table_init(&b->frame_ids);
+  b->frame_keys = g_array_new(FALSE, FALSE, sizeof(frame_key));
+  rsp_id_table_init(&b->stack_ids);
   b->chain_ids = g_hash_table_new(seq_hash, seq_equal);
   b->last_chains = g_new0(rsp_last_chain, LAST_CHAINS);
   b->frame_classes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -251,17 +251,15 @@ void rsp_stacks_init(rsp_model_builder *b)
 
 void rsp_stacks_free_builder(rsp_model_builder *b)
 {
-  g_hash_table_destroy(b->frame_ids);
-  g_hash_table_destroy(b->stack_ids);
+  rsp_id_table_clear(&b->frame_ids);
+  g_array_free(b->frame_keys, TRUE);
+  rsp_id_table_clear(&b->stack_ids);
   g_hash_table_destroy(b->chain_ids);
-  rsp_key_block **all[] = { &b->keys, &b->stack_keys };
-  for (unsigned i = 0; i < G_N_ELEMENTS(all); i++) {
-    for (rsp_key_block *k = *all[i], *next; k; k = next) {
-      next = k->next;
-      g_free(k);
-    }
-    *all[i] = NULL;
+  for (rsp_key_block *k = b->keys, *next; k; k = next) {
+    next = k->next;
+    g_free(k);
   }
+  b->keys = NULL;
   g_free(b->last_chains);
   g_array_free(b->frame_classes, TRUE);
 }
@@ -280,9 +278,10 @@ static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso,
   if (nowhere && b->nowhere_id) /* (a build's walks through code without frame pointers: 580,000 times) */
     return b->nowhere_id - 1;
   frame_key k = { .sym = sym, .dso = dso, .addr = sym || nowhere ? 0 : addr, .kernel = kernel };
-  gpointer v = g_hash_table_lookup(b->frame_ids, &k);
-  if (v)
-    return GPOINTER_TO_UINT(v) - 1;
+  uint32_t hash = frame_key_hash(&k), at = UINT32_MAX;
+  for (uint32_t seen; (seen = rsp_id_table_next(&b->frame_ids, hash, &at)) != UINT32_MAX;)
+    if (frame_key_equal(&g_array_index(b->frame_keys, frame_key, seen), &k))
+      return seen;
   rsp_model *m = b->m;
   char hex[32];
   const char *label = NULL;
@@ -309,8 +308,8 @@ static uint32_t frame_id(rsp_model_builder *b, const char *sym, const char *dso,
   g_array_append_val(m->frames, f);
   g_array_append_val(b->frame_classes, (uint32_t){ classes_of(f.function) });
   uint32_t id = m->frames->len - 1;
-  frame_key *held = memcpy(key_alloc(&b->stack_keys, sizeof k), &k, sizeof k);
-  g_hash_table_insert(b->frame_ids, held, GUINT_TO_POINTER(id + 1));
+  g_array_append_val(b->frame_keys, k); /* (at its id: frames are made here alone) */
+  rsp_id_table_insert(&b->frame_ids, at, hash, id);
   if (nowhere)
     b->nowhere_id = id + 1;
   return id;
@@ -334,19 +333,14 @@ static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32
     return RSP_NO_ID;
   n = MIN(n, MAX_FRAMES); /* (the callers' arrays hold no more) */
   rsp_model *m = b->m;
-  /* looked up in place, only a new one copied: most were seen before (a recorded build: 486,000 looked up, 132,000
-   * new; its new raw chains differ in addresses inside the same functions, or in stack words all [unknown]) */
-  struct {
-    seq_key k;
-    uint32_t data[MAX_FRAMES];
-  } probe;
-  probe.k = (seq_key){ .n = n, .words = n, .pad = SEQ_HELD };
-  memcpy(probe.data, ids, n * 4u);
-  probe.k.hash = seq_hash_of(&probe.k);
-  gpointer v = g_hash_table_lookup(b->stack_ids, &probe.k);
-  if (v)
-    return GPOINTER_TO_UINT(v) - 1;
-  seq_key *k = memcpy(key_alloc(&b->stack_keys, sizeof *k + n * 4u), &probe, sizeof *k + n * 4u);
+  /* looked up in place (a recorded build: 486,000 looked up, 132,000 new; its new raw chains differ in addresses
+   * inside the same functions, or in stack words all [unknown]): a stack's key is its frames in stack_frames */
+  uint32_t hash = hash_words(n, n, ids), at = UINT32_MAX;
+  for (uint32_t seen; (seen = rsp_id_table_next(&b->stack_ids, hash, &at)) != UINT32_MAX;) {
+    const rsp_stack_span *st = &g_array_index(m->stacks, rsp_stack_span, seen);
+    if (st->n == n && memcmp(&g_array_index(m->stack_frames, uint32_t, st->first), ids, n * 4u) == 0)
+      return seen;
+  }
   rsp_stack_span span = { .first = m->stack_frames->len, .n = n };
   g_array_append_vals(m->stack_frames, ids, n);
   for (uint32_t i = 0; i < n; i++)
@@ -368,7 +362,7 @@ static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32
     span.classes |= RSP_FRAMES_IN_TASK_SOFTIRQ;
   g_array_append_val(m->stacks, span);
   rsp_stack_id id = m->stacks->len - 1;
-  g_hash_table_insert(b->stack_ids, k, GUINT_TO_POINTER(id + 1));
+  rsp_id_table_insert(&b->stack_ids, at, hash, id);
   return id;
 }
 
@@ -388,7 +382,7 @@ static uint32_t cut_self_loop(const uint64_t *chain, uint32_t nr)
 }
 
 /* The hash of a raw chain's key, [the context task's pid, then the chain (at most MAX_FRAMES)], read where its
- * words lie: the pid, then the chain two words a step (as seq_hash_of does, without building the key). */
+ * words lie: the pid, then the chain two words a step (as hash_words does the frame ids of a stack). */
 static guint chain_hash_of(uint64_t pid, const uint64_t *chain, uint32_t nr)
 {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ nr, g = 0x632be59bd9b4e019ull ^ pid;
