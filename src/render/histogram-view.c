@@ -43,7 +43,7 @@ void rsp_histogram_cause_color(rsp_category cat, double *r, double *g, double *b
     [RSP_CAT_INVOLUNTARY] = { 1.00, 0.50, 0.00 }, [RSP_CAT_MISC_KERNEL] = { 0.60, 0.60, 0.60 },
     [RSP_CAT_TIMED_OUT] = { 0.79, 0.70, 0.84 },   [RSP_CAT_OTHER_PATH] = { 0.89, 0.10, 0.11 },
     [RSP_CAT_NETWORK] = { 0.00, 0.55, 0.55 },     [RSP_CAT_UNACCOUNTED] = { 0.30, 0.30, 0.30 },
-    [RSP_CAT_PREEMPTED_BY_PATH] = { 1.00, 0.60, 0.20 }, [RSP_CAT_CONTENTION] = { 0.85, 0.37, 0.01 },
+    [RSP_CAT_PREEMPTED_BY_PATH] = { 1.00, 0.60, 0.20 }, [RSP_CAT_CONTENTION] = { 0.55, 0.27, 0.07 },
     [RSP_CAT_UNKNOWN_STACK] = { 0.45, 0.55, 0.40 },
   };
   unsigned c = (unsigned)cat < RSP_N_CATEGORIES ? (unsigned)cat : RSP_CAT_UNACCOUNTED;
