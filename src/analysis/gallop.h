@@ -3,6 +3,8 @@
  * a step. */
 #pragma once
 
+#include "model/model.h"
+
 #include <stdint.h>
 
 /* How many of the N ascending STARTS are <= KEY: galloped to from HINT (where the last search ended), then
@@ -35,4 +37,19 @@ static inline uint32_t rsp_count_le_from(const uint64_t *starts, uint32_t n, uin
       hi = mid;
   }
   return lo;
+}
+
+/* Where [A, ...) begins among cpu CI's runs in CR: the index (into CR's arrays) of the first run that ends after A.
+ * A cpu's runs do not overlap, so their ends are in order too, but a run may start before A and still cover it: the
+ * count of starts <= A, searched from *HINT (where the last search of that cpu's runs ended, updated), then a step
+ * back. */
+static inline uint32_t rsp_cpu_runs_from(const rsp_model *m, const rsp_cpu_runs *cr, long ci, uint64_t a,
+                                         uint32_t *hint)
+{
+  uint32_t first = cr->first[ci], n = cr->first[ci + 1] - first;
+  uint32_t i = rsp_count_le_from(cr->starts + first, n, a, *hint);
+  *hint = i;
+  while (i > 0 && rsp_model_run(m, cr->runs[first + i - 1])->end > a)
+    i--;
+  return first + i;
 }

@@ -477,16 +477,11 @@ static rsp_category behind_whom(builder *bd, rsp_task_id task, int32_t cpu, uint
   if (ci < 0)
     return alone;
   const rsp_cpu_runs *cr = bd->cpu_runs;
-  const rsp_run_id *runs = cr->runs + cr->first[ci];
-  const uint64_t *starts = cr->starts + cr->first[ci];
-  uint32_t n = cr->first[ci + 1] - cr->first[ci];
-  uint32_t i = rsp_count_le_from(starts, n, a, bd->cpu_hint[ci]);
-  bd->cpu_hint[ci] = i;
-  while (i > 0 && rsp_model_run(m, runs[i - 1])->end > a)
-    i--;
   uint64_t covered = 0, cursor = a;
-  for (; i < n && starts[i] < b; i++) {
-    const rsp_run *r = rsp_model_run(m, runs[i]);
+  for (uint32_t k = rsp_cpu_runs_from(m, cr, ci, a, &bd->cpu_hint[ci]); k < cr->first[ci + 1]; k++) {
+    const rsp_run *r = rsp_model_run(m, cr->runs[k]);
+    if (r->start >= b)
+      break;
     uint64_t x = MAX(r->start, cursor), y = MIN(r->end, b);
     if (r->task == task || y <= x)
       continue;

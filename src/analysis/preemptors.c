@@ -79,19 +79,10 @@ static void attribute_on_cpu(rsp_categories *out, rsp_task_id task, int32_t cpu,
     rsp_categories_add_ns(out, uncovered, b - a);
     return;
   }
-  const uint32_t *runs = cr->runs + cr->first[ci];
-  const uint64_t *starts = cr->starts + cr->first[ci];
-  uint32_t n = cr->first[ci + 1] - cr->first[ci];
-  /* the first run that ends after A (a cpu's runs do not overlap: their ends are in order too, but
-   * a run may start before A and still cover it, so search by start and step back once) */
-  uint32_t lo = rsp_count_le_from(starts, n, a, w->cpu_hint[ci]);
-  w->cpu_hint[ci] = lo;
-  uint32_t i = lo;
-  while (i > 0 && rsp_model_run(m, runs[i - 1])->end > a)
-    i--;
   uint64_t covered = 0, cursor = a;
-  for (; i < n; i++) {
-    const rsp_run *r = rsp_model_run(m, runs[i]);
+  for (uint32_t k = rsp_cpu_runs_from(m, cr, ci, a, &w->cpu_hint[ci]); k < cr->first[ci + 1]; k++) {
+    rsp_run_id id = cr->runs[k];
+    const rsp_run *r = rsp_model_run(m, id);
     if (r->start >= b)
       break;
     if (r->task == task)
@@ -102,8 +93,8 @@ static void attribute_on_cpu(rsp_categories *out, rsp_task_id task, int32_t cpu,
     cursor = y; /* each nanosecond once, should two runs of a cpu overlap */
     covered += y - x;
     w->preempt_ns[r->task] += y - x;
-    if (!rsp_paths_has_run(w->paths, runs[i]))
-      note_off_path(w, runs[i], x, y);
+    if (!rsp_paths_has_run(w->paths, id))
+      note_off_path(w, id, x, y);
     rsp_categories_add_ns(out, w->on_path[r->task] ? RSP_CAT_PREEMPTED_BY_PATH : RSP_CAT_CONTENTION, y - x);
   }
   rsp_categories_add_ns(out, uncovered, (b - a) - covered);
