@@ -131,11 +131,11 @@ typedef struct seq_key {
 } seq_key;
 _Static_assert(sizeof(seq_key) == 16, "seq_key's data follows its 16-byte header (rsp_stacks_of_event's probe)");
 
-/* The hash of N (a count of items) and WORDS 32-bit words of DATA. */
-static uint32_t hash_words(uint32_t n, uint32_t words, const uint32_t *data)
+/* The hash of a stack's WORDS frame ids. */
+static uint32_t hash_ids(const uint32_t *data, uint32_t words)
 {
   /* Two independent lanes (even and odd words) halve the chain of multiplications. */
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ n, g = 0x632be59bd9b4e019ull ^ words;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ words, g = 0x632be59bd9b4e019ull ^ words;
   uint32_t i = 0;
   for (; i + 4 <= words; i += 4) {
     uint64_t w, v;
@@ -335,7 +335,7 @@ static rsp_stack_id intern_ids(rsp_model_builder *b, const uint32_t *ids, uint32
   rsp_model *m = b->m;
   /* looked up in place (a recorded build: 486,000 looked up, 132,000 new; its new raw chains differ in addresses
    * inside the same functions, or in stack words all [unknown]): a stack's key is its frames in stack_frames */
-  uint32_t hash = hash_words(n, n, ids), at = UINT32_MAX;
+  uint32_t hash = hash_ids(ids, n), at = UINT32_MAX;
   for (uint32_t seen; (seen = rsp_id_table_next(&b->stack_ids, hash, &at)) != UINT32_MAX;) {
     const rsp_stack_span *st = &g_array_index(m->stacks, rsp_stack_span, seen);
     if (st->n == n && memcmp(&g_array_index(m->stack_frames, uint32_t, st->first), ids, n * 4u) == 0)
@@ -382,7 +382,7 @@ static uint32_t cut_self_loop(const uint64_t *chain, uint32_t nr)
 }
 
 /* The hash of a raw chain's key, [the context task's pid, then the chain (at most MAX_FRAMES)], read where its
- * words lie: the pid, then the chain two words a step (as hash_words does the frame ids of a stack). */
+ * words lie: the pid, then the chain two words a step (as hash_ids does the frame ids of a stack). */
 static guint chain_hash_of(uint64_t pid, const uint64_t *chain, uint32_t nr)
 {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ nr, g = 0x632be59bd9b4e019ull ^ pid;
