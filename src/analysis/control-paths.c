@@ -18,6 +18,7 @@
  * without waiting) becomes control paths of their own (add_requested_work). Kernel threads' work for
  * the paths is not drawn so: the kernel-work frame charges it (pkprof). */
 #include "analysis/analysis.h"
+#include "reader/zeroed.h"
 #include "paths-private.h"
 #include "reader/natural-merge-sort.h"
 
@@ -953,8 +954,8 @@ static gpointer index_children(gpointer data)
 {
   rsp_paths *p = data;
   uint32_t n = p->elems->len;
-  p->child_first = g_new0(uint32_t, n + 1);
-  p->child_n = g_new0(uint32_t, n ? n : 1);
+  p->child_first = rsp_new_zeroed(uint32_t, n + 1);
+  p->child_n = rsp_new_zeroed(uint32_t, n);
   for (uint32_t i = 0; i < n; i++) {
     const rsp_path_elem *e = &g_array_index(p->elems, rsp_path_elem, i);
     if (e->parent != RSP_NO_ID)

@@ -6,6 +6,7 @@
  * and the wakeups and requests of a kernel thread's episode (jbd2 wakes the fsync it committed for).
  * See analysis.h for the rules. */
 #include "analysis.h"
+#include "reader/zeroed.h"
 
 #include <string.h>
 
@@ -410,7 +411,7 @@ static void charge_interrupts(rsp_kernel_work *kw)
 {
   const rsp_model *m = kw->m;
   uint32_t n_spans = rsp_model_n_irq_spans(m), n_served = rsp_model_n_irq_served(m);
-  uint32_t *first = g_new0(uint32_t, n_spans + 1);
+  uint32_t *first = rsp_new_zeroed(uint32_t, n_spans + 1);
   uint32_t *order = g_new(uint32_t, n_served ? n_served : 1);
   for (uint32_t i = 0; i < n_served; i++)
     first[rsp_model_irq_served(m, i)->span + 1]++;

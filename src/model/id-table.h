@@ -8,6 +8,8 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "reader/zeroed.h"
+
 typedef struct rsp_id_slot {
   uint32_t hash;
   uint32_t id1; /* id + 1; 0: empty */
@@ -23,7 +25,7 @@ static inline void rsp_id_table_init(rsp_id_table *t)
 {
   t->mask = 1023;
   t->n = 0;
-  t->slots = g_new0(rsp_id_slot, (size_t)t->mask + 1);
+  t->slots = rsp_new_zeroed(rsp_id_slot, (size_t)t->mask + 1);
 }
 
 static inline void rsp_id_table_clear(rsp_id_table *t)
@@ -61,7 +63,7 @@ static inline void rsp_id_table_insert(rsp_id_table *t, uint32_t at, uint32_t ha
   uint32_t old_size = t->mask + 1;
   rsp_id_slot *old = t->slots;
   t->mask = 2 * old_size - 1;
-  t->slots = g_new0(rsp_id_slot, (size_t)t->mask + 1);
+  t->slots = rsp_new_zeroed(rsp_id_slot, (size_t)t->mask + 1); /* (probed before written) */
   for (uint32_t k = 0; k < old_size; k++) {
     if (!old[k].id1)
       continue;

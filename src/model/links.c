@@ -2,6 +2,7 @@
  * storage and indexes, the run/sleep of a task at a time, and the fork and exec links; the links
  * that end sleeps are made by sleep-ends.c. */
 #include "model/model-private.h"
+#include "reader/zeroed.h"
 #include "reader/natural-merge-sort.h"
 
 #include <string.h>
@@ -176,7 +177,7 @@ static void sort_links_by_run(rsp_model *m)
     return;
   rsp_link *a = (rsp_link *)(void *)m->links->data;
   /* bucket n_runs: RSP_NO_ID and any run id past the runs, last, as link_order puts them */
-  uint32_t *first = g_new0(uint32_t, (size_t)n_runs + 2);
+  uint32_t *first = rsp_new_zeroed(uint32_t, (size_t)n_runs + 2);
   rsp_link *sorted = g_new(rsp_link, n);
   uint32_t mid = (n_runs + 1) / 2;
   link_sort_half halves[2] = { { a, n, n_runs, 0, mid, first, sorted }, { a, n, n_runs, mid, n_runs + 1, first, sorted } };
@@ -227,7 +228,7 @@ static void links_out(void *data)
   for (guint i = 0; i < m->runs->len; i++)
     first[i + 1] += first[i];
   g_array_set_size(m->run_out, first[m->runs->len]);
-  uint32_t *fill = g_new0(uint32_t, m->runs->len + 1);
+  uint32_t *fill = rsp_new_zeroed(uint32_t, m->runs->len + 1);
   for (guint i = 0; i < m->links->len; i++) {
     const rsp_link *l = &g_array_index(m->links, rsp_link, i);
     if (l->from_run != RSP_NO_ID)

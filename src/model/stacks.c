@@ -5,6 +5,7 @@
  * not kept; a thread whose chains are all new does not look them up). With two cores the new chains are
  * symbolized and interned on a thread of their own (stack-thread.c), the model keeping tickets meanwhile. */
 #include "model/model-private.h"
+#include "reader/zeroed.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -245,7 +246,7 @@ void rsp_stacks_init(rsp_model_builder *b)
   b->frame_keys = g_array_new(FALSE, FALSE, sizeof(frame_key));
   rsp_id_table_init(&b->stack_ids);
   b->chain_ids = g_hash_table_new(seq_hash, seq_equal);
-  b->last_chains = g_new0(rsp_last_chain, LAST_CHAINS);
+  b->last_chains = rsp_new_zeroed(rsp_last_chain, LAST_CHAINS);
   b->frame_classes = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 }
 

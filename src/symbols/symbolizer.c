@@ -4,6 +4,7 @@
  * answer goes into one flat open-addressing table, so a frame seen before costs a pid lookup, a
  * bisection of that process's maps and one probe, without allocation. */
 #include "symbols/symbolizer-private.h"
+#include "reader/zeroed.h"
 
 #include <libelf.h>
 #include <limits.h>
@@ -60,7 +61,9 @@ struct rsp_symbolizer {
   rsp_kallsyms *kallsyms;
   GArray *kmods;              /* kmod_map, sorted by start: the dso of module frames kallsyms cannot name */
   uint64_t kernel_generation; /* bumped by every KSYMBOL record and module map */
-  frame_cache cache;
+  /* The kernel's answers apart from the user's: a build's 2.3M kernel frames of new chains are a few thousand
+   * addresses, whose slots then stay in the cpu's caches instead of spread over the user frames' 15 MB */
+  frame_cache cache, kcache;
   uint64_t cache_moves;   /* how many times the cache's slots moved (their notes with them) */
   GHashTable *mismatched; /* rsp_elf* already counted in build_id_mismatches */
   bool no_host_files;     /* options->no_host_fallback: read no file of this host */
@@ -107,10 +110,9 @@ static inline frame_slot *cache_slot(frame_cache *c, const void *owner, uint64_t
   }
 }
 
-/* Keeps the load under 5/8; drops the kernel answers of past generations on the way. */
-static void cache_reserve(rsp_symbolizer *s)
+/* Keeps C's load under 5/8; drops the kernel answers of past generations on the way. */
+static void cache_reserve(rsp_symbolizer *s, frame_cache *c)
 {
-  frame_cache *c = &s->cache;
   if (c->slots && (c->used + 1) * 8 <= (c->mask + 1) * 5)
     return;
   frame_cache old = *c;
@@ -124,7 +126,7 @@ static void cache_reserve(rsp_symbolizer *s)
   size_t cap = CACHE_MIN_SLOTS;
   while ((live + 1) * 2 > cap)
     cap *= 2;
-  c->slots = g_new0(frame_slot, cap);
+  c->slots = rsp_new_zeroed(frame_slot, cap); /* (probed before written) */
   c->mask = cap - 1;
   c->used = 0;
   for (size_t i = 0; old.slots && i <= old.mask; i++) {
@@ -264,7 +266,8 @@ rsp_symbolizer *rsp_symbolizer_new(const rsp_reader *reader, const rsp_symbolize
     b->filename = g_string_chunk_insert_const(s->strings, b->filename);
     g_hash_table_insert(s->build_ids, (gpointer)b->filename, b);
   }
-  cache_reserve(s);
+  cache_reserve(s, &s->cache);
+  cache_reserve(s, &s->kcache);
   s->elf_shared.strings = g_string_chunk_new(1 << 16);
   if (options && options->open_ahead && !s->no_host_files)
     open_ahead(s);
@@ -295,6 +298,7 @@ void rsp_symbolizer_free(rsp_symbolizer *s)
   g_hash_table_unref(s->mismatched);
   g_array_unref(s->kmods);
   g_free(s->cache.slots);
+  g_free(s->kcache.slots);
   g_ptr_array_unref(s->inline_chains);
   rsp_kallsyms_free(s->kallsyms);
   g_string_chunk_free(s->strings);
@@ -608,19 +612,19 @@ static void resolve_kernel(rsp_symbolizer *s, uint64_t addr, rsp_frame *out)
   if (!s->kallsyms)
     return;
   const void *tag = kernel_tag(s);
-  frame_slot *sl = cache_slot(&s->cache, tag, addr);
+  frame_slot *sl = cache_slot(&s->kcache, tag, addr);
   if (sl->owner) {
     s->stats.cache_hits++;
   } else {
     s->stats.cache_misses++;
-    cache_reserve(s);
-    sl = cache_slot(&s->cache, tag, addr);
+    cache_reserve(s, &s->kcache);
+    sl = cache_slot(&s->kcache, tag, addr);
     rsp_sym sym;
     const char *dso;
     *sl = (frame_slot){tag, addr, NULL, out->dso, 0, NULL, 0, 0};
     if (rsp_kallsyms_lookup(s->kallsyms, addr, &sym, &dso))
       *sl = (frame_slot){tag, addr, sym.name, dso, sym.start, NULL, 0, 0};
-    s->cache.used++;
+    s->kcache.used++;
   }
   if (sl->sym) {
     out->sym = sl->sym;
@@ -666,7 +670,7 @@ static frame_slot *user_slot(rsp_symbolizer *s, const umap *m, uint64_t off, boo
     return sl;
   }
   s->stats.cache_misses++;
-  cache_reserve(s);
+  cache_reserve(s, &s->cache);
   sl = cache_slot(&s->cache, m->elf, key);
   rsp_sym sym;
   *sl = (frame_slot){m->elf, key, NULL, NULL, 0, NULL, 0, 0};
