@@ -620,16 +620,29 @@ rsp_model *rsp_model_builder_finish(rsp_model_builder *b)
 }
 
 typedef struct release_job {
-  rsp_model_builder *builder;
+  rsp_model_builder *builder; /* NULL: the symbolizer's job */
   rsp_symbolizer *symbolizer;
+  GThread *before;            /* a job to join first */
 } release_job;
 
 static gpointer release_main(gpointer data)
 {
   release_job *job = data;
-  release_builder(job->builder);
+  if (job->before)
+    g_thread_join(job->before);
+  if (job->builder)
+    release_builder(job->builder);
   rsp_symbolizer_free(job->symbolizer);
   g_free(job);
+  return NULL;
+}
+
+/* Runs JOB on a thread when there are two (returned, to be joined), else now (NULL). */
+static GThread *release(release_job *job)
+{
+  if (rsp_threads_wanted() > 1)
+    return g_thread_new("rsp-release", release_main, job);
+  release_main(job);
   return NULL;
 }
 
@@ -727,17 +740,22 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
   /* what the reader still holds of the file (the pages of the last batches: 30 MB of a 546 MB recording with deep
    * stacks) is not kept through the model's last steps, rsp-view's peak */
   rsp_reader_release_pages(reader);
-  rsp_model *m = finish_model(b);
+  /* The stacks are all made now: the symbolizer (its files, libdw's debug info, the frame cache: 70 MB of a recorded
+   * build's) and the stacks' tables are freed before the model's last steps allocate theirs, the peak, and the
+   * builder's tables after them; both beside what comes next (deep3m: 35 ms of hash tables, arrays and libdw's debug
+   * info), on a thread when there are two. */
+  rsp_stack_thread_settle(b);
   rsp_symbolizer *sym = b->sym; /* (the stacks' thread's, joined) */
-  rsp_dso_status_collect(m, sym);
-  /* The builder's tables and the symbolizer's files are freed beside what comes next (deep3m: 35 ms of hash
-   * tables, arrays and libdw's debug info), on a thread when there are two. */
+  b->sym = NULL;
+  rsp_dso_status_collect(b->m, sym);
+  rsp_stacks_free_builder(b);
+  release_job *first = g_new(release_job, 1);
+  *first = (release_job){ NULL, sym, NULL };
+  GThread *freeing_symbolizer = release(first);
+  rsp_model *m = finish_model(b);
   release_job *job = g_new(release_job, 1);
-  *job = (release_job){ b, sym };
-  if (rsp_threads_wanted() > 1)
-    m->releasing = g_thread_new("rsp-release", release_main, job);
-  else
-    release_main(job);
+  *job = (release_job){ b, NULL, freeing_symbolizer };
+  m->releasing = release(job);
   if (cancelled && !local)
     local = g_error_new(G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: building the model was cancelled",
                         rsp_reader_path(reader));

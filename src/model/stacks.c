@@ -252,17 +252,23 @@ void rsp_stacks_init(rsp_model_builder *b)
 
 void rsp_stacks_free_builder(rsp_model_builder *b)
 {
+  if (!b->frame_keys)
+    return; /* (freed already) */
   rsp_id_table_clear(&b->frame_ids);
   g_array_free(b->frame_keys, TRUE);
+  b->frame_keys = NULL;
   rsp_id_table_clear(&b->stack_ids);
   g_hash_table_destroy(b->chain_ids);
+  b->chain_ids = NULL;
   for (rsp_key_block *k = b->keys, *next; k; k = next) {
     next = k->next;
     g_free(k);
   }
   b->keys = NULL;
   g_free(b->last_chains);
+  b->last_chains = NULL;
   g_array_free(b->frame_classes, TRUE);
+  b->frame_classes = NULL;
 }
 
 /* A user address in no mapping the recording holds (no symbol, no dso) is one frame, "[unknown]" as perf names it: a
