@@ -8,6 +8,7 @@
 #include "symbols/symbols.h"
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <pthread.h>
 
 /* A resolved symbol: the interned name and its start address (in the resolver's space). */
@@ -64,6 +65,11 @@ typedef struct rsp_elf_shared {
   pthread_mutex_t lock;
   pthread_cond_t opened; /* a file opened ahead is ready */
 } rsp_elf_shared;
+/* libdwfl's find_debuginfo callback (debug-cache.c): dwfl_standard_find_debuginfo's file, or a copy of it with its
+ * compressed sections inflated, kept by build id in the user's cache. */
+int rsp_debug_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+                                   const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                                   char **debuginfo_file_name);
 /* Opens PATH lazily; EXPECTED_BUILD_ID (may be NULL) must match the file's. */
 rsp_elf *rsp_elf_new(const char *path, const uint8_t *expected_build_id, uint8_t build_id_size,
                      rsp_elf_shared *shared);

@@ -10,7 +10,6 @@ Oracles, independent of rsp:
 - dwarf: perf script itself prints the inlined frames it unwinds; rsp's sequence of functions equals perf's.
 In >= 95% of the samples; most samples must hold an inlined frame (the test means something), and
 rsp-dump --no-inline gives perf's frames without any."""
-import json
 import os
 import shutil
 import subprocess
@@ -35,13 +34,7 @@ def ok(cond, what):
 def rsp_stacks(path, *extra):
     p = subprocess.run([DUMP, '--format=jsonl', '--stacks', *extra, path], capture_output=True, text=True)
     ok(p.returncode == 0, f'rsp-dump {" ".join(extra)} {os.path.basename(path)}: exit {p.returncode} {p.stderr[-200:]}')
-    out = {}
-    for line in p.stdout.splitlines():
-        e = json.loads(line)
-        if e.get('event', '').startswith('cpu-clock'):
-            out[e['time']] = [(f.get('sym'), bool(f.get('inlined'))) for f in e.get('stack', [])
-                              if f.get('dso') == PROG]
-    return out
+    return oracle.prog_frames(p.stdout, PROG)
 
 
 def perf_stacks(path):

@@ -137,6 +137,17 @@ def rsp_events(path, stacks=False):
     return parse_jsonl(rsp_dump(args), 'rsp-dump ' + ' '.join(args))
 
 
+def prog_frames(jsonl_text, prog):
+    """Of rsp-dump --format=jsonl --stacks output: per cpu-clock sample (by time), the frames of the binary PROG as
+    (function, inlined), innermost first."""
+    out = {}
+    for line in jsonl_text.splitlines():
+        e = json.loads(line)
+        if e.get('event', '').startswith('cpu-clock'):
+            out[e['time']] = [(f.get('sym'), bool(f.get('inlined'))) for f in e.get('stack', []) if f.get('dso') == prog]
+    return out
+
+
 def is_sample(ev):
     return not str(ev.get('event', '')).startswith(RECORD_PREFIX)
 
