@@ -85,7 +85,7 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
   .find_elf = dwfl_build_id_find_elf,
-  .find_debuginfo = dwfl_standard_find_debuginfo,
+  .find_debuginfo = rsp_debug_cache_find_debuginfo,
   .section_address = dwfl_offline_section_address,
   .debuginfo_path = &debuginfo_path,
 };
