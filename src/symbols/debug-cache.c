@@ -129,7 +129,7 @@ static bool has_build_id(int fd, const unsigned char *id, int n)
   return same;
 }
 
-/* Removes the copies in DIR not used for PRUNE_DAYS. */
+/* Removes the copies in DIR not used for PRUNE_DAYS, and what a writer that died left (NAME.debug.XXXXXX) a day on. */
 static void prune(const char *dir)
 {
   GDir *d = g_dir_open(dir, 0, NULL);
@@ -137,11 +137,13 @@ static void prune(const char *dir)
     return;
   time_t now = time(NULL);
   for (const char *name; (name = g_dir_read_name(d));) {
-    if (!g_str_has_suffix(name, ".debug"))
+    time_t keep = g_str_has_suffix(name, ".debug") ? (time_t)PRUNE_DAYS * 24 * 3600
+                  : strstr(name, ".debug.") ? (time_t)24 * 3600 : 0;
+    if (!keep)
       continue;
     char *path = g_build_filename(dir, name, NULL);
     GStatBuf st;
-    if (g_stat(path, &st) == 0 && now - st.st_mtime > (time_t)PRUNE_DAYS * 24 * 3600)
+    if (g_stat(path, &st) == 0 && now - st.st_mtime > keep)
       g_unlink(path);
     g_free(path);
   }

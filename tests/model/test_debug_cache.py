@@ -7,8 +7,10 @@ debug info in a separate file whose sections are compressed (objcopy --compress-
 and the functions inlined there, which test_inline_frames.py checks against addr2line -i on the same kind of binary).
 - with the split debug info and an empty cache, the frames are the truth's, and the cache then holds one file, named
   by the binary's build id, with that build id, whose sections are none of them compressed (readelf -S);
-- a second run uses the copy: with the compressed debug file gone, the frames are still the truth's;
-- a copy cut short is not used: it is written again from the debug file, the frames unchanged;
+- a second run uses the copy: with the compressed debug file gone, the frames are still the truth's, and the copy's
+  time is brought forward;
+- a copy cut short is not used: it is written again from the debug file, the frames unchanged; writing it removes
+  the copies unused for 30 days and the temporary files of a writer that died, a day on, and nothing else;
 - RSP_DEBUG_CACHE=off writes nothing, the frames are the truth's."""
 import os
 import re
@@ -16,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 SRC = os.environ.get('RSP_SOURCE_ROOT', os.path.join(os.path.dirname(__file__), '..', '..'))
 DUMP = os.environ.get('RSP_DUMP', os.path.join(SRC, 'build', 'src', 'tools', 'rsp-dump'))
@@ -102,14 +105,31 @@ def main():
            'the copy is larger than the compressed debug file')
 
         os.rename(debug, debug + '.away')
+        t = time.time() - 10 * 86400
+        os.utime(copy, (t, t))
         ok(frames(cache) == truth, 'the compressed debug file gone: the frames of the whole binary, from the copy')
+        ok(time.time() - os.path.getmtime(copy) < 3600, 'a copy used has its time brought forward (not pruned)')
         os.rename(debug + '.away', debug)
+
+        # what a copy's writing prunes: copies unused for 30 days, what a writer that died left a day on
+        old = {name: days for name, days in (('0' * 40 + '.debug', 40), ('1' * 40 + '.debug', 20),
+                                             ('2' * 40 + '.debug.Ab12Cd', 2), ('3' * 40 + '.debug.Ef34Gh', 0),
+                                             ('notes.txt', 90))}
+        for name, days in old.items():
+            with open(os.path.join(cache, name), 'wb') as f:
+                f.write(b'x')
+            t = time.time() - days * 86400 - 60
+            os.utime(os.path.join(cache, name), (t, t))
 
         with open(copy, 'r+b') as f:
             f.truncate(64)
         ok(frames(cache) == truth, 'a copy cut short: the frames of the whole binary')
         ok(os.path.getsize(copy) > 64 and build_id(copy) == bid and compressed_sections(copy) == [],
            'a copy cut short is written again')
+        left = set(os.listdir(cache))
+        gone = {n for n in old if n not in left}
+        ok(gone == {'0' * 40 + '.debug', '2' * 40 + '.debug.Ab12Cd'},
+           f'writing it removed the copy unused for 40 days and the 2-day-old leftover, no other: {sorted(gone)}')
     finally:
         shutil.rmtree(cache, ignore_errors=True)
         shutil.copy(os.path.join(HERE, 'inline-prog'), PROG)
