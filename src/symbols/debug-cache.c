@@ -150,15 +150,18 @@ static void prune(const char *dir)
   g_dir_close(d);
 }
 
-/* Writes the copy of the debug file at FD to PATH (through a temporary file renamed: another rsp may be writing it
- * too). */
-static bool write_copy(int fd, const char *dir, const char *path)
+/* Writes the copy of the debug file at FD, of build id ID (N bytes), to PATH (through a temporary file renamed:
+ * another rsp may be writing it too). Not when the file does not carry that build id (found by its debuglink's CRC):
+ * its copy would never be taken. */
+static bool write_copy(int fd, const unsigned char *id, int n, const char *dir, const char *path)
 {
   Elf *in = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
   if (!in)
     return false;
   bool ok = false;
-  if (worth_a_copy(in) && g_mkdir_with_parents(dir, 0755) == 0) {
+  const void *bits = NULL;
+  if (dwelf_elf_gnu_build_id(in, &bits) == n && memcmp(bits, id, (size_t)n) == 0 && worth_a_copy(in) &&
+      g_mkdir_with_parents(dir, 0755) == 0) {
     char *tmp = g_strconcat(path, ".XXXXXX", NULL);
     int out = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0644);
     if (out >= 0) {
@@ -223,7 +226,7 @@ int rsp_debug_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char
     fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
                                       debuginfo_file_name);
     if (fd >= 0 && path)
-      write_copy(fd, dir, path);
+      write_copy(fd, id, n, dir, path);
   }
   g_free(path);
   return fd;
