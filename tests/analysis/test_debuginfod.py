@@ -46,6 +46,8 @@ def free_port():
 def run(env_extra):
     env = dict(os.environ)
     env.pop('DEBUGINFOD_URLS', None)
+    # no inflated copies of debug info (debug-cache.c): one kept from the server's run would answer the others
+    env['RSP_DEBUG_CACHE'] = 'off'
     env.update(env_extra)
     t = time.monotonic()
     dump = subprocess.run([DUMP, '--format=jsonl', '--stacks', '--no-inline', DATA], capture_output=True, text=True,
