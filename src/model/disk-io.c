@@ -2,16 +2,72 @@
  * (dev, sector) into operations, missing events inferred and marked; then the sleeps whose end a
  * completion explains. */
 #include "model/model-private.h"
+#include "reader/zeroed.h"
 
 #include <stddef.h>
 #include <string.h>
 
-static GBytes *key_of(uint32_t dev, uint64_t sector)
+/* The pending table: linear probing over (dev, sector), removal by shifting the run after the slot back. */
+typedef struct rsp_disk_slot {
+  uint64_t sector;
+  uint32_t dev;
+  uint32_t op1; /* op index + 1; 0: empty */
+} rsp_disk_slot;
+
+static uint32_t slot_of(uint32_t dev, uint64_t sector, uint32_t mask)
 {
-  uint8_t k[12];
-  memcpy(k, &dev, 4);
-  memcpy(k + 4, &sector, 8);
-  return g_bytes_new(k, sizeof k);
+  uint64_t h = (sector ^ ((uint64_t)dev << 40) ^ dev) * 0x9e3779b97f4a7c15ull;
+  return (uint32_t)(h >> 32) & mask;
+}
+
+/* The slot of (DEV, SECTOR): its entry, else the empty slot where it would go. */
+static rsp_disk_slot *pending_slot(const rsp_model_builder *b, uint32_t dev, uint64_t sector)
+{
+  uint32_t mask = b->disk_pending_mask;
+  for (uint32_t i = slot_of(dev, sector, mask);; i = (i + 1) & mask) {
+    rsp_disk_slot *sl = &b->disk_pending[i];
+    if (!sl->op1 || (sl->sector == sector && sl->dev == dev))
+      return sl;
+  }
+}
+
+/* Room for one more entry: the table at most half full. */
+static void pending_reserve(rsp_model_builder *b)
+{
+  if (b->disk_pending && (b->disk_pending_n + 1) * 2 <= b->disk_pending_mask + 1)
+    return;
+  rsp_disk_slot *old = b->disk_pending;
+  uint32_t old_size = old ? b->disk_pending_mask + 1 : 0;
+  uint32_t size = old_size ? 2 * old_size : 256;
+  b->disk_pending = rsp_new_zeroed(rsp_disk_slot, size);
+  b->disk_pending_mask = size - 1;
+  for (uint32_t i = 0; i < old_size; i++)
+    if (old[i].op1)
+      *pending_slot(b, old[i].dev, old[i].sector) = old[i];
+  g_free(old);
+}
+
+static void pending_set(rsp_model_builder *b, uint32_t dev, uint64_t sector, uint32_t op)
+{
+  pending_reserve(b);
+  rsp_disk_slot *sl = pending_slot(b, dev, sector);
+  b->disk_pending_n += !sl->op1;
+  *sl = (rsp_disk_slot){ sector, dev, op + 1 };
+}
+
+static void pending_remove(rsp_model_builder *b, rsp_disk_slot *sl)
+{
+  uint32_t mask = b->disk_pending_mask, i = (uint32_t)(sl - b->disk_pending);
+  for (uint32_t j = (i + 1) & mask; b->disk_pending[j].op1; j = (j + 1) & mask) {
+    uint32_t home = slot_of(b->disk_pending[j].dev, b->disk_pending[j].sector, mask);
+    /* J's entry stays when its home lies cyclically in (I, J]: moving it to I would put it before its home */
+    if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+      continue;
+    b->disk_pending[i] = b->disk_pending[j];
+    i = j;
+  }
+  b->disk_pending[i].op1 = 0;
+  b->disk_pending_n--;
 }
 
 static rsp_disk_op *op_at(rsp_model *m, uint32_t i)
@@ -33,22 +89,20 @@ uint32_t rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time,
                         uint32_t bytes, const char *rwbs)
 {
   rsp_model *m = b->m;
-  GBytes *key = key_of(dev, sector);
-  gpointer v = g_hash_table_lookup(b->disk_pending, key);
-  uint32_t idx = v ? GPOINTER_TO_UINT(v) - 1 : RSP_NO_ID;
+  rsp_disk_slot *pending = b->disk_pending ? pending_slot(b, dev, sector) : NULL;
+  uint32_t idx = pending && pending->op1 ? pending->op1 - 1 : RSP_NO_ID;
   switch (kind) {
   case DISK_INSERT:
     /* A request of that (dev, sector) still pending lost its completion; this is a new one. */
     idx = new_op(b, time, dev, sector, bytes, rwbs, RSP_DISK_ISSUE_INFERRED);
     op_at(m, idx)->issue_time = 0;
-    g_hash_table_replace(b->disk_pending, key, GUINT_TO_POINTER(idx + 1));
+    pending_set(b, dev, sector, idx);
     return idx;
   case DISK_ISSUE:
     if (idx != RSP_NO_ID && !(op_at(m, idx)->flags & RSP_DISK_ISSUE_INFERRED)) {
       /* Issued again without a completion: a requeue keeps the request; take the last issue. */
       op_at(m, idx)->issue_time = time;
       op_at(m, idx)->issue_task = b->cur_task;
-      g_bytes_unref(key);
       return idx;
     }
     if (idx != RSP_NO_ID) {
@@ -58,13 +112,12 @@ uint32_t rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time,
       op->flags &= ~(uint32_t)RSP_DISK_ISSUE_INFERRED;
       if (op->task == RSP_NO_ID)
         op->task = b->cur_task;
-      g_bytes_unref(key);
       return idx;
     }
     /* Issued straight to the driver (blk-mq direct issue fires no insert), or inserted before. */
     idx = new_op(b, time, dev, sector, bytes, rwbs, RSP_DISK_NO_INSERT);
     op_at(m, idx)->issue_task = b->cur_task;
-    g_hash_table_replace(b->disk_pending, key, GUINT_TO_POINTER(idx + 1));
+    pending_set(b, dev, sector, idx);
     return idx;
   case DISK_COMPLETE:
     if (idx == RSP_NO_ID) {
@@ -72,18 +125,15 @@ uint32_t rsp_disk_event(rsp_model_builder *b, rsp_disk_kind kind, uint64_t time,
       idx = new_op(b, time, dev, sector, bytes, rwbs, RSP_DISK_NO_INSERT | RSP_DISK_ISSUE_INFERRED);
       op_at(m, idx)->task = RSP_NO_ID; /* the completion's context is not the issuer */
       op_at(m, idx)->complete_time = time;
-      g_bytes_unref(key);
       return idx;
     }
     rsp_disk_op *op = op_at(m, idx);
     op->complete_time = time;
     if (op->flags & RSP_DISK_ISSUE_INFERRED)
       op->issue_time = op->insert_time; /* issued right after the insert (paper) */
-    g_hash_table_remove(b->disk_pending, key);
-    g_bytes_unref(key);
+    pending_remove(b, pending);
     return idx;
   }
-  g_bytes_unref(key);
   return idx;
 }
 

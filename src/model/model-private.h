@@ -206,7 +206,10 @@ typedef struct rsp_model_builder {
   GArray *run_remap;     /* uint32_t builder run id -> final run id (after finish) */
   GArray *sleep_remap;   /* uint32_t builder sleep id -> final sleep id or RSP_NO_ID */
   /* disk-io.c */
-  GHashTable *disk_pending; /* (dev, sector) -> op index + 1 of the last op not completed */
+  /* disk-io.c: (dev, sector) -> the last op not completed, open-addressed (a GBytes key per block event was a
+   * malloc, a copy and a free each) */
+  struct rsp_disk_slot *disk_pending;
+  uint32_t disk_pending_mask, disk_pending_n;
   /* network.c */
   GArray *net_events;    /* rsp_net_event */
   /* workload.c */

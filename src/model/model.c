@@ -189,7 +189,6 @@ rsp_model_builder *rsp_model_builder_new(const rsp_model_options *options, bool 
   b->sleep_facts = g_array_new(FALSE, TRUE, sizeof(rsp_sleep_facts));
   b->run_remap = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   b->sleep_remap = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  b->disk_pending = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
   b->net_events = g_array_new(FALSE, FALSE, sizeof(rsp_net_event));
   rsp_workload_init(b);
   b->sample_candidates = g_ptr_array_new();
@@ -602,7 +601,7 @@ static void release_builder(rsp_model_builder *b)
   g_array_free(b->sleep_facts, TRUE);
   g_array_free(b->run_remap, TRUE);
   g_array_free(b->sleep_remap, TRUE);
-  g_hash_table_destroy(b->disk_pending);
+  g_free(b->disk_pending);
   g_array_free(b->net_events, TRUE);
   g_array_free(b->tstate, TRUE);
   g_hash_table_destroy(b->tid_task);
