@@ -9,14 +9,13 @@
 #include "symbols/symbolizer-private.h"
 
 #include <elfutils/libdwelf.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <glib/gstdio.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum {
@@ -24,7 +23,7 @@ enum {
   TOUCH_HOURS = 24,  /* a copy's time is brought forward at most this often (one utimensat) */
 };
 
-/* The cache's folder, NULL when it is off (RSP_DEBUG_CACHE=off, or no home). */
+/* The cache's folder, NULL when it is off (RSP_DEBUG_CACHE=off or 0). */
 static const char *cache_dir(void)
 {
   static char *dir;
@@ -117,13 +116,18 @@ static bool write_inflated(Elf *in, int fd)
   return ok;
 }
 
+/* Whether ELF carries the build id ID (N bytes). */
+static bool elf_has_build_id(Elf *elf, const unsigned char *id, int n)
+{
+  const void *bits = NULL;
+  return dwelf_elf_gnu_build_id(elf, &bits) == n && memcmp(bits, id, (size_t)n) == 0;
+}
+
 /* Whether the file at FD is an ELF file with the build id ID (N bytes). */
 static bool has_build_id(int fd, const unsigned char *id, int n)
 {
   Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-  const void *bits = NULL;
-  ssize_t got = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
-  bool same = got == n && memcmp(bits, id, (size_t)n) == 0;
+  bool same = elf && elf_has_build_id(elf, id, n);
   if (elf)
     elf_end(elf);
   return same;
@@ -159,9 +163,7 @@ static bool write_copy(int fd, const unsigned char *id, int n, const char *dir, 
   if (!in)
     return false;
   bool ok = false;
-  const void *bits = NULL;
-  if (dwelf_elf_gnu_build_id(in, &bits) == n && memcmp(bits, id, (size_t)n) == 0 && worth_a_copy(in) &&
-      g_mkdir_with_parents(dir, 0755) == 0) {
+  if (elf_has_build_id(in, id, n) && worth_a_copy(in) && g_mkdir_with_parents(dir, 0755) == 0) {
     char *tmp = g_strconcat(path, ".XXXXXX", NULL);
     int out = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0644);
     if (out >= 0) {
