@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,20 +24,24 @@ enum {
   TOUCH_HOURS = 24,  /* a copy's time is brought forward at most this often (one utimensat) */
 };
 
-/* The cache's folder, NULL when it is off (RSP_DEBUG_CACHE=off or 0). */
+static char *cache_dir_path;
+
+static void find_cache_dir(void)
+{
+  const char *env = g_getenv("RSP_DEBUG_CACHE");
+  if (env && *env)
+    cache_dir_path = strcmp(env, "off") == 0 || strcmp(env, "0") == 0 ? NULL : g_strdup(env);
+  else
+    cache_dir_path = g_build_filename(g_get_user_cache_dir(), "rsp", "debug", NULL);
+}
+
+/* The cache's folder, NULL when it is off (RSP_DEBUG_CACHE=off or 0). (pthread_once, which ThreadSanitizer follows:
+ * the two threads that open files ahead ask at once; GLib's g_once it does not follow.) */
 static const char *cache_dir(void)
 {
-  static char *dir;
-  static gsize once;
-  if (g_once_init_enter(&once)) {
-    const char *env = g_getenv("RSP_DEBUG_CACHE");
-    if (env && *env)
-      dir = strcmp(env, "off") == 0 || strcmp(env, "0") == 0 ? NULL : g_strdup(env);
-    else
-      dir = g_build_filename(g_get_user_cache_dir(), "rsp", "debug", NULL);
-    g_once_init_leave(&once, 1);
-  }
-  return dir;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, find_cache_dir);
+  return cache_dir_path;
 }
 
 /* Whether ELF has a compressed section and nothing that ties it to where it was found (a dwz file named relative to
