@@ -11,18 +11,19 @@
 #include <pthread.h>
 #include <string.h>
 
-/* A reference is 32 bytes where an event is 408. The reader runs ahead by up to 16 batches of 8192 events, and of
+/* A reference is 32 bytes where an event is 408. The reader runs ahead by up to 4 batches of 8192 events, and of
  * 1 MB of the file's records (where the events point to: the pages stay mapped, and count in the process's RSS, until
- * the batch comes back): 16 MB, 50,000 events of a recording with deep stacks on every scheduler event, 6 ms of
+ * the batch comes back): 4 MB, 12,000 events of a recording with deep stacks on every scheduler event, 1.5 ms of
  * the reader. (64 batches and no byte bound held 221 MB of a 1.1 GB recording resident, 57% of rsp-summary's peak;
  * 2 MB batches held 32 MB, which put rsp-summary's peak over 0.3x of a 546 MB file; the model's first events wait
  * 37 ms for libc's debug info, opened on another thread: the reader stands still for a while then, once. The model's
- * pace over the whole file was the same with 1 MB batches as with 2.) */
+ * pace over the whole file was the same with 1 MB batches as with 2, and with 4 batches as with 16: the model is the
+ * slower, and 16 batches kept 17 MB of a recorded build's pages resident at its peak, to no use.) */
 enum {
   BATCH_EVENTS = 8192,
   BATCH_RECORD_BYTES = 1024 * 1024,
   BATCH_STORAGE = 512 * 1024, /* grows for a batch whose first event needs more */
-  N_BATCHES = 16,
+  N_BATCHES = 4,
 };
 
 /* How many events ahead rsp_event_pipeline_next asks for a deferred record's lines (its head twice as far). */

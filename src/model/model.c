@@ -685,7 +685,7 @@ rsp_model *rsp_model_build(rsp_reader *reader, const rsp_model_options *options,
     classify(b, rsp_reader_evsel(reader, i));
   rsp_symbolizer_options so = b->opts.symbolizer ? *b->opts.symbolizer : (rsp_symbolizer_options){ 0 };
   so.open_ahead = rsp_threads_wanted() > 1;
-  /* The reader runs on a thread of its own, up to 16 batches ahead of the model (event-pipeline.c); the new stacks
+  /* The reader runs on a thread of its own, up to 4 batches ahead of the model (event-pipeline.c); the new stacks
    * on another (stack-thread.c), which opens the symbolizer itself (reading the kernel's symbols took the first 30 ms
    * of a recording with deep stacks before the reader began). */
   bool pipelined = rsp_event_pipeline_wanted(reader);
