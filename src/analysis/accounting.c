@@ -106,6 +106,11 @@ static int by_life(const void *a, const void *b)
 
 rsp_accounting_row *rsp_accounting_compute(const rsp_model *m, uint32_t *n_rows)
 {
+  return rsp_accounting_compute_kwork(m, NULL, n_rows);
+}
+
+rsp_accounting_row *rsp_accounting_compute_kwork(const rsp_model *m, const rsp_kernel_work *given, uint32_t *n_rows)
+{
   GHashTable *index = g_hash_table_new(g_direct_hash, g_direct_equal);
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(rsp_accounting_row));
   for (rsp_task_id t = 0; t < rsp_model_n_tasks(m); t++) {
@@ -131,13 +136,14 @@ rsp_accounting_row *rsp_accounting_compute(const rsp_model *m, uint32_t *n_rows)
     add_task(m, t, r);
   }
   g_hash_table_destroy(index);
-  rsp_kernel_work *kw = rsp_kernel_work_compute(m);
+  rsp_kernel_work *own = given ? NULL : rsp_kernel_work_compute(m);
+  const rsp_kernel_work *kw = given ? given : own;
   for (guint i = 0; i < rows->len; i++) {
     rsp_accounting_row *r = &g_array_index(rows, rsp_accounting_row, i);
     const rsp_kernel_work_row *k = rsp_kernel_work_for_pid(kw, r->pid);
     r->kernel_work_ns = k ? k->total_ns : 0;
   }
-  rsp_kernel_work_free(kw);
+  rsp_kernel_work_free(own);
   if (rows->len) /* an empty GArray's data is NULL */
     qsort(rows->data, rows->len, sizeof(rsp_accounting_row), by_life);
   *n_rows = rows->len;

@@ -585,6 +585,10 @@ typedef struct rsp_accounting_row {
 
 /* Every process of MODEL with a run, the longest-lived first; *N_ROWS set; g_free() the array. */
 rsp_accounting_row *rsp_accounting_compute(const rsp_model *model, uint32_t *n_rows);
+/* The same with the model's kernel work KW (rsp_kernel_work_compute(MODEL)) made already: what the kernel did for each
+ * process is read there instead of worked out again (NULL: worked out here). */
+rsp_accounting_row *rsp_accounting_compute_kwork(const rsp_model *model, const rsp_kernel_work *kw,
+                                                 uint32_t *n_rows);
 const char *rsp_accounting_key(rsp_accounting_column column);
 
 /* ---- Kernel work charged to whom it served (pkprof; kernel-work.c) ------------------------------
@@ -755,6 +759,9 @@ typedef struct rsp_explanation {
 } rsp_explanation;
 /* PATHS' story, with C = rsp_categories_compute(PATHS) for its numbers. */
 rsp_explanation *rsp_explain(const rsp_paths *paths, const rsp_categories *c);
+/* The same with the model's kernel work KW made already (rsp_kernel_work_compute of PATHS' model; NULL: made here):
+ * working it out again is the most of a story on a recording with many interrupts (a build's: 90 ms). */
+rsp_explanation *rsp_explain_kwork(const rsp_paths *paths, const rsp_categories *c, const rsp_kernel_work *kw);
 void rsp_explanation_free(rsp_explanation *x);
 
 G_END_DECLS

@@ -288,10 +288,11 @@ static int by_doer_ns(const void *a, const void *b)
 
 /* pkprof: the kernel work interrupts and kernel threads did for the processes on P's paths (kernel-work.c),
  * beside their own time, with who did the most of it. */
-static void kernel_work_sentence(const rsp_paths *p, GPtrArray *s)
+static void kernel_work_sentence(const rsp_paths *p, const rsp_kernel_work *given, GPtrArray *s)
 {
   const rsp_model *m = rsp_paths_model(p);
-  rsp_kernel_work *kw = rsp_kernel_work_compute(m);
+  rsp_kernel_work *own = given ? NULL : rsp_kernel_work_compute(m);
+  const rsp_kernel_work *kw = given ? given : own;
   GHashTable *pids = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (uint32_t i = 0; i < rsp_paths_n_tasks(p); i++)
     g_hash_table_add(pids, GINT_TO_POINTER(rsp_model_task(m, rsp_paths_task(p, i))->pid));
@@ -330,7 +331,7 @@ static void kernel_work_sentence(const rsp_paths *p, GPtrArray *s)
   g_array_free(doers, TRUE);
   g_hash_table_destroy(by_doer);
   g_hash_table_destroy(pids);
-  rsp_kernel_work_free(kw);
+  rsp_kernel_work_free(own);
 }
 
 /* What ended wait hop H, when nothing under it explains it: its timeouts, and the thread of its own process or the
@@ -368,6 +369,11 @@ static void ended_clause(GString *g, const rsp_explain_hop *h)
 }
 
 rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
+{
+  return rsp_explain_kwork(p, c, NULL);
+}
+
+rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, const rsp_kernel_work *kw)
 {
   const rsp_model *m = rsp_paths_model(p);
   rsp_explanation *x = g_new0(rsp_explanation, 1);
@@ -688,7 +694,7 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
   }
   if (c->ns[RSP_CAT_NETWORK] >= SAID_NS) /* (a curl on loopback: 'It waited on the network 0.0 ms.') */
     say(s, "It waited on the network %.1f ms.", ms(c->ns[RSP_CAT_NETWORK]));
-  kernel_work_sentence(p, s);
+  kernel_work_sentence(p, kw, s);
   /* (under SAID_NS, '0.0 ms' says nothing; the contention lever names one off the paths) */
   if (c->n_preemptors && c->top_preemptors[0].ns >= SAID_NS && !(x->contention_lever_ns && !c->top_preemptors[0].on_path)) {
     const rsp_preemptor *pr = &c->top_preemptors[0];

@@ -30,7 +30,7 @@ typedef struct win {
   rsp_model *model;
   rsp_running_view *view;
   rsp_paths *paths;       /* the flame view's process: its control paths */
-  rsp_kernel_work *kwork; /* the model's kernel work charged to whom it served, made when a flame view first opens */
+  rsp_kernel_work *kwork; /* the model's kernel work charged to whom it served (app_kernel_work), NULL until asked */
   rsp_flame_view *flame;
   rsp_consolidated_view *consolidated;
   GtkWidget *flame_area, *flame_label, *consolidated_area, *explanation_view;
@@ -102,6 +102,9 @@ bool app_open_process(win *w, int32_t pid);
 const char *app_process_name(const rsp_model *model, int32_t pid);
 /* The process the window opens on: --flame PID, else the recorded command's (-1: none known). */
 int32_t app_first_process(win *w);
+/* The model's kernel work charged to whom it served (w->kwork), made at the first call for the model shown: the flame
+ * and consolidated views, the explanation and the process picker share it (each made its own, a build's 90 ms). */
+const rsp_kernel_work *app_kernel_work(win *w);
 /* F3, Shift+F3, Enter in Search: the next or previous match of the page shown (flame or running). */
 bool app_step_match(win *w, int dir);
 /* The search entry changed: every view's matches. */

@@ -305,6 +305,13 @@ static void on_loaded(rsp_model *model, rsp_running_view *view, const GError *er
     g_timeout_add(200, app_self_test_step, w);
 }
 
+const rsp_kernel_work *app_kernel_work(win *w)
+{
+  if (!w->kwork && w->model)
+    w->kwork = rsp_kernel_work_compute(w->model);
+  return w->kwork;
+}
+
 const char *app_process_name(const rsp_model *m, int32_t pid)
 {
   /* its main thread's name after its last exec: rsp-record's child is "rsp-record" until it execs

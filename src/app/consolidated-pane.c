@@ -39,7 +39,8 @@ void consolidated_pane_rebuild(win *w)
   w->consolidated = NULL;
   if (!w->paths)
     return;
-  w->consolidated = rsp_consolidated_view_new_kwork(w->paths, w->kwork, w->range_t1 > w->range_t0 ? w->range_t0 : 0,
+  w->consolidated = rsp_consolidated_view_new_kwork(w->paths, app_kernel_work(w),
+                                                    w->range_t1 > w->range_t0 ? w->range_t0 : 0,
                                                     w->range_t1 > w->range_t0 ? w->range_t1 : UINT64_MAX,
                                                     RSP_STACK_TREE_USER_WAITS);
   w->cvp = (rsp_viewport){ .t0 = 0, .t1 = consolidated_pane_total(w), .scroll_y = -1 };

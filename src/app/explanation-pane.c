@@ -83,7 +83,7 @@ char *explanation_pane_summary(win *w)
   rsp_categories c;
   rsp_categories_compute(w->paths, &c);
   /* the answer in words (the analysis layer's, as rsp-summary --explain prints it) */
-  rsp_explanation *story = rsp_explain(w->paths, &c);
+  rsp_explanation *story = rsp_explain_kwork(w->paths, &c, app_kernel_work(w));
   g_string_append(s, "\n\n");
   for (char **line = story->sentences; *line; line++)
     g_string_append_printf(s, "%s%s", line == story->sentences ? "" : " ", *line);

@@ -52,9 +52,7 @@ bool flame_pane_open(win *w, int32_t pid)
     gtk_label_set_text(GTK_LABEL(w->flame_label), msg);
     return false;
   }
-  if (!w->kwork)
-    w->kwork = rsp_kernel_work_compute(w->model);
-  w->flame = rsp_flame_view_new_kwork(w->paths, w->kwork);
+  w->flame = rsp_flame_view_new_kwork(w->paths, app_kernel_work(w));
   rsp_flame_view_set_ready_hook(w->flame, on_flame_cut, w->flame_area); /* zoomed in, the window stays responsive */
   rsp_flame_view_set_show_links(w->flame, gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w->links_check)));
   w->flame_scroll = -1;

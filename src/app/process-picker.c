@@ -42,7 +42,7 @@ static void fill(win *w)
   }
   /* LTT's columns, by pid */
   uint32_t n_rows = 0;
-  g_autofree rsp_accounting_row *rows = rsp_accounting_compute(m, &n_rows);
+  g_autofree rsp_accounting_row *rows = rsp_accounting_compute_kwork(m, app_kernel_work(w), &n_rows);
   g_autoptr(GHashTable) row_of = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (uint32_t i = 0; i < n_rows; i++)
     g_hash_table_insert(row_of, GINT_TO_POINTER(rows[i].pid), &rows[i]);

@@ -30,12 +30,10 @@ static void stack_of(const rsp_stack_tree *tree, uint32_t id, GString *s)
   g_ptr_array_free(chain, TRUE);
 }
 
-uint32_t rsp_report_consolidated_svg(FILE *out, const rsp_paths *paths, int width)
+uint32_t rsp_report_consolidated_svg(FILE *out, const rsp_paths *paths, const rsp_kernel_work *kw, int width)
 {
   /* with the kernel work done for the paths' processes, as rsp-view's consolidated view draws it */
-  rsp_kernel_work *kw = rsp_kernel_work_compute(rsp_paths_model(paths));
   rsp_stack_tree *tree = rsp_stack_tree_build_kwork(paths, kw, 0, UINT64_MAX, 0);
-  rsp_kernel_work_free(kw);
   uint32_t n = 0;
   uint32_t *order = rsp_stack_tree_preorder(tree, &n);
   rsp_stack_place *at = g_new0(rsp_stack_place, n ? n : 1);

@@ -156,7 +156,7 @@ static void gather_kwork(const rsp_kernel_work_part *part, void *data)
   g_array_append_val(g->pieces, pc);
 }
 
-void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
+void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, const rsp_kernel_work *kw, int width)
 {
   const rsp_model *m = rsp_paths_model(paths);
   uint32_t n_paths = rsp_paths_n_paths(paths), n_elems = rsp_paths_n_elems(paths);
@@ -212,9 +212,7 @@ void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width)
   int path_rows = n_rows;
   kwork_gather kg = { g_array_new(FALSE, FALSE, sizeof(kwork_piece)), g_array_new(FALSE, FALSE, sizeof(int32_t)),
                       g_ptr_array_new(), g_string_chunk_new(1024) };
-  rsp_kernel_work *kw = rsp_kernel_work_compute(m);
   rsp_kernel_work_paths_parts(kw, paths, 0, 0, gather_kwork, &kg);
-  rsp_kernel_work_free(kw);
   n_rows += 3 * (int)kg.pids->len; /* a blank row, the doers' row, "kernel work for X" */
   GArray **rows = g_new0(GArray *, n_rows + 1);
   for (int r = 0; r < n_rows; r++)

@@ -196,7 +196,9 @@ bool rsp_report_write_html(const rsp_paths *paths, const rsp_report_options *o, 
   const char *comm = poi && *poi->comm ? poi->comm : "?";
   rsp_categories c;
   rsp_categories_compute(paths, &c);
-  rsp_explanation *story = rsp_explain(paths, &c);
+  /* the kernel work done for the processes, once for the story, the consolidated view and the flame view */
+  rsp_kernel_work *kw = rsp_kernel_work_compute(m);
+  rsp_explanation *story = rsp_explain_kwork(paths, &c, kw);
 
   fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -250,7 +252,7 @@ bool rsp_report_write_html(const rsp_paths *paths, const rsp_report_options *o, 
                "did for those processes that the paths do not already show. Width is duration. Hover a frame for its "
                "time.");
   fprintf(out, "<div class=\"scroll bottom\">\n");
-  uint32_t deep = rsp_report_consolidated_svg(out, paths, width);
+  uint32_t deep = rsp_report_consolidated_svg(out, paths, kw, width);
   fprintf(out, "</div>\n");
   if (deep)
     fprintf(out, "<p class=\"help\">%u frames deeper than the rows drawn are left out.</p>\n", deep);
@@ -260,7 +262,7 @@ bool rsp_report_write_html(const rsp_paths *paths, const rsp_report_options *o, 
                "The same pseudo-stacks in time: each control path a band, x is time; under them, in amber, the kernel "
                "work done for their processes where it ran.");
   fprintf(out, "<div class=\"scroll bottom\">\n");
-  rsp_report_flame_svg(out, paths, width);
+  rsp_report_flame_svg(out, paths, kw, width);
   fprintf(out, "</div>\n</details>\n");
 
   section_open(out, "running", "Process running view",
@@ -285,6 +287,7 @@ bool rsp_report_write_html(const rsp_paths *paths, const rsp_report_options *o, 
 
   fprintf(out, "</main>\n<script>\n%s</script>\n</body>\n</html>\n", script_js);
   rsp_explanation_free(story);
+  rsp_kernel_work_free(kw);
   if (ferror(out)) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "write error");
     return false;

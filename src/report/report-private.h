@@ -15,8 +15,8 @@ void rsp_report_svg_ruler(FILE *out, uint64_t span_ns, double x0, double width, 
 
 /* The views, each one <svg> element. The consolidated view returns how many frames deeper than the
  * rows it draws it left out. */
-uint32_t rsp_report_consolidated_svg(FILE *out, const rsp_paths *paths, int width);
-void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, int width);
+uint32_t rsp_report_consolidated_svg(FILE *out, const rsp_paths *paths, const rsp_kernel_work *kw, int width);
+void rsp_report_flame_svg(FILE *out, const rsp_paths *paths, const rsp_kernel_work *kw, int width);
 void rsp_report_running_svg(FILE *out, const rsp_paths *paths, int width);
 /* The MAX largest latency profiles of process PID, each an <svg> of bars with text labels; how many. */
 uint32_t rsp_report_histograms(FILE *out, const rsp_model *model, int32_t pid, uint32_t max, int width);

@@ -162,8 +162,8 @@ static void print_accounting(const rsp_model *model, bool json, FILE *out)
 {
   rsp_json_writer jw = rsp_json_writer_file(out, RSP_JSON_SHORT_ESCAPES | RSP_JSON_SPACED);
   uint32_t n;
-  rsp_accounting_row *rows = rsp_accounting_compute(model, &n);
   rsp_kernel_work *kw = rsp_kernel_work_compute(model);
+  rsp_accounting_row *rows = rsp_accounting_compute_kwork(model, kw, &n);
   if (json) {
     fprintf(out, "[");
     for (uint32_t i = 0; i < n; i++) {

@@ -274,7 +274,7 @@ static int bench(const char *file)
       resident_mb(&rss4, &peak4);
       rsp_categories cats;
       rsp_categories_compute(paths, &cats);
-      rsp_explanation_free(rsp_explain(paths, &cats));
+      rsp_explanation_free(rsp_explain_kwork(paths, &cats, kw));
       resident_mb(&rss5, &peak5);
       rsp_kernel_work_free(kw);
       printf("resident memory (MB, now/peak): model %.0f/%.0f, + paths %.0f/%.0f, + flame view %.0f/%.0f, "

@@ -470,7 +470,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   uint64_t tolerance = o->tolerance_set ? o->tolerance_ns : RSP_PARENT_CHILD_TOLERANCE_NS;
   uint64_t poll_gap = o->poll_gap_set ? o->poll_gap_ns : RSP_POLL_MERGE_GAP_NS;
   kernel_work_job kernel_work;
-  kernel_work_start(&kernel_work, model, o->json || o->categories); /* (what prints it) */
+  kernel_work_start(&kernel_work, model, o->json || o->categories || o->explain); /* (what prints it) */
   int64_t paths_start = g_get_monotonic_time();
   rsp_paths *p = rsp_paths_build(model, pid, &po, &error);
   int64_t paths_end = g_get_monotonic_time();
@@ -487,7 +487,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   GHashTable *run_ns = run_ns_by_pid(p);
   char **warnings = rsp_model_loss_warnings(model);
   rsp_wait_sites *waits = o->waits ? rsp_wait_sites_compute(p) : NULL;
-  rsp_explanation *story = o->explain ? rsp_explain(p, &c) : NULL;
+  rsp_explanation *story = o->explain ? rsp_explain_kwork(p, &c, kernel_work_get(&kernel_work)) : NULL;
   double pct = c.total_ns ? 100.0 * (double)c.accounted_ns / (double)c.total_ns : 0.0;
 
   if (o->paths && !o->json)
