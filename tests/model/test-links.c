@@ -650,6 +650,42 @@ static void test_disk_all_lost(void)
   rsp_model_free(m);
 }
 
+/* The same among other requests: the sleeper's own last one issued before its sleep is the one, not another task's
+ * issued later, nor one of its own that another task issued after the sleep began (the requests are searched by task
+ * and issue time, no longer by scanning every request back from the last). */
+static void test_disk_all_lost_own_request(void)
+{
+  tb *t = tb_new(false);
+  sw(t, 50, 0, IDLE, "R", A);
+  sw(t, 50, 1, IDLE, "R", B);
+  tb_block(t, TB_INSERT, 100 * US, 0, A, DEV, 1000, 4096); /* 0: A's, issued at once */
+  tb_block(t, TB_ISSUE, 101 * US, 0, A, DEV, 1000, 4096);
+  tb_block(t, TB_INSERT, 102 * US, 1, B, DEV, 5000, 4096); /* 1: B's, issued after A's */
+  tb_block(t, TB_ISSUE, 103 * US, 1, B, DEV, 5000, 4096);
+  tb_block(t, TB_INSERT, 104 * US, 0, A, DEV, 2000, 4096); /* 2: A's, issued by B once A sleeps */
+  sw(t, 105, 0, A, "D", IDLE);
+  tb_block(t, TB_ISSUE, 200 * US, 1, B, DEV, 2000, 4096);
+  sw(t, 400, 0, IDLE, "R", A); /* nothing but the switch-in */
+  sw(t, 500, 0, A, "S", IDLE);
+  sw(t, 600, 1, B, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_task_id a = find_task(m, A, 0), b = find_task(m, B, 0);
+  CHECK_EQ(rsp_model_n_disk_ops(m), 3);
+  CHECK_EQ(rsp_model_disk_op(m, 1)->task, b);
+  CHECK_EQ(rsp_model_disk_op(m, 2)->task, a);
+  CHECK_EQ(rsp_model_disk_op(m, 2)->issue_time, 200 * US);
+  const rsp_sleep *s0 = sleep_at_us(m, a, 200);
+  CHECK_EQ(s0->end_cause, RSP_SLEEP_END_DISK);
+  CHECK(s0->end_inferred);
+  CHECK_EQ(s0->disk_op, 0);
+  CHECK_EQ(rsp_model_disk_op(m, 0)->complete_time, 400 * US);
+  CHECK(rsp_model_disk_op(m, 0)->flags & RSP_DISK_COMPLETE_INFERRED);
+  CHECK(!(rsp_model_disk_op(m, 1)->flags & RSP_DISK_COMPLETE_INFERRED));
+  CHECK(!(rsp_model_disk_op(m, 2)->flags & RSP_DISK_COMPLETE_INFERRED));
+  CHECK_EQ(rsp_model_loss_get(m)->disk_complete_inferred, 1);
+  rsp_model_free(m);
+}
+
 /* Wakeups fired in interrupt context belong to the device (or timer), never to the task the interrupt
  * happened to hit; a softirq a task runs itself (loopback: its own packet, its own FIN) is that task's.
  * A runs on cpu 0 and sleeps; U (unrelated) and S (a sender) run on cpu 1. */
@@ -791,6 +827,7 @@ int main(void)
   test_disk();
   test_disk_flush_other_issuer();
   test_disk_all_lost();
+  test_disk_all_lost_own_request();
   test_network();
   test_network_kprobes();
   test_no_stacks();
