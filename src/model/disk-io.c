@@ -259,15 +259,19 @@ static uint32_t last_issued_by(const task_ops *t, rsp_task_id task, uint64_t tim
   if (task >= t->n_tasks)
     return RSP_NO_ID;
   /* the last K of the task's whose SUFMIN is at most TIME (SUFMIN grows with K): the operation at K was issued then */
-  uint32_t lo = t->first[task], hi = t->first[task + 1];
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (t->sufmin[mid] <= time)
-      lo = mid + 1;
-    else
-      hi = mid;
+  uint32_t first = t->first[task];
+  size_t n = rsp_count_before(&t->sufmin[first], t->first[task + 1] - first, sizeof(uint64_t), time, true);
+  return n ? t->list[first + n - 1] : RSP_NO_ID;
+}
+
+/* TASK's operations not completed when the sleeps are matched: OPEN_LIST[*LO .. *HI). */
+static void open_ops_of(const task_ops *t, rsp_task_id task, uint32_t *lo, uint32_t *hi)
+{
+  *lo = *hi = 0;
+  if (task < t->n_tasks) {
+    *lo = t->open_first[task];
+    *hi = t->open_first[task + 1];
   }
-  return lo > t->first[task] ? t->list[lo - 1] : RSP_NO_ID;
 }
 
 void rsp_disk_finish(rsp_model_builder *b)
@@ -305,8 +309,9 @@ void rsp_disk_finish(rsp_model_builder *b)
       found = find_completion(m, done, sl->start, at, sl->task, false);
       if (found == RSP_NO_ID) {
         /* Its completion was lost: the task's last request issued before and never completed. */
-        for (uint32_t k = sl->task < by_task.n_tasks ? by_task.open_first[sl->task + 1] : 0;
-             sl->task < by_task.n_tasks && k-- > by_task.open_first[sl->task];) {
+        uint32_t lo, hi;
+        open_ops_of(&by_task, sl->task, &lo, &hi);
+        for (uint32_t k = hi; k-- > lo;) {
           uint32_t j = by_task.open_list[k];
           rsp_disk_op *op = op_at(m, j);
           if (!op->complete_time && op->issue_time <= at && op->sleep == RSP_NO_ID) {
