@@ -348,6 +348,8 @@ typedef struct rsp_wait_site {
                                        when longer (an fsync woken by a kworker waited on its requests all the
                                        same) */
   rsp_task_id disk_task;            /* the task whose waits there had the most of disk_ns (RSP_NO_ID: none) */
+  rsp_task_id timed_out_task;       /* the task whose waits there had the most of by_cat[RSP_CAT_TIMED_OUT] (RSP_NO_ID:
+                                       none) */
   bool no_code;                     /* its stacks name no user code: none recorded, or kernel frames only */
   uint64_t inferred_ns;             /* of it, told by a sleep whose end cause was guessed */
 } rsp_wait_site;
@@ -746,6 +748,13 @@ typedef struct rsp_explanation {
    * preemptor off the paths (pid: its process, run_ns: its time over the paths' runnable time) */
   uint64_t contention_lever_ns;
   rsp_explain_work contention_top;
+  /* the paths' waits that ended by a timeout (RSP_CAT_TIMED_OUT: a sleep on purpose, a poll or a lock that waited out
+   * its timer), when more than the function's, the disk's and the other work's: the timer is the bigger lever (a
+   * server's time.sleep under each request); 0: not the biggest. The wait site with the most of it (its label, that
+   * time) and the task whose waits there had the most of it (pid: its process, comm) */
+  uint64_t timed_out_lever_ns, timed_out_site_ns;
+  const char *timed_out_site;
+  rsp_explain_work timed_out_top;
   uint32_t n_groups;                    /* the most running first (rsp_explain_group), the process of interest in none */
   rsp_explain_group groups[RSP_EXPLAIN_MAX_WORK];
   /* its own threads' running time on the paths, the most first (pid: the tid), when more than one of them ran */

@@ -7,7 +7,8 @@
  *   - the disk and network time, what was guessed and what ran without symbols;
  *   - the biggest lever: the function with the most running time on the paths (in one process, or in processes of
  *     one name together), or the disk waits at one site when they took longer (an fsync-bound workload), or the
- *     other work on the machine when the paths waited longer for cpus it held (contention).
+ *     other work on the machine when the paths waited longer for cpus it held (contention), or the waits that timed
+ *     out when they took longer than all of those (a sleep in a server's handler).
  * The chain itself is followed in explain-chain.c. */
 #include "explain-private.h"
 
@@ -644,9 +645,9 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
     g_ptr_array_add(s, g_string_free(g, FALSE));
   }
   /* the disk: its time and the waits it was in */
-  uint64_t disk = c->ns[RSP_CAT_BLOCKING_IO] + c->ns[RSP_CAT_IO_QUEUE];
+  uint64_t disk = c->ns[RSP_CAT_BLOCKING_IO] + c->ns[RSP_CAT_IO_QUEUE], timed_out = c->ns[RSP_CAT_TIMED_OUT];
+  rsp_wait_sites *ws = disk >= SAID_NS || timed_out >= SAID_NS ? rsp_wait_sites_compute(p) : NULL;
   if (disk >= SAID_NS) {
-    rsp_wait_sites *ws = rsp_wait_sites_compute(p);
     const rsp_wait_site *top_site = NULL;
     uint64_t top_disk = 0;
     for (uint32_t i = 0; i < rsp_wait_sites_n(ws); i++) {
@@ -676,7 +677,6 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
     else
       say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms).", ms(disk),
           ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]));
-    rsp_wait_sites_free(ws);
   }
   /* other work on the machine: the paths' time runnable behind processes off them, against the function and the
    * disk (a sqlite3 fdatasync loop beside a test run: 98.2 ms behind it, 20.2 ms at the disk's top site) */
@@ -692,6 +692,29 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
       break;
     }
   }
+  /* waits that timed out: a timer waited out is no work, and more of it than of anything else is the lever (a client of
+   * a server whose handler sleeps 50 ms a request: 1000 ms of timeouts against 5 ms of its busiest function) */
+  if (timed_out >= SAID_NS && timed_out > x->lever.function_ns && timed_out > x->disk_lever_ns &&
+      timed_out > x->contention_lever_ns) {
+    const rsp_wait_site *top_site = NULL;
+    for (uint32_t i = 0; i < rsp_wait_sites_n(ws); i++) {
+      const rsp_wait_site *w = rsp_wait_sites_get(ws, i);
+      if (w->by_cat[RSP_CAT_TIMED_OUT] > (top_site ? top_site->by_cat[RSP_CAT_TIMED_OUT] : 0))
+        top_site = w;
+    }
+    x->timed_out_lever_ns = timed_out;
+    if (top_site && top_site->timed_out_task != RSP_NO_ID) {
+      const rsp_task *t = rsp_model_task(m, top_site->timed_out_task);
+      x->timed_out_site = g_string_chunk_insert_const(x->names_, top_site->label);
+      x->timed_out_site_ns = MIN(top_site->by_cat[RSP_CAT_TIMED_OUT], timed_out); /* (split as the sleeps' own) */
+      x->timed_out_top = (rsp_explain_work){ .pid = t->pid, .comm = t->comm };
+    }
+    /* (the bigger lever: neither the disk nor the other work is the biggest) */
+    x->disk_lever_site = NULL;
+    x->disk_lever_ns = x->disk_lever_site_ns = 0;
+    x->contention_lever_ns = 0;
+  }
+  rsp_wait_sites_free(ws);
   if (c->ns[RSP_CAT_NETWORK] >= SAID_NS) /* (a curl on loopback: 'It waited on the network 0.0 ms.') */
     say(s, "It waited on the network %.1f ms.", ms(c->ns[RSP_CAT_NETWORK]));
   kernel_work_sentence(p, kw, s);
@@ -724,7 +747,18 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
 
   /* 6. the biggest lever: the other work on the machine, or the disk's waits, when they are more than any function's
    * running, the disk with its top site */
-  if (x->contention_lever_ns) {
+  if (x->timed_out_lever_ns) {
+    char share[96], site[640] = "";
+    if (x->timed_out_lever_ns <= x->wall_ns)
+      g_snprintf(share, sizeof share, "%.0f%% of the wall time", pct(x->timed_out_lever_ns, x->wall_ns));
+    else
+      g_snprintf(share, sizeof share, "over the paths' tasks together; the wall time is %.1f ms", ms(x->wall_ns));
+    if (x->timed_out_site && x->timed_out_site[0] != '[')
+      g_snprintf(site, sizeof site, ", the most %s [%d]'s in %s (%.1f ms)", name_or(x->timed_out_top.comm),
+                 x->timed_out_top.pid, x->timed_out_site, ms(x->timed_out_site_ns));
+    say(s, "The biggest lever: waits that timed out, %.1f ms (%s)%s: a sleep or a timeout waited out, not work.",
+        ms(x->timed_out_lever_ns), share, site);
+  } else if (x->contention_lever_ns) {
     char share[96];
     if (x->contention_lever_ns <= x->wall_ns)
       g_snprintf(share, sizeof share, "%.0f%% of the wall time", pct(x->contention_lever_ns, x->wall_ns));
@@ -751,7 +785,7 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
                x->lever.pid);
   else
     g_snprintf(procs_of, sizeof procs_of, "%s [%d]", name_or(x->lever.comm), x->lever.pid);
-  if ((x->disk_lever_site || x->contention_lever_ns) && x->lever.function)
+  if ((x->disk_lever_site || x->contention_lever_ns || x->timed_out_lever_ns) && x->lever.function)
     say(s, "Of the running, the most was %s's %s, %.1f ms.", procs_of, x->lever.function, ms(x->lever.function_ns));
   else if (x->lever.function && x->lever_processes > 1)
     say(s, "The biggest lever: %s's %s, %.1f ms in those processes together (the wall time is %.1f ms).", procs_of,

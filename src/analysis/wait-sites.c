@@ -21,11 +21,30 @@ typedef struct segment {
   bool inferred;
 } segment;
 
+/* Whose waits at a site had the most of some time (its disk time, its timed-out time): each task's sum, the leader. */
+typedef struct task_lead {
+  GHashTable *by_task; /* task -> its waits' time there */
+  uint64_t ns;         /* the leader's */
+} task_lead;
+
+/* Adds NS of TASK's waits to L; *LEADER follows the task with the most (the lower id on a tie). */
+static void lead_add(task_lead *l, rsp_task_id *leader, rsp_task_id task, uint64_t ns)
+{
+  if (!ns)
+    return;
+  gpointer key = GUINT_TO_POINTER(task);
+  uint64_t of_task = GPOINTER_TO_SIZE(g_hash_table_lookup(l->by_task, key)) + ns;
+  g_hash_table_insert(l->by_task, key, GSIZE_TO_POINTER(of_task));
+  if (of_task > l->ns || (of_task == l->ns && task < *leader)) {
+    *leader = task;
+    l->ns = of_task;
+  }
+}
+
 typedef struct site {
   rsp_wait_site pub;
   GArray *segments;
-  GHashTable *disk_by_task; /* task -> its waits' disk_ns there */
-  uint64_t disk_task_ns;    /* disk_by_task's value for pub.disk_task */
+  task_lead disk, timed_out; /* pub.disk_task's, pub.timed_out_task's */
 } site;
 
 struct rsp_wait_sites {
@@ -204,7 +223,8 @@ static void site_free(gpointer data)
   site *w = data;
   if (w->segments)
     g_array_free(w->segments, TRUE);
-  g_hash_table_destroy(w->disk_by_task);
+  g_hash_table_destroy(w->disk.by_task);
+  g_hash_table_destroy(w->timed_out.by_task);
   g_free(w);
 }
 
@@ -231,9 +251,10 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
       w->pub.label = label;
       const rsp_model_frame *f = rsp_model_stack_label(m, s->stack);
       w->pub.no_code = !f || f->kernel;
-      w->pub.disk_task = RSP_NO_ID;
+      w->pub.disk_task = w->pub.timed_out_task = RSP_NO_ID;
       w->segments = g_array_new(FALSE, FALSE, sizeof(segment));
-      w->disk_by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
+      w->disk.by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
+      w->timed_out.by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
       g_hash_table_insert(by_label, (gpointer)label, w);
       g_ptr_array_add(ws->sites, w);
     }
@@ -246,24 +267,19 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
     }
     guint from = w->segments->len;
     element_segments(p, i, e, w->segments);
-    uint64_t own_disk = 0;
+    uint64_t own_disk = 0, timed_out = 0;
     for (guint k = from; k < w->segments->len; k++) { /* summed, as the categories' total is */
       const segment *sg = &g_array_index(w->segments, segment, k);
       w->pub.by_cat[sg->cat] += sg->end - sg->start;
       if (sg->cat == RSP_CAT_BLOCKING_IO || sg->cat == RSP_CAT_IO_QUEUE)
         own_disk += sg->end - sg->start;
+      else if (sg->cat == RSP_CAT_TIMED_OUT)
+        timed_out += sg->end - sg->start;
     }
     uint64_t disk = MAX(own_disk, disk_children_ns(p, i, e));
-    if (disk) {
-      w->pub.disk_ns += disk;
-      gpointer key = GUINT_TO_POINTER(e->task);
-      uint64_t of_task = GPOINTER_TO_SIZE(g_hash_table_lookup(w->disk_by_task, key)) + disk;
-      g_hash_table_insert(w->disk_by_task, key, GSIZE_TO_POINTER(of_task));
-      if (of_task > w->disk_task_ns || (of_task == w->disk_task_ns && e->task < w->pub.disk_task)) {
-        w->pub.disk_task = e->task;
-        w->disk_task_ns = of_task;
-      }
-    }
+    w->pub.disk_ns += disk;
+    lead_add(&w->disk, &w->pub.disk_task, e->task, disk);
+    lead_add(&w->timed_out, &w->pub.timed_out_task, e->task, timed_out);
   }
   for (guint i = 0; i < ws->sites->len; i++)
     sweep(g_ptr_array_index(ws->sites, i));

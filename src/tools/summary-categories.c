@@ -406,6 +406,26 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   } else {
     rsp_json_null(&json);
   }
+  rsp_json_key(&json, "timed_out_lever");
+  if (x->timed_out_lever_ns) {
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "ms");
+    rsp_json_double(&json, 6, ms(x->timed_out_lever_ns));
+    rsp_json_key(&json, "site");
+    if (x->timed_out_site)
+      rsp_json_string(&json, x->timed_out_site);
+    else
+      rsp_json_null(&json);
+    rsp_json_key(&json, "site_ms");
+    rsp_json_double(&json, 6, ms(x->timed_out_site_ns));
+    rsp_json_key(&json, "top_pid");
+    rsp_json_i64(&json, x->timed_out_top.pid);
+    rsp_json_key(&json, "top_comm");
+    rsp_json_string(&json, x->timed_out_top.comm);
+    rsp_json_end_object(&json);
+  } else {
+    rsp_json_null(&json);
+  }
   rsp_json_end_object(&json);
 }
 

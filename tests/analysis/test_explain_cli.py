@@ -20,6 +20,8 @@
   shell-sleep-dd-python's dd fsyncs, woken by a kworker, against perf script's time off the cpu in do_fsync;
 - the biggest lever sums a function over processes of one name: wl-nginx's curls, most of whose samples perf script
   shows in one user function (the dynamic loader's);
+- profsleep (360 ms of nanosleeps by design) and xterm -e sleep 0.2 (bench/real, strace's 200 ms): the biggest lever is its waits that timed out, their time between what it
+  asked for and its time off the cpu in do_nanosleep in perf script, its site nanosleep's;
 - wl-grep (a cold-cache grep -r): the biggest lever is the disk, its site's figure the --waits table's, its time more than
   any function's running and no more than grep's time off the cpu in D state in perf script;
 - JSON: the text is the same sentences; each work entry's run_ms is that process's paths_run_ms in the categories
@@ -61,18 +63,39 @@ def cpu_ms(truth, pids):
     return sum(b - a for t, p in truth.tgid.items() if p in pids for a, b in truth.iv.get(t, ())) * 1e3
 
 
+def off_cpu_in(path, comm, function):
+    """Perf's truth of how long COMM's tasks were off the cpu after switching out with FUNCTION on the sched_switch's
+    stack (perf script), each to the task's next switch-in in perf's switch records, in ms."""
+    truth, ms, cur = real.PerfTruth(path), 0.0, None
+    for line in oracle.perf(['script', '-F', 'comm,tid,time,event,ip,sym'], path).splitlines():
+        m = re.match(r'\s*' + re.escape(comm) + r'\s+(\d+)\s+([0-9.]+):\s+sched:sched_switch', line)
+        if m or not line.startswith('\t'):
+            cur = (int(m.group(1)), float(m.group(2))) if m else None
+        elif cur and line.split()[-1] == function:
+            ms += (min([a for a, b in truth.iv.get(cur[0], ()) if a >= cur[1]] or [cur[1]]) - cur[1]) * 1e3
+            cur = None
+    return ms
+
+
+def unpack_real(name, tmp):
+    """bench/real/data/NAME's recording, decompressed into a folder of TMP with what lies beside it."""
+    src, dst = os.path.join(SRC, 'bench', 'real', 'data', name), os.path.join(tmp, name)
+    os.mkdir(dst)
+    for f in os.listdir(src):
+        if f not in ('rec.data', 'rec.data.perf-script.txt'):
+            p = os.path.join(src, f)
+            (shutil.copytree if os.path.isdir(p) else shutil.copy)(os.path.realpath(p), os.path.join(dst, f))
+    data = os.path.join(dst, 'rec.data')
+    subprocess.run(['zstd', '-q', '-d', data + '.zst', '-o', data], check=True)
+    return data
+
+
 def main():
     if not shutil.which('perf') or not shutil.which('zstd'):
         print('skipped: perf or zstd missing')
         sys.exit(77)
     with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(SRC, 'bench', 'real', 'data', 'dovecot')
-        for f in os.listdir(src):
-            if f not in ('rec.data', 'rec.data.perf-script.txt'):
-                p = os.path.join(src, f)
-                (shutil.copytree if os.path.isdir(p) else shutil.copy)(os.path.realpath(p), os.path.join(tmp, f))
-        data = os.path.join(tmp, 'rec.data')
-        subprocess.run(['zstd', '-q', '-d', data + '.zst', '-o', data], check=True)
+        data = unpack_real('dovecot', tmp)
         d = explain(data)
         if d:
             x = d['explanation']
@@ -230,6 +253,27 @@ def main():
     x = (explain(os.path.join(SRC, 'tests', 'profiles', 'data', 'sleeps.data')) or {}).get('explanation')
     text = ' '.join(x['text']) if x else ''
     ok('220 waits in a row that timed out' in text, 'profsleep: its wait timed out 220 times, as it was written to')
+    # a run that waits out timers is told so: profsleep's nanosleeps (its design: 360 ms asked for) are the biggest
+    # lever, not its few milliseconds of running; their time is at least what it asked for and no more than perf
+    # script shows it off the cpu after a switch in do_nanosleep (to its next switch-in in perf's switch records)
+    sleeps = os.path.join(SRC, 'tests', 'profiles', 'data', 'sleeps.data')
+    tl, lever = (x or {}).get('timed_out_lever'), (x or {}).get('lever') or {}
+    slept_ms = off_cpu_in(sleeps, 'profsleep', 'do_nanosleep')
+    ok(tl and tl['top_comm'] == 'profsleep' and 'nanosleep' in (tl['site'] or '') and 360.0 <= tl['ms'] <= slept_ms + 0.1
+       and tl['site_ms'] <= tl['ms'] and tl['ms'] > lever.get('ms', 0)
+       and any(t.startswith('The biggest lever: waits that timed out') for t in x.get('text', [])),
+       f'profsleep: the biggest lever is its timed-out waits ({tl}), 360 ms asked for, perf: {slept_ms:.1f} ms off the '
+       f'cpu in do_nanosleep; its top function {lever.get("ms")} ms')
+    # xterm -e sleep 0.2 (bench/real/data/xterm, under Xvfb): the sleep is most of the wall time, and the biggest lever;
+    # strace saw the 200 ms asked for
+    with tempfile.TemporaryDirectory() as tmp:
+        xt = unpack_real('xterm', tmp)
+        x = (explain(xt) or {}).get('explanation') or {}
+        asked = sum(r for r, took in real.strace_truth(os.path.join(os.path.dirname(xt), 'strace.log'))[0])
+        tl = x.get('timed_out_lever') or {}
+        ok(asked >= 200 and tl.get('top_comm') == 'sleep' and 'nanosleep' in (tl.get('site') or '')
+           and 0.9 * asked <= tl.get('site_ms', 0) <= tl.get('ms', 0) <= x.get('wall_ms', 0),
+           f'xterm: the biggest lever is sleep\'s timed-out nanosleep ({tl}), strace: {asked:.1f} ms asked for')
     # wl-sqlite: the longest wait, a read, was ended by a task that perf script shows waking it
     sqlite = os.path.join(SRC, 'tests', 'model', 'data', 'wl-sqlite.data')
     x = (explain(sqlite) or {}).get('explanation')
@@ -280,14 +324,7 @@ def main():
     # off the cpu until its next switch-in
     dd = os.path.join(SRC, 'tests', 'analysis', 'data', 'shell-sleep-dd-python.data')
     x = (explain(dd) or {}).get('explanation') or {}
-    truth, fsync_ms, cur = real.PerfTruth(dd), 0.0, None
-    for text in oracle.perf(['script', '-F', 'comm,tid,time,event,ip,sym'], dd).splitlines():
-        m = re.match(r'\s*dd\s+(\d+)\s+([0-9.]+):\s+sched:sched_switch', text)
-        if m or not text.startswith('\t'):
-            cur = (int(m.group(1)), float(m.group(2))) if m else None
-        elif cur and text.split()[-1] == 'do_fsync':
-            fsync_ms += (min([a for a, b in truth.iv.get(cur[0], ()) if a >= cur[1]] or [cur[1]]) - cur[1]) * 1e3
-            cur = None
+    fsync_ms = off_cpu_in(dd, 'dd', 'do_fsync')
     said = next((re.search(r'most in (.*) \(([0-9.]+) ms in (\d+) waits\)', t) for t in x.get('text', [])
                  if t.startswith('It waited for the disk')), None)
     ok(said and said.group(1).startswith('fsync ') and 0.8 * fsync_ms <= float(said.group(2)) <= fsync_ms + 0.05,
