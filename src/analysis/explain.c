@@ -672,8 +672,8 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
       owner = name_or(rsp_model_task(m, top_site->disk_task)->comm);
     if (top_site)
       say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms), most in %s%s%s (%.1f ms in %" PRIu64
-             " waits).", ms(disk), ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]), top_site->label,
-          owner ? " of " : "", owner ? owner : "", ms(top_disk), top_site->count);
+             " wait%s).", ms(disk), ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]), top_site->label,
+          owner ? " of " : "", owner ? owner : "", ms(top_disk), top_site->count, top_site->count == 1 ? "" : "s");
     else
       say(s, "It waited for the disk %.1f ms (blocking I/O %.1f ms, I/O queue %.1f ms).", ms(disk),
           ms(c->ns[RSP_CAT_BLOCKING_IO]), ms(c->ns[RSP_CAT_IO_QUEUE]));

@@ -325,7 +325,7 @@ def main():
     dd = os.path.join(SRC, 'tests', 'analysis', 'data', 'shell-sleep-dd-python.data')
     x = (explain(dd) or {}).get('explanation') or {}
     fsync_ms = off_cpu_in(dd, 'dd', 'do_fsync')
-    said = next((re.search(r'most in (.*) \(([0-9.]+) ms in (\d+) waits\)', t) for t in x.get('text', [])
+    said = next((re.search(r'most in (.*) \(([0-9.]+) ms in (\d+) waits?\)', t) for t in x.get('text', [])
                  if t.startswith('It waited for the disk')), None)
     ok(said and said.group(1).startswith('fsync ') and 0.8 * fsync_ms <= float(said.group(2)) <= fsync_ms + 0.05,
        f'shell-sleep-dd-python: the disk was waited for most in dd\'s fsync, perf: {fsync_ms:.2f} ms off the cpu in '
