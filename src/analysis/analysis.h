@@ -755,6 +755,11 @@ typedef struct rsp_explanation {
   uint64_t timed_out_lever_ns, timed_out_site_ns;
   const char *timed_out_site;
   rsp_explain_work timed_out_top;
+  /* the paths' waits on peers outside the recording (RSP_CAT_NETWORK), when more than all of the above: the network is
+   * the bigger lever (a download from a slow server); 0: not the biggest. The peer whose waits on the paths took the
+   * longest, as the histograms name it ("tcp 10.0.0.2:8080"; NULL: none known) */
+  uint64_t network_lever_ns;
+  const char *network_peer;
   uint32_t n_groups;                    /* the most running first (rsp_explain_group), the process of interest in none */
   rsp_explain_group groups[RSP_EXPLAIN_MAX_WORK];
   /* its own threads' running time on the paths, the most first (pid: the tid), when more than one of them ran */

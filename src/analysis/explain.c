@@ -8,7 +8,8 @@
  *   - the biggest lever: the function with the most running time on the paths (in one process, or in processes of
  *     one name together), or the disk waits at one site when they took longer (an fsync-bound workload), or the
  *     other work on the machine when the paths waited longer for cpus it held (contention), or the waits that timed
- *     out when they took longer than all of those (a sleep in a server's handler).
+ *     out when they took longer than all of those (a sleep in a server's handler), or the network's waits on peers
+ *     outside the recording when longer still (a download from a slow server).
  * The chain itself is followed in explain-chain.c. */
 #include "explain-private.h"
 
@@ -369,6 +370,62 @@ static void ended_clause(GString *g, const rsp_explain_hop *h)
                            name_or(h->woken_by_comm), h->woken_by_pid, h->signalled ? "signalled" : "woke");
 }
 
+/* NS's share of X's wall time in words ("83% of the wall time"), or, more than it (summed over parallel paths), that it
+ * is the paths' tasks' together; in BUF (SIZE bytes). */
+static void share_of_wall(const rsp_explanation *x, uint64_t ns, char *buf, size_t size)
+{
+  if (ns <= x->wall_ns)
+    g_snprintf(buf, size, "%.0f%% of the wall time", pct(ns, x->wall_ns));
+  else
+    g_snprintf(buf, size, "over the paths' tasks together; the wall time is %.1f ms", ms(x->wall_ns));
+}
+
+/* A bigger lever of waiting found: the disk's, the other work's and the timers' are not the biggest. */
+static void drop_wait_levers(rsp_explanation *x)
+{
+  x->disk_lever_site = NULL;
+  x->disk_lever_ns = x->disk_lever_site_ns = 0;
+  x->contention_lever_ns = 0;
+  x->timed_out_lever_ns = x->timed_out_site_ns = 0;
+  x->timed_out_site = NULL;
+}
+
+/* The peer outside the recording whose waits on P took the longest (each sleep once, in full), as the histograms name
+ * it ("tcp 10.0.0.2:8080"), interned in NAMES; NULL when no such wait knows its operation. */
+static const char *top_network_peer(const rsp_paths *p, GStringChunk *names)
+{
+  const rsp_model *m = rsp_paths_model(p);
+  uint32_t n_sleeps = rsp_model_n_sleeps(m);
+  bool *seen = g_new0(bool, n_sleeps ? n_sleeps : 1);
+  GHashTable *by_peer = g_hash_table_new(g_str_hash, g_str_equal); /* interned label -> ns */
+  const char *top = NULL;
+  uint64_t top_ns = 0;
+  for (rsp_elem_id i = 0; i < rsp_paths_n_elems(p); i++) {
+    const rsp_path_elem *e = rsp_paths_elem(p, i);
+    for (uint32_t k = 0; e->kind == RSP_ELEM_SLEEP && k < e->n_merged; k++) {
+      rsp_sleep_id sid = rsp_paths_elem_sleep(p, i, k);
+      if (sid == RSP_NO_ID || seen[sid] || rsp_category_of_sleep(m, sid) != RSP_CAT_NETWORK)
+        continue;
+      seen[sid] = true;
+      const rsp_sleep *sl = rsp_model_sleep(m, sid);
+      const rsp_net_op *op = sl->net_op != RSP_NO_ID ? rsp_model_net_op(m, sl->net_op) : NULL;
+      if (!op)
+        continue;
+      char buf[128];
+      const char *peer = g_string_chunk_insert_const(names, rsp_net_op_peer(op, buf, sizeof buf));
+      uint64_t ns = GPOINTER_TO_SIZE(g_hash_table_lookup(by_peer, peer)) + (sl->end - sl->start);
+      g_hash_table_insert(by_peer, (gpointer)peer, GSIZE_TO_POINTER(ns));
+      if (ns > top_ns || (ns == top_ns && top && strcmp(peer, top) < 0)) {
+        top = peer;
+        top_ns = ns;
+      }
+    }
+  }
+  g_hash_table_destroy(by_peer);
+  g_free(seen);
+  return top;
+}
+
 rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
 {
   return rsp_explain_kwork(p, c, NULL);
@@ -696,27 +753,33 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
    * a server whose handler sleeps 50 ms a request: 1000 ms of timeouts against 5 ms of its busiest function) */
   if (timed_out >= SAID_NS && timed_out > x->lever.function_ns && timed_out > x->disk_lever_ns &&
       timed_out > x->contention_lever_ns) {
+    drop_wait_levers(x);
+    x->timed_out_lever_ns = timed_out;
     const rsp_wait_site *top_site = NULL;
     for (uint32_t i = 0; i < rsp_wait_sites_n(ws); i++) {
       const rsp_wait_site *w = rsp_wait_sites_get(ws, i);
       if (w->by_cat[RSP_CAT_TIMED_OUT] > (top_site ? top_site->by_cat[RSP_CAT_TIMED_OUT] : 0))
         top_site = w;
     }
-    x->timed_out_lever_ns = timed_out;
     if (top_site && top_site->timed_out_task != RSP_NO_ID) {
       const rsp_task *t = rsp_model_task(m, top_site->timed_out_task);
       x->timed_out_site = g_string_chunk_insert_const(x->names_, top_site->label);
       x->timed_out_site_ns = MIN(top_site->by_cat[RSP_CAT_TIMED_OUT], timed_out); /* (split as the sleeps' own) */
       x->timed_out_top = (rsp_explain_work){ .pid = t->pid, .comm = t->comm };
     }
-    /* (the bigger lever: neither the disk nor the other work is the biggest) */
-    x->disk_lever_site = NULL;
-    x->disk_lever_ns = x->disk_lever_site_ns = 0;
-    x->contention_lever_ns = 0;
   }
   rsp_wait_sites_free(ws);
-  if (c->ns[RSP_CAT_NETWORK] >= SAID_NS) /* (a curl on loopback: 'It waited on the network 0.0 ms.') */
-    say(s, "It waited on the network %.1f ms.", ms(c->ns[RSP_CAT_NETWORK]));
+  /* the network: waits on peers outside the recording, when longer than all of those (a download from a slow server:
+   * its running is a few milliseconds of copying) */
+  uint64_t network = c->ns[RSP_CAT_NETWORK];
+  if (network >= SAID_NS && network > x->lever.function_ns && network > x->disk_lever_ns &&
+      network > x->contention_lever_ns && network > x->timed_out_lever_ns) {
+    drop_wait_levers(x);
+    x->network_lever_ns = network;
+    x->network_peer = top_network_peer(p, x->names_);
+  }
+  if (network >= SAID_NS && !x->network_lever_ns) /* (a curl on loopback: 'It waited on the network 0.0 ms.') */
+    say(s, "It waited on the network %.1f ms.", ms(network));
   kernel_work_sentence(p, kw, s);
   /* (under SAID_NS, '0.0 ms' says nothing; the contention lever names one off the paths) */
   if (c->n_preemptors && c->top_preemptors[0].ns >= SAID_NS && !(x->contention_lever_ns && !c->top_preemptors[0].on_path)) {
@@ -747,12 +810,16 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
 
   /* 6. the biggest lever: the other work on the machine, or the disk's waits, when they are more than any function's
    * running, the disk with its top site */
-  if (x->timed_out_lever_ns) {
+  if (x->network_lever_ns) {
+    char share[96], peer[160] = "";
+    share_of_wall(x, x->network_lever_ns, share, sizeof share);
+    if (x->network_peer)
+      g_snprintf(peer, sizeof peer, ", the most on %s", x->network_peer);
+    say(s, "The biggest lever: the network, %.1f ms of waits on peers outside the recording (%s)%s.",
+        ms(x->network_lever_ns), share, peer);
+  } else if (x->timed_out_lever_ns) {
     char share[96], site[640] = "";
-    if (x->timed_out_lever_ns <= x->wall_ns)
-      g_snprintf(share, sizeof share, "%.0f%% of the wall time", pct(x->timed_out_lever_ns, x->wall_ns));
-    else
-      g_snprintf(share, sizeof share, "over the paths' tasks together; the wall time is %.1f ms", ms(x->wall_ns));
+    share_of_wall(x, x->timed_out_lever_ns, share, sizeof share);
     if (x->timed_out_site && x->timed_out_site[0] != '[')
       g_snprintf(site, sizeof site, ", the most %s [%d]'s in %s (%.1f ms)", name_or(x->timed_out_top.comm),
                  x->timed_out_top.pid, x->timed_out_site, ms(x->timed_out_site_ns));
@@ -760,10 +827,7 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
         ms(x->timed_out_lever_ns), share, site);
   } else if (x->contention_lever_ns) {
     char share[96];
-    if (x->contention_lever_ns <= x->wall_ns)
-      g_snprintf(share, sizeof share, "%.0f%% of the wall time", pct(x->contention_lever_ns, x->wall_ns));
-    else
-      g_snprintf(share, sizeof share, "over the paths' tasks together; the wall time is %.1f ms", ms(x->wall_ns));
+    share_of_wall(x, x->contention_lever_ns, share, sizeof share);
     say(s, "The biggest lever: other work on the machine, which held the cpus %.1f ms while tasks of the paths could "
            "have run (%s), the most %s [%d] (%.1f ms).", ms(x->contention_lever_ns), share,
         name_or(x->contention_top.comm), x->contention_top.pid, ms(x->contention_top.run_ns));
@@ -785,7 +849,7 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
                x->lever.pid);
   else
     g_snprintf(procs_of, sizeof procs_of, "%s [%d]", name_or(x->lever.comm), x->lever.pid);
-  if ((x->disk_lever_site || x->contention_lever_ns || x->timed_out_lever_ns) && x->lever.function)
+  if ((x->disk_lever_site || x->contention_lever_ns || x->timed_out_lever_ns || x->network_lever_ns) && x->lever.function)
     say(s, "Of the running, the most was %s's %s, %.1f ms.", procs_of, x->lever.function, ms(x->lever.function_ns));
   else if (x->lever.function && x->lever_processes > 1)
     say(s, "The biggest lever: %s's %s, %.1f ms in those processes together (the wall time is %.1f ms).", procs_of,

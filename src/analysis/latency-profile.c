@@ -578,14 +578,8 @@ static void add_net_ops(builder *bd)
     if (!op || op->end < op->start)
       continue;
     const rsp_task *task = op->task != RSP_NO_ID && op->task < rsp_model_n_tasks(m) ? rsp_model_task(m, op->task) : NULL;
-    const char *proto = rsp_net_op_protocol(op) ? rsp_net_op_protocol(op) : "socket";
     char site[128];
-    if (op->remote)
-      snprintf(site, sizeof site, "%s %s", proto, op->remote);
-    else if (op->dport)
-      snprintf(site, sizeof site, "%s port %u", proto, op->dport);
-    else
-      snprintf(site, sizeof site, "%s", proto);
+    rsp_net_op_peer(op, site, sizeof site);
     add(bd, RSP_PROFILE_NETWORK, RSP_INSTANCE_NET, g_string_chunk_insert_const(bd->set->strings, site), task, op->start, op->end - op->start, n,
         RSP_CAT_NETWORK, RSP_NO_ID);
   }

@@ -314,6 +314,9 @@ enum {
 const char *rsp_net_op_protocol(const rsp_net_op *op);
 /* Whether OP was on an AF_UNIX socket (a socketpair, X11, PostgreSQL's local socket): not the network. */
 bool rsp_net_op_is_unix(const rsp_net_op *op);
+/* What OP talked to, as the histograms and the explanation name it: "tcp 10.0.0.2:8080" (its protocol and remote
+ * address), "udp port 53" (the port alone when the trace gave no address), "socket" (neither); in BUF (SIZE bytes). */
+const char *rsp_net_op_peer(const rsp_net_op *op, char *buf, size_t size);
 uint32_t rsp_model_n_net_ops(const rsp_model *model);
 const rsp_net_op *rsp_model_net_op(const rsp_model *model, rsp_net_op_id id); /* in start order */
 

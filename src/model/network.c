@@ -6,6 +6,7 @@
  * on a socket of the sleeping task at most the net window before its wakeup (or switch-in). */
 #include "model/model-private.h"
 
+#include <stdio.h>
 #include <string.h>
 
 
@@ -245,4 +246,16 @@ const char *rsp_net_op_protocol(const rsp_net_op *op)
   if (op->family == 16 /* AF_NETLINK: su's audit messages, udev's events */)
     return "netlink";
   return op->protocol == 6 ? "tcp" : op->protocol == 17 ? "udp" : NULL;
+}
+
+const char *rsp_net_op_peer(const rsp_net_op *op, char *buf, size_t size)
+{
+  const char *proto = rsp_net_op_protocol(op) ? rsp_net_op_protocol(op) : "socket";
+  if (op->remote)
+    snprintf(buf, size, "%s %s", proto, op->remote);
+  else if (op->dport)
+    snprintf(buf, size, "%s port %u", proto, op->dport);
+  else
+    snprintf(buf, size, "%s", proto);
+  return buf;
 }

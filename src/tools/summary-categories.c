@@ -406,6 +406,20 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   } else {
     rsp_json_null(&json);
   }
+  rsp_json_key(&json, "network_lever");
+  if (x->network_lever_ns) {
+    rsp_json_begin_object(&json);
+    rsp_json_key(&json, "ms");
+    rsp_json_double(&json, 6, ms(x->network_lever_ns));
+    rsp_json_key(&json, "peer");
+    if (x->network_peer)
+      rsp_json_string(&json, x->network_peer);
+    else
+      rsp_json_null(&json);
+    rsp_json_end_object(&json);
+  } else {
+    rsp_json_null(&json);
+  }
   rsp_json_key(&json, "timed_out_lever");
   if (x->timed_out_lever_ns) {
     rsp_json_begin_object(&json);

@@ -1693,7 +1693,7 @@ static void test_explain_disk_site_owner(void)
   tb_waking(t, 301 * US, 2, IDLE, A, 0);
   sw(t, 305, 0, IDLE, "R", A);
   sw(t, 400, 0, A, "S", IDLE);
-  CHECK(explains_a(t, "most in [no stack] of t100 (0.1 ms in 1 waits)"));
+  CHECK(explains_a(t, "most in [no stack] of t100 (0.1 ms in 1 wait)"));
 }
 
 /* A waits in wait4 110-1000 for its child B, forked as a shell (a pyenv shim's bash) that waits 120-300 in nanosleep,
@@ -2077,10 +2077,12 @@ static void test_explain_busy_threads(void)
   rsp_model_free(m);
 }
 
-/* A sends a request (110) and sleeps from 120 until an interrupt's data wakes it at WAKE us: a peer outside the
- * recording, network time WAKE - 119 us (the categories' own figure). The explanation tells a network wait of 181 us,
- * and says nothing of one of 21 us: a curl on loopback was told 'It waited on the network 0.0 ms.' */
-static rsp_explanation *explain_network_wait(unsigned wake, uint64_t *network_ns)
+/* A sends a request (110) to 10.0.0.2:8080 and sleeps from 120 until an interrupt's data wakes it at WAKE us: a peer
+ * outside the recording, network time WAKE - 119 us (the categories' own figure); then it runs 31 + PARSE us, in
+ * parse when PARSE (one sample). The network wait of 181 us is the biggest lever with nothing longer running, and is
+ * told beside parse's 331 us; one of 21 us is not told: a curl on loopback was told 'It waited on the network
+ * 0.0 ms.' */
+static rsp_explanation *explain_network_wait(unsigned wake, unsigned parse, uint64_t *network_ns)
 {
   tb *t = tb_new(false);
   sw(t, 40, 0, IDLE, "R", A);
@@ -2093,7 +2095,11 @@ static rsp_explanation *explain_network_wait(unsigned wake, uint64_t *network_ns
                    "handle_softirqs,irq_exit_rcu,common_interrupt");
   tb_waking(t, wake * US, 0, IDLE, A, 0);
   sw(t, wake + 9, 0, IDLE, "R", A);
-  sw(t, wake + 40, 0, A, "S", IDLE);
+  if (parse) {
+    tb_next_stack(t, "|parse,main");
+    tb_sample(t, (wake + 20) * US, 0, A);
+  }
+  sw(t, wake + 40 + parse, 0, A, "S", IDLE);
   rsp_model *m = tb_finish(t);
   rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
   rsp_categories c;
@@ -2108,14 +2114,23 @@ static rsp_explanation *explain_network_wait(unsigned wake, uint64_t *network_ns
 static void test_explain_network_said(void)
 {
   uint64_t ns;
-  rsp_explanation *x = explain_network_wait(301, &ns);
+  rsp_explanation *x = explain_network_wait(301, 0, &ns);
+  CHECK_EQ(ns, 181 * US);
+  CHECK(says(x, "The biggest lever: the network, 0.2 ms of waits on peers outside the recording", "the most on tcp "
+                "10.0.0.2:8080."));
+  CHECK_EQ(x->network_lever_ns, 181 * US);
+  CHECK_STR(x->network_peer, "tcp 10.0.0.2:8080");
+  rsp_explanation_free(x);
+  x = explain_network_wait(301, 300, &ns); /* parse's 331 us are the bigger lever */
   CHECK_EQ(ns, 181 * US);
   CHECK(says(x, "It waited on the network 0.2 ms.", NULL));
+  CHECK(says(x, "The biggest lever: ", "'s parse, 0.3 ms"));
+  CHECK_EQ(x->network_lever_ns, 0);
   rsp_explanation_free(x);
-  x = explain_network_wait(141, &ns);
+  x = explain_network_wait(141, 0, &ns);
   CHECK_EQ(ns, 21 * US);
   for (char **sn = x->sentences; sn && *sn; sn++)
-    CHECK(!strstr(*sn, "It waited on the network"));
+    CHECK(!strstr(*sn, "It waited on the network") && !strstr(*sn, "the network,"));
   rsp_explanation_free(x);
 }
 
