@@ -350,6 +350,7 @@ typedef struct rsp_wait_site {
   rsp_task_id disk_task;            /* the task whose waits there had the most of disk_ns (RSP_NO_ID: none) */
   rsp_task_id timed_out_task;       /* the task whose waits there had the most of by_cat[RSP_CAT_TIMED_OUT] (RSP_NO_ID:
                                        none) */
+  rsp_task_id hardware_task;        /* the same of by_cat[RSP_CAT_HARDWARE] */
   bool no_code;                     /* its stacks name no user code: none recorded, or kernel frames only */
   uint64_t inferred_ns;             /* of it, told by a sleep whose end cause was guessed */
 } rsp_wait_site;
@@ -726,6 +727,14 @@ typedef struct rsp_explain_hop {
   uint64_t start, end; /* a wait hop: when it began and ended (perf clock, ns) */
   uint32_t elem_; /* private: a wait hop's element (rsp_elem_id) */
 } rsp_explain_hop;
+/* A category of waits as the biggest lever (rsp_explanation's timed_out and hardware): its time on the paths (NS; 0:
+ * not the biggest lever), the wait site with the most of it (its label, that time; NULL: none known) and the task
+ * whose waits there had the most of it (TOP: pid its process, comm) */
+typedef struct rsp_explain_wait_lever {
+  uint64_t ns, site_ns;
+  const char *site;
+  rsp_explain_work top;
+} rsp_explain_wait_lever;
 typedef struct rsp_explanation {
   int32_t pid;
   const char *comm;
@@ -750,12 +759,13 @@ typedef struct rsp_explanation {
   rsp_explain_work contention_top;
   /* the paths' waits that ended by a timeout (RSP_CAT_TIMED_OUT: a sleep on purpose, a poll or a lock that waited out
    * its timer), when more than the function's, the disk's and the other work's: the timer is the bigger lever (a
-   * server's time.sleep under each request); 0: not the biggest. The wait site with the most of it (its label, that
-   * time) and the task whose waits there had the most of it (pid: its process, comm) */
-  uint64_t timed_out_lever_ns, timed_out_site_ns;
-  const char *timed_out_site;
-  rsp_explain_work timed_out_top;
-  /* the paths' waits on peers outside the recording (RSP_CAT_NETWORK), when more than all of the above: the network is
+   * server's time.sleep under each request); ns 0: not the biggest */
+  rsp_explain_wait_lever timed_out;
+  /* the paths' waits that a device's interrupt ended with nothing else to explain them (RSP_CAT_HARDWARE: a sound card,
+   * a GPU, a terminal's line), when more than all of the above: the device's pace is the bigger lever; ns 0: not */
+  rsp_explain_wait_lever hardware;
+  /* the paths' waits on peers outside the recording (RSP_CAT_NETWORK), when more than all of the above (but the
+   * hardware's): the network is
    * the bigger lever (a download from a slow server); 0: not the biggest. The peer whose waits on the paths took the
    * longest, as the histograms name it ("tcp 10.0.0.2:8080"; NULL: none known) */
   uint64_t network_lever_ns;

@@ -386,8 +386,45 @@ static void drop_wait_levers(rsp_explanation *x)
   x->disk_lever_site = NULL;
   x->disk_lever_ns = x->disk_lever_site_ns = 0;
   x->contention_lever_ns = 0;
-  x->timed_out_lever_ns = x->timed_out_site_ns = 0;
-  x->timed_out_site = NULL;
+  x->timed_out = (rsp_explain_wait_lever){ 0 };
+  x->hardware = (rsp_explain_wait_lever){ 0 };
+  x->network_lever_ns = 0;
+  x->network_peer = NULL;
+}
+
+/* Category CAT's waits on the paths, NS of them, as X's biggest lever L: the site of WS with the most of them and the
+ * task whose waits there had the most (TASK_OF the site's). The other wait levers are dropped. */
+static void set_wait_lever(rsp_explanation *x, rsp_explain_wait_lever *l, const rsp_model *m, const rsp_wait_sites *ws,
+                           rsp_category cat, uint64_t ns)
+{
+  drop_wait_levers(x);
+  l->ns = ns;
+  const rsp_wait_site *top_site = NULL;
+  for (uint32_t i = 0; i < rsp_wait_sites_n(ws); i++) {
+    const rsp_wait_site *w = rsp_wait_sites_get(ws, i);
+    if (w->by_cat[cat] > (top_site ? top_site->by_cat[cat] : 0))
+      top_site = w;
+  }
+  rsp_task_id task = !top_site ? RSP_NO_ID : cat == RSP_CAT_TIMED_OUT ? top_site->timed_out_task
+                                                                    : top_site->hardware_task;
+  if (task == RSP_NO_ID)
+    return;
+  const rsp_task *t = rsp_model_task(m, task);
+  l->site = g_string_chunk_insert_const(x->names_, top_site->label);
+  l->site_ns = MIN(top_site->by_cat[cat], ns); /* (split as the sleeps' own) */
+  l->top = (rsp_explain_work){ .pid = t->pid, .comm = t->comm };
+}
+
+/* The sentence of wait lever L (the waits' NAME, what they mean: WHAT), to S. */
+static void say_wait_lever(GPtrArray *s, const rsp_explanation *x, const rsp_explain_wait_lever *l, const char *name,
+                           const char *what)
+{
+  char share[96], site[640] = "";
+  share_of_wall(x, l->ns, share, sizeof share);
+  if (l->site && l->site[0] != '[')
+    g_snprintf(site, sizeof site, ", the most %s [%d]'s in %s (%.1f ms)", name_or(l->top.comm), l->top.pid, l->site,
+               ms(l->site_ns));
+  say(s, "The biggest lever: %s, %.1f ms (%s)%s: %s.", name, ms(l->ns), share, site, what);
 }
 
 /* The peer outside the recording whose waits on P took the longest (each sleep once, in full), as the histograms name
@@ -702,8 +739,9 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
     g_ptr_array_add(s, g_string_free(g, FALSE));
   }
   /* the disk: its time and the waits it was in */
-  uint64_t disk = c->ns[RSP_CAT_BLOCKING_IO] + c->ns[RSP_CAT_IO_QUEUE], timed_out = c->ns[RSP_CAT_TIMED_OUT];
-  rsp_wait_sites *ws = disk >= SAID_NS || timed_out >= SAID_NS ? rsp_wait_sites_compute(p) : NULL;
+  uint64_t disk = c->ns[RSP_CAT_BLOCKING_IO] + c->ns[RSP_CAT_IO_QUEUE], timed_out = c->ns[RSP_CAT_TIMED_OUT],
+           hardware = c->ns[RSP_CAT_HARDWARE];
+  rsp_wait_sites *ws = disk >= SAID_NS || timed_out >= SAID_NS || hardware >= SAID_NS ? rsp_wait_sites_compute(p) : NULL;
   if (disk >= SAID_NS) {
     const rsp_wait_site *top_site = NULL;
     uint64_t top_disk = 0;
@@ -752,32 +790,23 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
   /* waits that timed out: a timer waited out is no work, and more of it than of anything else is the lever (a client of
    * a server whose handler sleeps 50 ms a request: 1000 ms of timeouts against 5 ms of its busiest function) */
   if (timed_out >= SAID_NS && timed_out > x->lever.function_ns && timed_out > x->disk_lever_ns &&
-      timed_out > x->contention_lever_ns) {
-    drop_wait_levers(x);
-    x->timed_out_lever_ns = timed_out;
-    const rsp_wait_site *top_site = NULL;
-    for (uint32_t i = 0; i < rsp_wait_sites_n(ws); i++) {
-      const rsp_wait_site *w = rsp_wait_sites_get(ws, i);
-      if (w->by_cat[RSP_CAT_TIMED_OUT] > (top_site ? top_site->by_cat[RSP_CAT_TIMED_OUT] : 0))
-        top_site = w;
-    }
-    if (top_site && top_site->timed_out_task != RSP_NO_ID) {
-      const rsp_task *t = rsp_model_task(m, top_site->timed_out_task);
-      x->timed_out_site = g_string_chunk_insert_const(x->names_, top_site->label);
-      x->timed_out_site_ns = MIN(top_site->by_cat[RSP_CAT_TIMED_OUT], timed_out); /* (split as the sleeps' own) */
-      x->timed_out_top = (rsp_explain_work){ .pid = t->pid, .comm = t->comm };
-    }
-  }
-  rsp_wait_sites_free(ws);
+      timed_out > x->contention_lever_ns)
+    set_wait_lever(x, &x->timed_out, m, ws, RSP_CAT_TIMED_OUT, timed_out);
   /* the network: waits on peers outside the recording, when longer than all of those (a download from a slow server:
    * its running is a few milliseconds of copying) */
   uint64_t network = c->ns[RSP_CAT_NETWORK];
   if (network >= SAID_NS && network > x->lever.function_ns && network > x->disk_lever_ns &&
-      network > x->contention_lever_ns && network > x->timed_out_lever_ns) {
+      network > x->contention_lever_ns && network > x->timed_out.ns) {
     drop_wait_levers(x);
     x->network_lever_ns = network;
     x->network_peer = top_network_peer(p, x->names_);
   }
+  /* a device's pace: waits an interrupt ended that no disk or network event explains (a sound card's period, a GPU),
+   * when longer than all of those */
+  if (hardware >= SAID_NS && hardware > x->lever.function_ns && hardware > x->disk_lever_ns &&
+      hardware > x->contention_lever_ns && hardware > x->timed_out.ns && hardware > x->network_lever_ns)
+    set_wait_lever(x, &x->hardware, m, ws, RSP_CAT_HARDWARE, hardware);
+  rsp_wait_sites_free(ws);
   if (network >= SAID_NS && !x->network_lever_ns) /* (a curl on loopback: 'It waited on the network 0.0 ms.') */
     say(s, "It waited on the network %.1f ms.", ms(network));
   kernel_work_sentence(p, kw, s);
@@ -817,14 +846,11 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
       g_snprintf(peer, sizeof peer, ", the most on %s", x->network_peer);
     say(s, "The biggest lever: the network, %.1f ms of waits on peers outside the recording (%s)%s.",
         ms(x->network_lever_ns), share, peer);
-  } else if (x->timed_out_lever_ns) {
-    char share[96], site[640] = "";
-    share_of_wall(x, x->timed_out_lever_ns, share, sizeof share);
-    if (x->timed_out_site && x->timed_out_site[0] != '[')
-      g_snprintf(site, sizeof site, ", the most %s [%d]'s in %s (%.1f ms)", name_or(x->timed_out_top.comm),
-                 x->timed_out_top.pid, x->timed_out_site, ms(x->timed_out_site_ns));
-    say(s, "The biggest lever: waits that timed out, %.1f ms (%s)%s: a sleep or a timeout waited out, not work.",
-        ms(x->timed_out_lever_ns), share, site);
+  } else if (x->timed_out.ns) {
+    say_wait_lever(s, x, &x->timed_out, "waits that timed out", "a sleep or a timeout waited out, not work");
+  } else if (x->hardware.ns) {
+    say_wait_lever(s, x, &x->hardware, "waits a device's interrupt ended (hardware)",
+                   "the pace of a device, not of the paths' work");
   } else if (x->contention_lever_ns) {
     char share[96];
     share_of_wall(x, x->contention_lever_ns, share, sizeof share);
@@ -849,7 +875,8 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
                x->lever.pid);
   else
     g_snprintf(procs_of, sizeof procs_of, "%s [%d]", name_or(x->lever.comm), x->lever.pid);
-  if ((x->disk_lever_site || x->contention_lever_ns || x->timed_out_lever_ns || x->network_lever_ns) && x->lever.function)
+  if ((x->disk_lever_site || x->contention_lever_ns || x->timed_out.ns || x->network_lever_ns || x->hardware.ns) &&
+      x->lever.function)
     say(s, "Of the running, the most was %s's %s, %.1f ms.", procs_of, x->lever.function, ms(x->lever.function_ns));
   else if (x->lever.function && x->lever_processes > 1)
     say(s, "The biggest lever: %s's %s, %.1f ms in those processes together (the wall time is %.1f ms).", procs_of,

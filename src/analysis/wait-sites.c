@@ -44,7 +44,7 @@ static void lead_add(task_lead *l, rsp_task_id *leader, rsp_task_id task, uint64
 typedef struct site {
   rsp_wait_site pub;
   GArray *segments;
-  task_lead disk, timed_out; /* pub.disk_task's, pub.timed_out_task's */
+  task_lead disk, timed_out, hardware; /* pub.disk_task's, pub.timed_out_task's, pub.hardware_task's */
 } site;
 
 struct rsp_wait_sites {
@@ -225,6 +225,7 @@ static void site_free(gpointer data)
     g_array_free(w->segments, TRUE);
   g_hash_table_destroy(w->disk.by_task);
   g_hash_table_destroy(w->timed_out.by_task);
+  g_hash_table_destroy(w->hardware.by_task);
   g_free(w);
 }
 
@@ -251,10 +252,11 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
       w->pub.label = label;
       const rsp_model_frame *f = rsp_model_stack_label(m, s->stack);
       w->pub.no_code = !f || f->kernel;
-      w->pub.disk_task = w->pub.timed_out_task = RSP_NO_ID;
+      w->pub.disk_task = w->pub.timed_out_task = w->pub.hardware_task = RSP_NO_ID;
       w->segments = g_array_new(FALSE, FALSE, sizeof(segment));
       w->disk.by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
       w->timed_out.by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
+      w->hardware.by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
       g_hash_table_insert(by_label, (gpointer)label, w);
       g_ptr_array_add(ws->sites, w);
     }
@@ -267,7 +269,7 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
     }
     guint from = w->segments->len;
     element_segments(p, i, e, w->segments);
-    uint64_t own_disk = 0, timed_out = 0;
+    uint64_t own_disk = 0, timed_out = 0, hardware = 0;
     for (guint k = from; k < w->segments->len; k++) { /* summed, as the categories' total is */
       const segment *sg = &g_array_index(w->segments, segment, k);
       w->pub.by_cat[sg->cat] += sg->end - sg->start;
@@ -275,11 +277,14 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
         own_disk += sg->end - sg->start;
       else if (sg->cat == RSP_CAT_TIMED_OUT)
         timed_out += sg->end - sg->start;
+      else if (sg->cat == RSP_CAT_HARDWARE)
+        hardware += sg->end - sg->start;
     }
     uint64_t disk = MAX(own_disk, disk_children_ns(p, i, e));
     w->pub.disk_ns += disk;
     lead_add(&w->disk, &w->pub.disk_task, e->task, disk);
     lead_add(&w->timed_out, &w->pub.timed_out_task, e->task, timed_out);
+    lead_add(&w->hardware, &w->pub.hardware_task, e->task, hardware);
   }
   for (guint i = 0; i < ws->sites->len; i++)
     sweep(g_ptr_array_index(ws->sites, i));

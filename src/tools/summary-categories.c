@@ -215,6 +215,32 @@ static void print_paths(const rsp_paths *p, FILE *out)
 }
 
 /* ", \"explanation\": {...}": the sentences and the numbers they were made of. */
+
+/* A wait lever of the explanation as KEY: null when it is not the biggest. */
+static void json_wait_lever(rsp_json_writer *json, const char *key, const rsp_explain_wait_lever *l)
+{
+  rsp_json_key(json, key);
+  if (!l->ns) {
+    rsp_json_null(json);
+    return;
+  }
+  rsp_json_begin_object(json);
+  rsp_json_key(json, "ms");
+  rsp_json_double(json, 6, ms(l->ns));
+  rsp_json_key(json, "site");
+  if (l->site)
+    rsp_json_string(json, l->site);
+  else
+    rsp_json_null(json);
+  rsp_json_key(json, "site_ms");
+  rsp_json_double(json, 6, ms(l->site_ns));
+  rsp_json_key(json, "top_pid");
+  rsp_json_i64(json, l->top.pid);
+  rsp_json_key(json, "top_comm");
+  rsp_json_string(json, l->top.comm);
+  rsp_json_end_object(json);
+}
+
 static void json_explanation(const rsp_explanation *x, FILE *out)
 {
   static const char *const kinds[] = { "run", "sleep", "disk", "network" };
@@ -420,26 +446,8 @@ static void json_explanation(const rsp_explanation *x, FILE *out)
   } else {
     rsp_json_null(&json);
   }
-  rsp_json_key(&json, "timed_out_lever");
-  if (x->timed_out_lever_ns) {
-    rsp_json_begin_object(&json);
-    rsp_json_key(&json, "ms");
-    rsp_json_double(&json, 6, ms(x->timed_out_lever_ns));
-    rsp_json_key(&json, "site");
-    if (x->timed_out_site)
-      rsp_json_string(&json, x->timed_out_site);
-    else
-      rsp_json_null(&json);
-    rsp_json_key(&json, "site_ms");
-    rsp_json_double(&json, 6, ms(x->timed_out_site_ns));
-    rsp_json_key(&json, "top_pid");
-    rsp_json_i64(&json, x->timed_out_top.pid);
-    rsp_json_key(&json, "top_comm");
-    rsp_json_string(&json, x->timed_out_top.comm);
-    rsp_json_end_object(&json);
-  } else {
-    rsp_json_null(&json);
-  }
+  json_wait_lever(&json, "timed_out_lever", &x->timed_out);
+  json_wait_lever(&json, "hardware_lever", &x->hardware);
   rsp_json_end_object(&json);
 }
 

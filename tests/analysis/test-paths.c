@@ -2134,6 +2134,43 @@ static void test_explain_network_said(void)
   rsp_explanation_free(x);
 }
 
+/* A waits for a device: it runs 40-100 (one sample, in play), then waits in a select (100-400) that an interrupt's
+ * handler ends at 395 (woken on the idle cpu 1 from handle_irq_event: no disk or network event under it), then runs
+ * until 420 and exits. The device's 295 us (100 to the wakeup) are the biggest lever, more than play's 60 + 25 us,
+ * named at its site with its task. */
+static void test_explain_hardware_lever(void)
+{
+  tb *t = tb_new(false);
+  tb_comm(t, 0, 0, A, "player", false);
+  sw(t, 40, 0, IDLE, "R", A);
+  tb_next_stack(t, "|play,main");
+  tb_sample(t, 60 * US, 0, A);
+  tb_next_stack(t, "schedule,schedule_hrtimeout_range,do_select|select");
+  sw(t, 100, 0, A, "S", IDLE);
+  tb_next_stack(t, "try_to_wake_up,pollwake,__wake_up_common,handle_irq_event,handle_edge_irq,common_interrupt,"
+                   "asm_common_interrupt,default_idle");
+  tb_waking(t, 395 * US, 1, IDLE, A, 0);
+  sw(t, 400, 0, IDLE, "R", A);
+  sw(t, 420, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  CHECK_EQ(c.ns[RSP_CAT_HARDWARE], 295 * US);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->hardware.ns, 295 * US);
+  CHECK_STR(x->hardware.site, "select ([unknown])"); /* (the test symbolizer names no file) */
+  CHECK_EQ(x->hardware.site_ns, 295 * US);
+  CHECK_EQ(x->hardware.top.pid, A);
+  CHECK_EQ(x->timed_out.ns, 0);
+  CHECK(says(x, "The biggest lever: waits a device's interrupt ended (hardware), 0.3 ms (", "the most player [100]'s in "
+                "select ([unknown]) (0.3 ms): the pace of a device"));
+  CHECK(says(x, "Of the running, the most was player [100]'s play", NULL));
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* A process running in runs shorter than the sampling period (a pipeline's reader hashing each 64 KB: python3's 2449
  * runs of 150 us had 368 samples, perf script put 264 of them in libcrypto, and the lever said 'libcrypto 49.7 ms, 11%
  * of the wall time' instead of ~265 ms). A waits in wait4 110-6100; B runs 100 us every 300 us from 100 (20 runs,
@@ -2211,6 +2248,7 @@ int main(void)
 {
   test_explain_short_waits();
   test_explain_network_said();
+  test_explain_hardware_lever();
   test_explain_unsampled_runs();
   test_explain_lock_turns();
   test_explain_main_thread_waits();
