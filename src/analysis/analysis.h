@@ -765,9 +765,8 @@ typedef struct rsp_explanation {
    * a GPU, a terminal's line), when more than all of the above: the device's pace is the bigger lever; ns 0: not */
   rsp_explain_wait_lever hardware;
   /* the paths' waits on peers outside the recording (RSP_CAT_NETWORK), when more than all of the above (but the
-   * hardware's): the network is
-   * the bigger lever (a download from a slow server); 0: not the biggest. The peer whose waits on the paths took the
-   * longest, as the histograms name it ("tcp 10.0.0.2:8080"; NULL: none known) */
+   * hardware's): the network is the bigger lever (a download from a slow server); 0: not the biggest. The peer whose
+   * waits on the paths took the longest, as the histograms name it ("tcp 10.0.0.2:8080"; NULL: none known) */
   uint64_t network_lever_ns;
   const char *network_peer;
   uint32_t n_groups;                    /* the most running first (rsp_explain_group), the process of interest in none */
@@ -786,6 +785,10 @@ rsp_explanation *rsp_explain(const rsp_paths *paths, const rsp_categories *c);
 /* The same with the model's kernel work KW made already (rsp_kernel_work_compute of PATHS' model; NULL: made here):
  * working it out again is the most of a story on a recording with many interrupts (a build's: 90 ms). */
 rsp_explanation *rsp_explain_kwork(const rsp_paths *paths, const rsp_categories *c, const rsp_kernel_work *kw);
+/* The same with PATHS' wait sites SITES made already too (rsp_wait_sites_compute(PATHS); NULL: made here when the
+ * story needs them), for a caller that shows them beside it (rsp-view's explanation: 0.3 s of deep20's paths). */
+rsp_explanation *rsp_explain_sites(const rsp_paths *paths, const rsp_categories *c, const rsp_kernel_work *kw,
+                                   const rsp_wait_sites *sites);
 void rsp_explanation_free(rsp_explanation *x);
 
 G_END_DECLS

@@ -470,6 +470,12 @@ rsp_explanation *rsp_explain(const rsp_paths *p, const rsp_categories *c)
 
 rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, const rsp_kernel_work *kw)
 {
+  return rsp_explain_sites(p, c, kw, NULL);
+}
+
+rsp_explanation *rsp_explain_sites(const rsp_paths *p, const rsp_categories *c, const rsp_kernel_work *kw,
+                                   const rsp_wait_sites *sites)
+{
   const rsp_model *m = rsp_paths_model(p);
   rsp_explanation *x = g_new0(rsp_explanation, 1);
   GPtrArray *s = g_ptr_array_new();
@@ -741,7 +747,9 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
   /* the disk: its time and the waits it was in */
   uint64_t disk = c->ns[RSP_CAT_BLOCKING_IO] + c->ns[RSP_CAT_IO_QUEUE], timed_out = c->ns[RSP_CAT_TIMED_OUT],
            hardware = c->ns[RSP_CAT_HARDWARE];
-  rsp_wait_sites *ws = disk >= SAID_NS || timed_out >= SAID_NS || hardware >= SAID_NS ? rsp_wait_sites_compute(p) : NULL;
+  rsp_wait_sites *made = !sites && (disk >= SAID_NS || timed_out >= SAID_NS || hardware >= SAID_NS)
+                          ? rsp_wait_sites_compute(p) : NULL;
+  const rsp_wait_sites *ws = sites ? sites : made;
   if (disk >= SAID_NS) {
     const rsp_wait_site *top_site = NULL;
     uint64_t top_disk = 0;
@@ -806,7 +814,7 @@ rsp_explanation *rsp_explain_kwork(const rsp_paths *p, const rsp_categories *c, 
   if (hardware >= SAID_NS && hardware > x->lever.function_ns && hardware > x->disk_lever_ns &&
       hardware > x->contention_lever_ns && hardware > x->timed_out.ns && hardware > x->network_lever_ns)
     set_wait_lever(x, &x->hardware, m, ws, RSP_CAT_HARDWARE, hardware);
-  rsp_wait_sites_free(ws);
+  rsp_wait_sites_free(made);
   if (network >= SAID_NS && !x->network_lever_ns) /* (a curl on loopback: 'It waited on the network 0.0 ms.') */
     say(s, "It waited on the network %.1f ms.", ms(network));
   kernel_work_sentence(p, kw, s);

@@ -82,8 +82,9 @@ char *explanation_pane_summary(win *w)
                            (double)(whi - rsp_model_time_first(m)) / 1e9);
   rsp_categories c;
   rsp_categories_compute(w->paths, &c);
+  rsp_wait_sites *sites = rsp_wait_sites_compute(w->paths); /* (the story's and the longest waits below) */
   /* the answer in words (the analysis layer's, as rsp-summary --explain prints it) */
-  rsp_explanation *story = rsp_explain_kwork(w->paths, &c, app_kernel_work(w));
+  rsp_explanation *story = rsp_explain_sites(w->paths, &c, app_kernel_work(w), sites);
   g_string_append(s, "\n\n");
   for (char **line = story->sentences; *line; line++)
     g_string_append_printf(s, "%s%s", line == story->sentences ? "" : " ", *line);
@@ -114,7 +115,6 @@ char *explanation_pane_summary(win *w)
                            rsp_format_duration(c.guessed_total_ns, g, sizeof g));
   }
   /* the longest waits by wait site */
-  rsp_wait_sites *sites = rsp_wait_sites_compute(w->paths);
   if (sites && rsp_wait_sites_n(sites)) {
     g_string_append(s, _("\nLongest waits:\n"));
     for (uint32_t i = 0; i < 4 && i < rsp_wait_sites_n(sites); i++) {

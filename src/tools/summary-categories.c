@@ -529,7 +529,7 @@ int summary_categories_print(const rsp_model *model, const char *path, const sum
   GHashTable *run_ns = run_ns_by_pid(p);
   char **warnings = rsp_model_loss_warnings(model);
   rsp_wait_sites *waits = o->waits ? rsp_wait_sites_compute(p) : NULL;
-  rsp_explanation *story = o->explain ? rsp_explain_kwork(p, &c, kernel_work_get(&kernel_work)) : NULL;
+  rsp_explanation *story = o->explain ? rsp_explain_sites(p, &c, kernel_work_get(&kernel_work), waits) : NULL;
   double pct = c.total_ns ? 100.0 * (double)c.accounted_ns / (double)c.total_ns : 0.0;
 
   if (o->paths && !o->json)
