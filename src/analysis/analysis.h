@@ -729,7 +729,7 @@ typedef struct rsp_explain_hop {
 } rsp_explain_hop;
 /* A category of waits as the biggest lever (rsp_explanation's timed_out and hardware): its time on the paths (NS; 0:
  * not the biggest lever), the wait site with the most of it (its label, that time; NULL: none known) and the task
- * whose waits there had the most of it (TOP: pid its process, comm) */
+ * whose waits there had the most of it (TOP: pid its process, tid the thread when not the main one, else 0; comm) */
 typedef struct rsp_explain_wait_lever {
   uint64_t ns, site_ns;
   const char *site;

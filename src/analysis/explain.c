@@ -412,7 +412,7 @@ static void set_wait_lever(rsp_explanation *x, rsp_explain_wait_lever *l, const 
   const rsp_task *t = rsp_model_task(m, task);
   l->site = g_string_chunk_insert_const(x->names_, top_site->label);
   l->site_ns = MIN(top_site->by_cat[cat], ns); /* (split as the sleeps' own) */
-  l->top = (rsp_explain_work){ .pid = t->pid, .comm = t->comm };
+  l->top = (rsp_explain_work){ .pid = t->pid, .tid = t->tid != t->pid ? t->tid : 0, .comm = t->comm };
 }
 
 /* The sentence of wait lever L (the waits' NAME, what they mean: WHAT), to S. */
@@ -421,8 +421,13 @@ static void say_wait_lever(GPtrArray *s, const rsp_explanation *x, const rsp_exp
 {
   char share[96], site[640] = "";
   share_of_wall(x, l->ns, share, sizeof share);
+  char who[64];
+  if (l->top.tid) /* (a thread of its own: python's worker thread in time.sleep) */
+    g_snprintf(who, sizeof who, "%d/%d", l->top.pid, l->top.tid);
+  else
+    g_snprintf(who, sizeof who, "%d", l->top.pid);
   if (l->site && l->site[0] != '[')
-    g_snprintf(site, sizeof site, ", the most %s [%d]'s in %s (%.1f ms)", name_or(l->top.comm), l->top.pid, l->site,
+    g_snprintf(site, sizeof site, ", the most %s [%s]'s in %s (%.1f ms)", name_or(l->top.comm), who, l->site,
                ms(l->site_ns));
   say(s, "The biggest lever: %s, %.1f ms (%s)%s: %s.", name, ms(l->ns), share, site, what);
 }

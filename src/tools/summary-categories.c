@@ -236,6 +236,8 @@ static void json_wait_lever(rsp_json_writer *json, const char *key, const rsp_ex
   rsp_json_double(json, 6, ms(l->site_ns));
   rsp_json_key(json, "top_pid");
   rsp_json_i64(json, l->top.pid);
+  rsp_json_key(json, "top_tid");
+  rsp_json_i64(json, l->top.tid ? l->top.tid : l->top.pid);
   rsp_json_key(json, "top_comm");
   rsp_json_string(json, l->top.comm);
   rsp_json_end_object(json);

@@ -2171,6 +2171,43 @@ static void test_explain_hardware_lever(void)
   rsp_model_free(m);
 }
 
+/* A thread's sleep as the lever is told by the thread: A (100) joins its thread D (101), which sleeps 100-400 in
+ * nanosleep (its timer ends it) and wakes A when it ends at 410. */
+static void test_explain_thread_timed_out_lever(void)
+{
+  enum { D = 101 };
+  tb *t = tb_new(false);
+  tb_thread(t, A, D);
+  sw(t, 40, 0, IDLE, "R", A);
+  sw(t, 40, 1, IDLE, "R", D);
+  tb_next_stack(t, "schedule,futex_wait_queue,futex_wait|pthread_join");
+  sw(t, 50, 0, A, "S", IDLE);
+  tb_next_stack(t, "schedule,do_nanosleep,hrtimer_nanosleep,__x64_sys_clock_nanosleep|clock_nanosleep");
+  sw(t, 100, 1, D, "S", IDLE);
+  tb_next_stack(t, TIMER_WAKE);
+  tb_waking(t, 400 * US, 1, IDLE, D, 1);
+  sw(t, 401, 1, IDLE, "R", D);
+  tb_next_stack(t, "try_to_wake_up,wake_up_q,futex_wake,do_futex|__GI___pthread_exit");
+  tb_waking(t, 409 * US, 1, D, A, 0);
+  tb_exit(t, 410 * US, 1, D);
+  sw(t, 410, 1, D, "X", IDLE);
+  sw(t, 412, 0, IDLE, "R", A);
+  sw(t, 420, 0, A, "S", IDLE);
+  rsp_model *m = tb_finish(t);
+  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
+  rsp_categories c;
+  rsp_categories_compute(p, &c);
+  rsp_explanation *x = rsp_explain(p, &c);
+  CHECK_EQ(x->timed_out.ns, c.ns[RSP_CAT_TIMED_OUT]);
+  CHECK(x->timed_out.ns >= 290 * US);
+  CHECK_EQ(x->timed_out.top.pid, A);
+  CHECK_EQ(x->timed_out.top.tid, D);
+  CHECK(says(x, "The biggest lever: waits that timed out", "[100/101]'s in clock_nanosleep"));
+  rsp_explanation_free(x);
+  rsp_paths_free(p);
+  rsp_model_free(m);
+}
+
 /* A process running in runs shorter than the sampling period (a pipeline's reader hashing each 64 KB: python3's 2449
  * runs of 150 us had 368 samples, perf script put 264 of them in libcrypto, and the lever said 'libcrypto 49.7 ms, 11%
  * of the wall time' instead of ~265 ms). A waits in wait4 110-6100; B runs 100 us every 300 us from 100 (20 runs,
@@ -2249,6 +2286,7 @@ int main(void)
   test_explain_short_waits();
   test_explain_network_said();
   test_explain_hardware_lever();
+  test_explain_thread_timed_out_lever();
   test_explain_unsampled_runs();
   test_explain_lock_turns();
   test_explain_main_thread_waits();
