@@ -9,7 +9,8 @@
  *     one name together), or the disk waits at one site when they took longer (an fsync-bound workload), or the
  *     other work on the machine when the paths waited longer for cpus it held (contention), or the waits that timed
  *     out when they took longer than all of those (a sleep in a server's handler), or the network's waits on peers
- *     outside the recording when longer still (a download from a slow server).
+ *     outside the recording when longer still (a download from a slow server), or the waits a device's interrupt
+ *     ended when longer than every other (a sound card's pace).
  * The chain itself is followed in explain-chain.c. */
 #include "explain-private.h"
 
@@ -392,8 +393,9 @@ static void drop_wait_levers(rsp_explanation *x)
   x->network_peer = NULL;
 }
 
-/* Category CAT's waits on the paths, NS of them, as X's biggest lever L: the site of WS with the most of them and the
- * task whose waits there had the most (TASK_OF the site's). The other wait levers are dropped. */
+/* Category CAT's waits on the paths (RSP_CAT_TIMED_OUT or RSP_CAT_HARDWARE), NS of them, as X's biggest lever L: the
+ * site of WS with the most of them and the task whose waits there had the most (the site's timed_out_task or
+ * hardware_task). The other wait levers are dropped. */
 static void set_wait_lever(rsp_explanation *x, rsp_explain_wait_lever *l, const rsp_model *m, const rsp_wait_sites *ws,
                            rsp_category cat, uint64_t ns)
 {

@@ -23,7 +23,7 @@ typedef struct segment {
 
 /* Whose waits at a site had the most of some time (its disk time, its timed-out time): each task's sum, the leader. */
 typedef struct task_lead {
-  GHashTable *by_task; /* task -> its waits' time there */
+  GHashTable *by_task; /* task -> its waits' time there (NULL until some) */
   uint64_t ns;         /* the leader's */
 } task_lead;
 
@@ -32,6 +32,8 @@ static void lead_add(task_lead *l, rsp_task_id *leader, rsp_task_id task, uint64
 {
   if (!ns)
     return;
+  if (!l->by_task)
+    l->by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
   gpointer key = GUINT_TO_POINTER(task);
   uint64_t of_task = GPOINTER_TO_SIZE(g_hash_table_lookup(l->by_task, key)) + ns;
   g_hash_table_insert(l->by_task, key, GSIZE_TO_POINTER(of_task));
@@ -39,6 +41,12 @@ static void lead_add(task_lead *l, rsp_task_id *leader, rsp_task_id task, uint64
     *leader = task;
     l->ns = of_task;
   }
+}
+
+static void lead_clear(task_lead *l)
+{
+  if (l->by_task)
+    g_hash_table_destroy(l->by_task);
 }
 
 typedef struct site {
@@ -223,9 +231,9 @@ static void site_free(gpointer data)
   site *w = data;
   if (w->segments)
     g_array_free(w->segments, TRUE);
-  g_hash_table_destroy(w->disk.by_task);
-  g_hash_table_destroy(w->timed_out.by_task);
-  g_hash_table_destroy(w->hardware.by_task);
+  lead_clear(&w->disk);
+  lead_clear(&w->timed_out);
+  lead_clear(&w->hardware);
   g_free(w);
 }
 
@@ -254,9 +262,6 @@ rsp_wait_sites *rsp_wait_sites_compute(const rsp_paths *p)
       w->pub.no_code = !f || f->kernel;
       w->pub.disk_task = w->pub.timed_out_task = w->pub.hardware_task = RSP_NO_ID;
       w->segments = g_array_new(FALSE, FALSE, sizeof(segment));
-      w->disk.by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
-      w->timed_out.by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
-      w->hardware.by_task = g_hash_table_new(g_direct_hash, g_direct_equal);
       g_hash_table_insert(by_label, (gpointer)label, w);
       g_ptr_array_add(ws->sites, w);
     }

@@ -214,8 +214,6 @@ static void print_paths(const rsp_paths *p, FILE *out)
   }
 }
 
-/* ", \"explanation\": {...}": the sentences and the numbers they were made of. */
-
 /* A wait lever of the explanation as KEY: null when it is not the biggest. */
 static void json_wait_lever(rsp_json_writer *json, const char *key, const rsp_explain_wait_lever *l)
 {
@@ -243,6 +241,7 @@ static void json_wait_lever(rsp_json_writer *json, const char *key, const rsp_ex
   rsp_json_end_object(json);
 }
 
+/* ", \"explanation\": {...}": the sentences and the numbers they were made of. */
 static void json_explanation(const rsp_explanation *x, FILE *out)
 {
   static const char *const kinds[] = { "run", "sleep", "disk", "network" };

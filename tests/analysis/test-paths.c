@@ -1474,18 +1474,26 @@ static bool says(const rsp_explanation *x, const char *a, const char *b)
   return false;
 }
 
-/* Whether the explanation of A's paths in T's trace (finished here) says TEXT in one sentence. */
-static bool explains_a(tb *t, const char *text)
+/* The explanation of A's paths in T's trace (finished here, its model freed: the sentences and the names the story
+ * made stay), with their categories in *C. */
+static rsp_explanation *explain_a(tb *t, rsp_categories *c)
 {
   rsp_model *m = tb_finish(t);
   rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
-  rsp_categories c;
-  rsp_categories_compute(p, &c);
-  rsp_explanation *x = rsp_explain(p, &c);
-  bool said = says(x, text, NULL);
-  rsp_explanation_free(x);
+  rsp_categories_compute(p, c);
+  rsp_explanation *x = rsp_explain(p, c);
   rsp_paths_free(p);
   rsp_model_free(m);
+  return x;
+}
+
+/* Whether the explanation of A's paths in T's trace (finished here) says TEXT in one sentence. */
+static bool explains_a(tb *t, const char *text)
+{
+  rsp_categories c;
+  rsp_explanation *x = explain_a(t, &c);
+  bool said = says(x, text, NULL);
+  rsp_explanation_free(x);
   return said;
 }
 
@@ -2100,14 +2108,9 @@ static rsp_explanation *explain_network_wait(unsigned wake, unsigned parse, uint
     tb_sample(t, (wake + 20) * US, 0, A);
   }
   sw(t, wake + 40 + parse, 0, A, "S", IDLE);
-  rsp_model *m = tb_finish(t);
-  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
   rsp_categories c;
-  rsp_categories_compute(p, &c);
+  rsp_explanation *x = explain_a(t, &c);
   *network_ns = c.ns[RSP_CAT_NETWORK];
-  rsp_explanation *x = rsp_explain(p, &c);
-  rsp_paths_free(p);
-  rsp_model_free(m);
   return x;
 }
 
@@ -2152,12 +2155,9 @@ static void test_explain_hardware_lever(void)
   tb_waking(t, 395 * US, 1, IDLE, A, 0);
   sw(t, 400, 0, IDLE, "R", A);
   sw(t, 420, 0, A, "S", IDLE);
-  rsp_model *m = tb_finish(t);
-  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
   rsp_categories c;
-  rsp_categories_compute(p, &c);
+  rsp_explanation *x = explain_a(t, &c);
   CHECK_EQ(c.ns[RSP_CAT_HARDWARE], 295 * US);
-  rsp_explanation *x = rsp_explain(p, &c);
   CHECK_EQ(x->hardware.ns, 295 * US);
   CHECK_STR(x->hardware.site, "select ([unknown])"); /* (the test symbolizer names no file) */
   CHECK_EQ(x->hardware.site_ns, 295 * US);
@@ -2167,8 +2167,6 @@ static void test_explain_hardware_lever(void)
                 "select ([unknown]) (0.3 ms): the pace of a device"));
   CHECK(says(x, "Of the running, the most was player [100]'s play", NULL));
   rsp_explanation_free(x);
-  rsp_paths_free(p);
-  rsp_model_free(m);
 }
 
 /* A thread's sleep as the lever is told by the thread: A (100) joins its thread D (101), which sleeps 100-400 in
@@ -2193,19 +2191,14 @@ static void test_explain_thread_timed_out_lever(void)
   sw(t, 410, 1, D, "X", IDLE);
   sw(t, 412, 0, IDLE, "R", A);
   sw(t, 420, 0, A, "S", IDLE);
-  rsp_model *m = tb_finish(t);
-  rsp_paths *p = rsp_paths_build(m, A, NULL, NULL);
   rsp_categories c;
-  rsp_categories_compute(p, &c);
-  rsp_explanation *x = rsp_explain(p, &c);
+  rsp_explanation *x = explain_a(t, &c);
   CHECK_EQ(x->timed_out.ns, c.ns[RSP_CAT_TIMED_OUT]);
   CHECK(x->timed_out.ns >= 290 * US);
   CHECK_EQ(x->timed_out.top.pid, A);
   CHECK_EQ(x->timed_out.top.tid, D);
   CHECK(says(x, "The biggest lever: waits that timed out", "[100/101]'s in clock_nanosleep"));
   rsp_explanation_free(x);
-  rsp_paths_free(p);
-  rsp_model_free(m);
 }
 
 /* A process running in runs shorter than the sampling period (a pipeline's reader hashing each 64 KB: python3's 2449

@@ -20,8 +20,9 @@
   shell-sleep-dd-python's dd fsyncs, woken by a kworker, against perf script's time off the cpu in do_fsync;
 - the biggest lever sums a function over processes of one name: wl-nginx's curls, most of whose samples perf script
   shows in one user function (the dynamic loader's);
-- profsleep (360 ms of nanosleeps by design) and xterm -e sleep 0.2 (bench/real, strace's 200 ms): the biggest lever is its waits that timed out, their time between what it
-  asked for and its time off the cpu in do_nanosleep in perf script, its site nanosleep's;
+- profsleep (360 ms of nanosleeps by design) and xterm -e sleep 0.2 (bench/real, strace's 200 ms): the biggest lever
+  is the waits that timed out, their time between what was asked for and (profsleep) its time off the cpu in
+  do_nanosleep in perf script, their site nanosleep's;
 - wl-grep (a cold-cache grep -r): the biggest lever is the disk, its site's figure the --waits table's, its time more than
   any function's running and no more than grep's time off the cpu in D state in perf script;
 - JSON: the text is the same sentences; each work entry's run_ms is that process's paths_run_ms in the categories
